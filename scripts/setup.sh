@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Set up everything botbin needs in ./.venv (and node_modules for the front ends), offline-safe at run time.
+# torch==2.13.0 is installed first so that the CPU build is used and no multi-GB CUDA build is pulled.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+. .venv/bin/activate
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+python -m pip install -q --upgrade pip >/dev/null
+python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
+python -m pip install -q -e ".[dev]"
+if [ -f package.json ] && command -v npm >/dev/null 2>&1; then
+  npm install --no-audit --no-fund --silent
+fi
+echo "botbin: set up in $(pwd)/.venv" >&2

@@ -1,0 +1,231 @@
+"""AIF-BIN v2 codec (DESIGN section 4): bytes <-> AifBinDocument, with a validating reader.
+
+Layout, all integers little-endian: a 16-byte header (magic ``AIFB``, version 2, flags, reserved 0,
+uint32 metadata_len, uint32 chunk_count), a MessagePack metadata map, then a MessagePack array of
+``chunk_count`` chunk maps (zlib-compressed when flag bit 0 is set). Embeddings are MessagePack bin of
+``dim`` float32. The note's exact bytes are kept in the metadata key ``source_text`` (bin) so that
+``extract`` is lossless; an encrypted file (flag bit 1, a later format feature) keeps them inside the
+encrypted chunk block instead, since public metadata never holds note text.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import numpy as np
+import numpy.typing as npt
+
+from botbin.errors import AifBinFormatError
+
+MAGIC = b"AIFB"
+VERSION = 2
+FLAG_COMPRESSED = 0b01
+FLAG_ENCRYPTED = 0b10
+KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_ENCRYPTED
+HEADER = struct.Struct("<4sBBHII")
+HEADER_SIZE = HEADER.size  # 16 bytes
+KINDS = frozenset({"hard", "soft", "lore"})
+#: Ceiling on an inflated chunk block (bytes), so a zip bomb cannot exhaust memory.
+MAX_INFLATED_BYTES = 1 << 30
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """One chunk as stored in an AIF-BIN file."""
+
+    id: int
+    """0-based position in the file."""
+    text: str
+    """The chunk's body text."""
+    start_line: int
+    """First source line, 0-based."""
+    end_line: int
+    """Line after the last one, 0-based, exclusive."""
+    heading_path: tuple[str, ...]
+    """Enclosing headings, outermost first."""
+    kind: str
+    """'hard', 'soft' or 'lore' (directive class; 'lore' until directives are classified)."""
+    tokens: int
+    """Model tokens of the embedded text, [CLS]/[SEP] included."""
+    text_md5: str
+    """MD5 hex of the embedded text (heading prefix + body): the embedding cache key with the model id."""
+    embedding: npt.NDArray[np.float32]
+    """float32 (dim,), L2-normalized."""
+    directives: tuple[dict[str, Any], ...] = ()
+    """Directive cues found in the text (modality, character span); empty until classified."""
+
+    def to_wire(self) -> dict[str, Any]:
+        """The chunk map as written to the file."""
+        return {
+            "id": self.id,
+            "text": self.text,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "heading_path": list(self.heading_path),
+            "kind": self.kind,
+            "directives": list(self.directives),
+            "tokens": self.tokens,
+            "text_md5": self.text_md5,
+            "embedding": np.ascontiguousarray(self.embedding, dtype="<f4").tobytes(),
+        }
+
+
+@dataclass(frozen=True)
+class AifBinDocument:
+    """A whole AIF-BIN file: public metadata and chunk records."""
+
+    metadata: dict[str, Any]
+    """The metadata map (source, source_md5, model, chunker, frontmatter, tool, ...)."""
+    chunks: tuple[ChunkRecord, ...] = field(default=())
+    """Chunks in source order."""
+    flags: int = 0
+    """Header flags the file was read with (bit 0 compressed, bit 1 encrypted)."""
+
+    @property
+    def source(self) -> str:
+        """Relative POSIX path of the note this file was made from."""
+        return str(self.metadata.get("source", ""))
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension from ``metadata.model.dim``."""
+        return int(self.metadata["model"]["dim"])
+
+    @property
+    def source_text(self) -> bytes | None:
+        """The note's exact bytes, or None if the writer did not keep them."""
+        value = self.metadata.get("source_text")
+        return bytes(value) if isinstance(value, bytes) else None
+
+    def embeddings(self) -> npt.NDArray[np.float32]:
+        """float32 (len(chunks), dim): the chunk embeddings stacked."""
+        if not self.chunks:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([c.embedding for c in self.chunks]).astype(np.float32, copy=False)
+
+
+def encode(doc: AifBinDocument, compress: bool = False) -> bytes:
+    """Serialize ``doc``; ``compress`` zlib-compresses the chunk block (flag bit 0).
+
+    Raises ValueError if a chunk's embedding size does not match ``metadata.model.dim``.
+    """
+    dim = doc.dim
+    for chunk in doc.chunks:
+        if chunk.embedding.shape != (dim,):
+            raise ValueError(f"chunk {chunk.id} embedding shape {chunk.embedding.shape}, expected ({dim},)")
+    meta: bytes = msgpack.packb(doc.metadata, use_bin_type=True)
+    body: bytes = msgpack.packb([c.to_wire() for c in doc.chunks], use_bin_type=True)
+    flags = 0
+    if compress:
+        body, flags = zlib.compress(body, 6), FLAG_COMPRESSED
+    return HEADER.pack(MAGIC, VERSION, flags, 0, len(meta), len(doc.chunks)) + meta + body
+
+
+def _unpack(data: bytes, what: str, name: str) -> Any:
+    try:
+        # msgpack caps every declared length at the buffer size, so no huge allocation can happen.
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
+    except Exception as exc:
+        reason = f"{what} is not one valid MessagePack value ({type(exc).__name__}: {exc})"
+        raise AifBinFormatError(reason, name) from exc
+
+
+def decode_metadata(data: bytes, name: str) -> tuple[int, int, dict[str, Any]]:
+    """Validate the header and metadata of ``data``; return (flags, chunk_count, metadata).
+
+    Raises AifBinFormatError naming ``name`` for: a short file, wrong magic, unknown version, unknown
+    flag bits, a nonzero reserved field, metadata_len past the end, metadata that is not a map, or a
+    missing/invalid ``model.dim``.
+    """
+    if len(data) < HEADER_SIZE:
+        raise AifBinFormatError(f"file is {len(data)} bytes, shorter than the 16-byte header", name)
+    magic, version, flags, reserved, meta_len, count = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise AifBinFormatError(f"bad magic {magic!r}, expected {MAGIC!r} (not an AIF-BIN file)", name)
+    if version != VERSION:
+        raise AifBinFormatError(f"unknown version {version}, this reader knows {VERSION}", name)
+    if flags & ~KNOWN_FLAGS:
+        raise AifBinFormatError(f"unknown flag bits {flags:#04x}", name)
+    if reserved != 0:
+        raise AifBinFormatError(f"reserved header field is {reserved}, expected 0", name)
+    if HEADER_SIZE + meta_len > len(data):
+        raise AifBinFormatError(f"metadata_len {meta_len} runs past the end of the file ({len(data)} bytes)", name)
+    meta = _unpack(data[HEADER_SIZE:HEADER_SIZE + meta_len], "metadata", name)
+    if not isinstance(meta, dict):
+        raise AifBinFormatError(f"metadata is a {type(meta).__name__}, expected a map", name)
+    model = meta.get("model")
+    dim = model.get("dim") if isinstance(model, dict) else None
+    if not isinstance(dim, int) or isinstance(dim, bool) or not 0 < dim <= 65536:
+        raise AifBinFormatError(f"metadata model.dim is {dim!r}, expected a positive int", name)
+    if not isinstance(meta.get("source"), str):
+        raise AifBinFormatError("metadata lacks a 'source' path", name)
+    return flags, count, meta
+
+
+def _inflate(body: bytes, name: str) -> bytes:
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(body, MAX_INFLATED_BYTES)
+    except zlib.error as exc:
+        raise AifBinFormatError(f"compressed chunk block does not inflate ({exc})", name) from exc
+    if inflater.unconsumed_tail:
+        raise AifBinFormatError(f"compressed chunk block inflates past {MAX_INFLATED_BYTES} bytes", name)
+    return out
+
+
+def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
+    where = f"chunk {i}"
+    if not isinstance(raw, dict):
+        raise AifBinFormatError(f"{where} is a {type(raw).__name__}, expected a map", name)
+    emb = raw.get("embedding")
+    if not isinstance(emb, bytes) or len(emb) != dim * 4:
+        size = len(emb) if isinstance(emb, bytes) else type(emb).__name__
+        raise AifBinFormatError(f"{where} embedding is {size} bytes, expected dim x 4 = {dim * 4}", name)
+    start, end = raw.get("start_line"), raw.get("end_line")
+    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end):
+        raise AifBinFormatError(f"{where} has a bad line range {start!r}..{end!r}", name)
+    text, kind, path = raw.get("text"), raw.get("kind"), raw.get("heading_path", [])
+    if not isinstance(text, str):
+        raise AifBinFormatError(f"{where} text is not a string", name)
+    if kind not in KINDS:
+        raise AifBinFormatError(f"{where} kind {kind!r} is not one of {sorted(KINDS)}", name)
+    if not isinstance(path, list) or not all(isinstance(h, str) for h in path):
+        raise AifBinFormatError(f"{where} heading_path is not a list of strings", name)
+    directives = raw.get("directives", [])
+    return ChunkRecord(
+        id=i,
+        text=text,
+        start_line=start,
+        end_line=end,
+        heading_path=tuple(path),
+        kind=kind,
+        tokens=int(raw.get("tokens", 0) or 0),
+        text_md5=str(raw.get("text_md5", "")),
+        embedding=np.frombuffer(emb, dtype="<f4").astype(np.float32),
+        directives=tuple(d for d in directives if isinstance(d, dict)) if isinstance(directives, list) else (),
+    )
+
+
+def decode(data: bytes, name: str) -> AifBinDocument:
+    """Parse and validate a whole AIF-BIN v2 file (``name`` is used in error messages).
+
+    Raises AifBinFormatError for any malformed part (see decode_metadata), an encrypted file, a chunk
+    block that is not an array of ``chunk_count`` maps, or an embedding whose size is not dim x 4.
+    """
+    flags, count, meta = decode_metadata(data, name)
+    if flags & FLAG_ENCRYPTED:
+        raise AifBinFormatError("chunk block is encrypted; this build cannot decrypt it", name)
+    body = data[HEADER_SIZE + int(HEADER.unpack_from(data)[4]):]
+    if flags & FLAG_COMPRESSED:
+        body = _inflate(body, name)
+    raw = _unpack(body, "chunk block", name)
+    if not isinstance(raw, list):
+        raise AifBinFormatError(f"chunk block is a {type(raw).__name__}, expected an array", name)
+    if len(raw) != count:
+        raise AifBinFormatError(f"header says {count} chunks but the array holds {len(raw)}", name)
+    dim = int(meta["model"]["dim"])
+    return AifBinDocument(meta, tuple(_record(c, i, dim, name) for i, c in enumerate(raw)), flags)

@@ -1,0 +1,253 @@
+"""Blocks -> chunks: heading-aware, then paragraph/list item/sentence/line, sized by the model's tokenizer.
+
+Each chunk's embedded text is ``"<title> > <heading> > ...\\n<body>"`` and, with [CLS] and [SEP], fits
+``target_tokens`` (all-MiniLM-L6-v2 silently drops tokens past 256, so nothing may be longer). BERT's
+WordPiece tokenizes each whitespace-separated word on its own, so token counts of pieces add up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from botbin.parsing.blocks import Block, ParsedNote
+
+#: [CLS] and [SEP], added by the model around every input.
+SPECIAL_TOKENS = 2
+_SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=\S)|(?<=[。！？；])\s*(?=\S)|\n+")
+_LINE_END = re.compile(r"\n")
+
+
+class TokenCounter(Protocol):
+    """The part of a tokenizer that chunking needs."""
+
+    def count(self, text: str) -> int:
+        """Model tokens in ``text``, without special tokens."""
+        ...
+
+    def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
+        """Character spans [start, end) of consecutive runs of at most ``max_tokens`` tokens."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChunkerParams:
+    """Chunk sizes, in model tokens (see Settings for the defaults and why)."""
+
+    target_tokens: int = 256
+    overlap_tokens: int = 32
+    min_tokens: int = 50
+
+    def as_dict(self) -> dict[str, int]:
+        """The parameters as stored in AIF-BIN metadata and the state file."""
+        return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
+                "min_tokens": self.min_tokens}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One searchable piece of a note."""
+
+    text: str
+    """The chunk's body text (verbatim source, pieces of separate blocks joined by a blank line)."""
+    embed_text: str
+    """What the model embeds: the heading-path prefix, a newline, then ``text``."""
+    heading_path: tuple[str, ...]
+    """Headings above the chunk, outermost first."""
+    start_line: int
+    """First source line, 0-based."""
+    end_line: int
+    """Line after the last one (0-based, exclusive)."""
+    tokens: int
+    """Model tokens of ``embed_text`` including [CLS] and [SEP]; at most target_tokens."""
+
+    @property
+    def text_md5(self) -> str:
+        """MD5 hex digest of ``embed_text`` (UTF-8): the embedding cache key together with the model id."""
+        return hashlib.md5(self.embed_text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A verbatim span of one block's text."""
+
+    block: int
+    start: int
+    end: int
+    tokens: int
+
+
+@dataclass
+class _Draft:
+    path: tuple[str, ...]
+    pieces: list[_Piece]
+    heading: Block | None
+    """The section's heading block, when this draft opens its section."""
+
+
+def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
+    spans, start = [], 0
+    for match in pattern.finditer(text):
+        if match.start() > start:
+            spans.append((start, match.start()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return [(s, e) for s, e in spans if text[s:e].strip()]
+
+
+def _split_block(index: int, block: Block, budget: int, counter: TokenCounter) -> list[_Piece]:
+    """Pieces of one block, each at most ``budget`` tokens: whole block, sentences/lines, then tokens."""
+    total = counter.count(block.text)
+    if total <= budget:
+        return [_Piece(index, 0, len(block.text), total)]
+    prose = block.kind in ("paragraph", "list_item", "quote")
+    pieces: list[_Piece] = []
+    for start, end in _spans(block.text, _SENTENCE_END if prose else _LINE_END):
+        n = counter.count(block.text[start:end])
+        if n <= budget:
+            pieces.append(_Piece(index, start, end, n))
+            continue
+        for ws, we in counter.windows(block.text[start:end], budget):
+            part = block.text[start + ws:start + we]
+            if part.strip():
+                pieces.append(_Piece(index, start + ws, start + we, counter.count(part)))
+    return pieces
+
+
+class _Builder:
+    """Turns one note's blocks into chunks (one instance per note)."""
+
+    def __init__(self, note: ParsedNote, counter: TokenCounter, params: ChunkerParams) -> None:
+        self.note, self.counter, self.params = note, counter, params
+        self.blocks = note.blocks
+        self._prefix_cache: dict[tuple[str, ...], tuple[str, int]] = {}
+
+    def prefix(self, path: tuple[str, ...]) -> tuple[str, int]:
+        """Heading-path prefix for ``path`` and its token count (capped at a quarter of the target)."""
+        if path not in self._prefix_cache:
+            title = self.note.title
+            parts = [title, *(path[1:] if path and path[0].strip() == title.strip() else path)]
+            text = " > ".join(p for p in parts if p)
+            n = self.counter.count(text)
+            cap = self.params.target_tokens // 4
+            if n > cap:
+                text = text[: self.counter.windows(text, cap)[0][1]]
+                n = self.counter.count(text)
+            self._prefix_cache[path] = (text, n)
+        return self._prefix_cache[path]
+
+    def budget(self, path: tuple[str, ...]) -> int:
+        return self.params.target_tokens - SPECIAL_TOKENS - self.prefix(path)[1]
+
+    def sections(self) -> list[tuple[tuple[str, ...], Block | None, list[int]]]:
+        out: list[tuple[tuple[str, ...], Block | None, list[int]]] = [((), None, [])]
+        for i, block in enumerate(self.blocks):
+            if block.kind == "heading":
+                out.append((block.heading_path, block, []))
+            else:
+                out[-1][2].append(i)
+        return [s for s in out if s[2]]
+
+    def overlap(self, last: _Piece) -> list[_Piece]:
+        """Trailing sentences of ``last`` worth at most overlap_tokens, to open the next chunk."""
+        text = self.blocks[last.block].text[last.start:last.end]
+        tail: list[_Piece] = []
+        used = 0
+        for s, e in reversed(_spans(text, _SENTENCE_END)[1:]):
+            n = self.counter.count(text[s:e])
+            if used + n > self.params.overlap_tokens:
+                break
+            tail.insert(0, _Piece(last.block, last.start + s, last.start + e, n))
+            used += n
+        return tail
+
+    def pack(self, path: tuple[str, ...], heading: Block | None, indices: list[int]) -> list[_Draft]:
+        budget = self.budget(path)
+        drafts: list[_Draft] = []
+        current: list[_Piece] = []
+        used = 0
+        for i in indices:
+            for piece in _split_block(i, self.blocks[i], budget, self.counter):
+                if current and used + piece.tokens > budget:
+                    drafts.append(_Draft(path, current, heading if not drafts else None))
+                    current = self.overlap(current[-1])
+                    while current and sum(p.tokens for p in current) + piece.tokens > budget:
+                        current.pop(0)
+                    used = sum(p.tokens for p in current)
+                current.append(piece)
+                used += piece.tokens
+        if current:
+            drafts.append(_Draft(path, current, heading if not drafts else None))
+        return drafts
+
+    def size(self, draft: _Draft) -> int:
+        return SPECIAL_TOKENS + self.prefix(draft.path)[1] + sum(p.tokens for p in draft.pieces)
+
+    def merge_small(self, drafts: list[_Draft]) -> list[_Draft]:
+        """Merge drafts under min_tokens into the previous draft when the result still fits."""
+        out: list[_Draft] = []
+        for draft in drafts:
+            if out and (self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens):
+                prev = out[-1]
+                extra = self._heading_piece(draft) if draft.path != prev.path else []
+                merged = _Draft(prev.path, [*prev.pieces, *extra, *draft.pieces], prev.heading)
+                if self.size(merged) <= self.params.target_tokens and not _overlaps(prev, draft):
+                    out[-1] = merged
+                    continue
+            out.append(draft)
+        return out
+
+    def _heading_piece(self, draft: _Draft) -> list[_Piece]:
+        """The heading line of a section merged into the previous one, so its title stays in the text."""
+        if draft.heading is None:
+            return []
+        index = self.blocks.index(draft.heading)
+        n = self.counter.count(draft.heading.text)
+        return [_Piece(index, 0, len(draft.heading.text), n)]
+
+    def render(self, draft: _Draft) -> Chunk:
+        parts: list[str] = []
+        runs: list[list[_Piece]] = []
+        for piece in draft.pieces:
+            if runs and runs[-1][-1].block == piece.block and runs[-1][-1].end <= piece.start:
+                runs[-1].append(piece)
+            else:
+                runs.append([piece])
+        for run in runs:
+            parts.append(self.blocks[run[0].block].text[run[0].start:run[-1].end])
+        body = "\n\n".join(parts)
+        first, last = draft.pieces[0], draft.pieces[-1]
+        start = self._line_of(first, first.start)
+        end = self._line_of(last, max(last.end - 1, last.start)) + 1
+        prefix, _ = self.prefix(draft.path)
+        return Chunk(body, f"{prefix}\n{body}", draft.path, start, end, self.size(draft))
+
+    def _line_of(self, piece: _Piece, offset: int) -> int:
+        block = self.blocks[piece.block]
+        return block.start_line + block.text.count("\n", 0, offset)
+
+    def build(self) -> list[Chunk]:
+        drafts: list[_Draft] = []
+        for path, heading, indices in self.sections():
+            drafts.extend(self.pack(path, heading, indices))
+        if not drafts:
+            headings = [i for i, b in enumerate(self.blocks) if b.kind == "heading"]
+            if headings:
+                drafts = self.pack((), None, headings)
+        return [self.render(d) for d in self.merge_small(drafts)]
+
+
+def _overlaps(a: _Draft, b: _Draft) -> bool:
+    """True when ``b`` starts with overlap text repeated from ``a`` (never merge those)."""
+    return any(p.block == q.block and p.end > q.start and p.start < q.end for p in a.pieces for q in b.pieces)
+
+
+def chunk_note(note: ParsedNote, counter: TokenCounter, params: ChunkerParams | None = None) -> list[Chunk]:
+    """Split ``note`` into chunks of at most ``params.target_tokens`` model tokens, in source order.
+
+    Returns an empty list for a note with no body text (e.g. frontmatter only).
+    """
+    return _Builder(note, counter, params or ChunkerParams()).build()

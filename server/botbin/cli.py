@@ -1,0 +1,205 @@
+"""The ``botbin`` command line: thin argument parsing and printing over MemoryService.
+
+Exit codes: 0 success; 1 some notes failed to sync (the rest synced); 2 bad usage; 3 the workspace is
+unreadable or locked by another process; 4 the embedding model is unavailable; 5 a bad AIF-BIN file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from botbin import __version__
+from botbin.cli_output import print_hits, print_info, print_status, print_sync, sync_json
+from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, WorkspaceError
+from botbin.index.store import SearchFilters
+from botbin.service import MemoryService, extract_source, read_document
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT = 0, 1, 2, 3, 4, 5
+EPILOG = """exit codes: 0 success; 1 some notes failed to sync (the rest synced); 2 bad usage;
+3 workspace unreadable or locked by another sync; 4 embedding model unavailable; 5 bad AIF-BIN file"""
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", "-w", type=Path, default=argparse.SUPPRESS,
+                        help="workspace folder (default: the current folder)")
+    common.add_argument("--include", action="append", default=argparse.SUPPRESS, metavar="GLOB",
+                        help="track notes matching GLOB (repeatable; replaces the configured list)")
+    common.add_argument("--exclude", action="append", default=argparse.SUPPRESS, metavar="GLOB",
+                        help="never track notes matching GLOB (repeatable)")
+    common.add_argument("--vault", action="store_true", default=argparse.SUPPRESS,
+                        help="vault mode: track every **/*.md note")
+    common.add_argument("--output-dir", dest="output_dir", default=argparse.SUPPRESS, metavar="DIR",
+                        help="output folder inside the workspace (default memory/aifbin)")
+    common.add_argument("--model", default=argparse.SUPPRESS, metavar="DIR",
+                        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
+    common.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS,
+                        help="log progress details to stderr")
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="botbin", parents=[common], epilog=EPILOG,
+        description="Local-first semantic memory for markdown notes: sync to AIF-BIN v2, search by meaning.",
+    )
+    parser.add_argument("--version", action="version", version=f"botbin {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("sync", parents=[common], epilog=EPILOG, help="sync changed notes into AIF-BIN files")
+    p.add_argument("--json", action="store_true", help="print a JSON report (always, even with no change)")
+    p.add_argument("--full", action="store_true", help="re-read and re-chunk every note (embeddings are reused)")
+
+    p = sub.add_parser("search", parents=[common], epilog=EPILOG, help="search the synced notes by meaning")
+    p.add_argument("query", nargs="?", help="what to look for, in your own words")
+    p.add_argument("--batch", type=Path, metavar="FILE.jsonl",
+                   help='one {"q": ...} per line in, one JSON result list per line out')
+    p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
+    p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
+    p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
+    p.add_argument("--path", dest="path_glob", help="only notes whose path matches this glob")
+    p.add_argument("--tag", help="only notes with this tag")
+    p.add_argument("--kind", choices=["hard", "soft", "lore"], help="only chunks of this kind")
+    p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
+    p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
+    p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
+
+    p = sub.add_parser("status", parents=[common], epilog=EPILOG, help="index size, last sync, stale notes")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("info", parents=[common], epilog=EPILOG, help="describe one .aif-bin file")
+    p.add_argument("file", type=Path)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("extract", parents=[common], epilog=EPILOG,
+                       help="print the original note kept in a .aif-bin file, byte for byte")
+    p.add_argument("file", type=Path)
+    p.add_argument("--out", "-o", dest="extract_to", type=Path, help="write to this file instead of stdout")
+
+    p = sub.add_parser("watch", parents=[common], epilog=EPILOG, help="sync whenever tracked notes change")
+    p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
+    return parser
+
+
+def _service(args: argparse.Namespace) -> MemoryService:
+    overrides = {k: getattr(args, k, None) for k in ("include", "exclude", "vault", "output_dir", "model")}
+    if getattr(args, "debounce_ms", None) is not None:
+        overrides["debounce_ms"] = args.debounce_ms
+    service = MemoryService(getattr(args, "workspace", Path.cwd()), overrides)
+    for warning in service.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    return service
+
+
+def _progress_bar(total_hint: int) -> Any:
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total_hint, unit="note", file=sys.stderr, leave=False, disable=None)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return update
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    service = _service(args)
+    report = service.sync(progress=_progress_bar(0), full=args.full)
+    if args.json:
+        print(json.dumps(sync_json(report), ensure_ascii=False))
+    else:
+        print_sync(report)
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    if (args.query is None) == (args.batch is None):
+        print("botbin search: give a QUERY or --batch FILE.jsonl", file=sys.stderr)
+        return EXIT_USAGE
+    service = _service(args)
+    filters = SearchFilters(args.path_glob, args.tag, args.kind, args.date_from, args.date_to)
+    if args.batch is not None:
+        from botbin.cli_output import run_batch
+
+        return run_batch(service, args.batch, args.k, args.alpha, filters, args.best_per_note)
+    result = service.search(args.query, args.k, args.alpha, filters, args.best_per_note)
+    for warning in result.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded,
+                          "indexedAt": result.indexed_at}, ensure_ascii=False))
+    else:
+        print_hits(result.hits)
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    status = _service(args).status()
+    if args.json:
+        print(json.dumps(status.to_dict(), ensure_ascii=False))
+    else:
+        print_status(status)
+    return EXIT_OK
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    print_info(read_document(args.file), args.file, args.json)
+    return EXIT_OK
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    data = extract_source(args.file)
+    if args.extract_to is not None:
+        args.extract_to.write_bytes(data)
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    from botbin.sync.watch import watch_workspace
+
+    service = _service(args)
+    print(f"botbin: watching {service.root} (Ctrl+C to stop)", file=sys.stderr)
+    return watch_workspace(service, print_sync)
+
+
+COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "info": cmd_info,
+            "extract": cmd_extract, "watch": cmd_watch}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="botbin: %(levelname)s %(name)s: %(message)s")
+    try:
+        return COMMANDS[args.command](args)
+    except (WorkspaceError, LockedError) as exc:
+        code = EXIT_WORKSPACE
+        message = str(exc)
+    except ModelError as exc:
+        code, message = EXIT_MODEL, str(exc)
+    except AifBinFormatError as exc:
+        code, message = EXIT_FORMAT, str(exc)
+    except BotbinError as exc:
+        code, message = EXIT_USAGE, str(exc)
+    except KeyboardInterrupt:
+        return 130
+    print(f"botbin: error: {message}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

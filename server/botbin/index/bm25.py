@@ -1,0 +1,35 @@
+"""BM25 over pre-tokenized chunks (bm25s, Lucene variant, k1=1.5, b=0.75), safe on empty corpora."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import numpy.typing as npt
+
+
+class Bm25Index:
+    """BM25 scores of every chunk for a query; built once per corpus version."""
+
+    def __init__(self, corpus: list[list[str]]) -> None:
+        """``corpus``: one token list per chunk, in index order."""
+        self.size = len(corpus)
+        self._retriever = None
+        if any(corpus):
+            import bm25s
+
+            # bm25s sets its own logger to DEBUG on import and logs every build; keep it to warnings.
+            logging.getLogger("bm25s").setLevel(logging.WARNING)
+            # bm25s defaults follow Lucene's BM25 (Robertson et al.; k1=1.5, b=0.75).
+            self._retriever = bm25s.BM25()
+            self._retriever.index(corpus, show_progress=False)
+            self._vocab = self._retriever.vocab_dict
+
+    def scores(self, query: list[str]) -> npt.NDArray[np.float32]:
+        """float32 (size,): BM25 score of each chunk for ``query`` tokens; zeros if no token is known."""
+        if self._retriever is None:
+            return np.zeros(self.size, dtype=np.float32)
+        known = [t for t in query if t in self._vocab]
+        if not known:
+            return np.zeros(self.size, dtype=np.float32)
+        return np.asarray(self._retriever.get_scores(known), dtype=np.float32)

@@ -1,0 +1,50 @@
+"""Pure ranking math: hybrid score, filters as masks, top-k selection and snippets."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import numpy.typing as npt
+
+
+def normalize_bm25(raw: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Scale BM25 scores to [0, 1] by the query's best score (all zeros stay zeros)."""
+    top = float(raw.max()) if raw.size else 0.0
+    return raw / top if top > 0 else np.zeros_like(raw)
+
+
+def hybrid(
+    cosine: npt.NDArray[np.float32], bm25_norm: npt.NDArray[np.float32], alpha: float
+) -> npt.NDArray[np.float32]:
+    """``alpha * cosine + (1 - alpha) * bm25_norm`` (Bot-BIN paper §6.3), float32 of the same shape."""
+    return (alpha * cosine + (1.0 - alpha) * bm25_norm).astype(np.float32, copy=False)
+
+
+def top_k(scores: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] | None = None) -> list[int]:
+    """Indices of the ``k`` best scores (best first), among rows where ``mask`` is True."""
+    if mask is not None:
+        candidates = np.flatnonzero(mask)
+        if candidates.size == 0:
+            return []
+        sub = scores[candidates]
+    else:
+        candidates, sub = np.arange(scores.size), scores
+    if sub.size == 0 or k <= 0:
+        return []
+    part = np.argpartition(-sub, k - 1)[:k] if k < sub.size else np.arange(sub.size)
+    order = part[np.lexsort((candidates[part], -sub[part]))]
+    return [int(candidates[i]) for i in order]
+
+
+def snippet(text: str, query_tokens: list[str], width: int = 240) -> str:
+    """One line of ``text`` (whitespace collapsed) around the first query word found, at most ``width`` chars."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    if len(flat) <= width:
+        return flat
+    lower = flat.casefold()
+    hits = [pos for t in query_tokens if len(t) > 2 and (pos := lower.find(t)) >= 0]
+    start = max(0, min(hits) - width // 3) if hits else 0
+    end = min(len(flat), start + width)
+    start = max(0, end - width)
+    return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")

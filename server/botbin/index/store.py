@@ -1,0 +1,220 @@
+"""The in-memory index: per-note entries, assembled on demand into one float32 matrix and one BM25."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from wcmatch import glob as wglob
+
+from botbin.aifbin import AifBinDocument, ChunkRecord, decode
+from botbin.errors import AifBinFormatError
+from botbin.index.bm25 import Bm25Index
+from botbin.index.ranking import hybrid, normalize_bm25, snippet, top_k
+from botbin.index.tokenize import tokenize
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    """Restrict a search; every set field must match."""
+
+    path_glob: str | None = None
+    """Glob on the note's relative path (``**`` spans folders), e.g. ``memory/2026-11-*``."""
+    tag: str | None = None
+    """A note tag (case-insensitive; ``project`` also matches ``project/sub``)."""
+    kind: str | None = None
+    """Chunk kind: 'hard', 'soft' or 'lore'."""
+    date_from: str | None = None
+    """Earliest note date, ISO 8601 (inclusive)."""
+    date_to: str | None = None
+    """Latest note date, ISO 8601 (inclusive)."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One search result."""
+
+    path: str
+    """Relative POSIX path of the note."""
+    start_line: int
+    """0-based first line of the chunk."""
+    end_line: int
+    """0-based line after the chunk (exclusive)."""
+    heading_path: tuple[str, ...]
+    kind: str
+    title: str
+    snippet: str
+    """A one-line excerpt around the first query word."""
+    text: str
+    """The chunk's full text."""
+    score: float
+    """Hybrid score: alpha * cosine + (1 - alpha) * bm25."""
+    cosine: float
+    """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
+    bm25: float
+    """BM25 score normalized to [0, 1] by the query's best chunk."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path, "startLine": self.start_line, "endLine": self.end_line,
+            "headingPath": list(self.heading_path), "kind": self.kind, "title": self.title,
+            "snippet": self.snippet, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
+            "bm25": round(self.bm25, 6),
+        }
+
+
+@dataclass(frozen=True)
+class _Note:
+    path: str
+    title: str
+    tags: tuple[str, ...]
+    date: str | None
+    chunks: tuple[ChunkRecord, ...]
+    matrix: npt.NDArray[np.float32]
+    tokens: tuple[list[str], ...]
+
+
+@dataclass
+class _Assembled:
+    matrix: npt.NDArray[np.float32]
+    rows: list[tuple[_Note, ChunkRecord]]
+    bm25: Bm25Index
+    paths: list[str] = field(default_factory=list)
+
+
+def _note_from(doc: AifBinDocument) -> _Note:
+    raw = doc.metadata.get("note")
+    info: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    title = str(info.get("title") or Path(doc.source).stem)
+    tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
+    date = info.get("date") if isinstance(info.get("date"), str) else None
+    tokens = tuple(tokenize(" ".join([title, *c.heading_path, c.text])) for c in doc.chunks)
+    return _Note(doc.source, title, tags, date, doc.chunks, doc.embeddings(), tokens)
+
+
+class MemoryIndex:
+    """All chunks of a workspace in memory; patched per note, assembled lazily before a search."""
+
+    def __init__(self, dim: int) -> None:
+        """``dim``: embedding size (384 for all-MiniLM-L6-v2)."""
+        self.dim = dim
+        self._notes: dict[str, _Note] = {}
+        self._assembled: _Assembled | None = None
+
+    def __len__(self) -> int:
+        """Number of chunks."""
+        return sum(len(n.chunks) for n in self._notes.values())
+
+    @property
+    def note_count(self) -> int:
+        return len(self._notes)
+
+    def upsert(self, doc: AifBinDocument) -> None:
+        """Add or replace the note of ``doc``. Raises ValueError if its dimension differs."""
+        if doc.chunks and doc.dim != self.dim:
+            raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
+        self._notes[doc.source] = _note_from(doc)
+        self._assembled = None
+
+    def remove(self, path: str) -> None:
+        """Drop note ``path`` (no-op if absent)."""
+        if self._notes.pop(path, None) is not None:
+            self._assembled = None
+
+    def _assemble(self) -> _Assembled:
+        if self._assembled is None:
+            notes = [self._notes[p] for p in sorted(self._notes)]
+            rows = [(n, c) for n in notes for c in n.chunks]
+            mats = [n.matrix for n in notes if len(n.chunks)]
+            matrix = np.ascontiguousarray(np.vstack(mats)) if mats else np.zeros((0, self.dim), np.float32)
+            bm25 = Bm25Index([t for n in notes for t in n.tokens])
+            self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows])
+        return self._assembled
+
+    def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
+        if f == SearchFilters():
+            return None
+        tag = f.tag.casefold().lstrip("#") if f.tag else None
+
+        def keep(note: _Note, chunk: ChunkRecord) -> bool:
+            if f.kind and chunk.kind != f.kind:
+                return False
+            if tag and not any(t.casefold() == tag or t.casefold().startswith(tag + "/") for t in note.tags):
+                return False
+            if f.date_from and (note.date is None or note.date < f.date_from):
+                return False
+            if f.date_to and (note.date is None or note.date[: len(f.date_to)] > f.date_to):
+                return False
+            return not (f.path_glob and not wglob.globmatch(note.path, f.path_glob, flags=wglob.GLOBSTAR))
+
+        return np.fromiter((keep(n, c) for n, c in asm.rows), dtype=bool, count=len(asm.rows))
+
+    def search(
+        self,
+        query: str,
+        query_vector: npt.NDArray[np.float32] | None,
+        k: int = 10,
+        alpha: float = 0.7,
+        filters: SearchFilters | None = None,
+        best_per_note: bool = False,
+    ) -> list[Hit]:
+        """The ``k`` best chunks for ``query`` by hybrid score, best first.
+
+        ``query_vector``: float32 (dim,), normalized; None ranks by BM25 alone (keyword fallback).
+        ``best_per_note`` keeps only the best chunk of each note. An empty index gives [].
+        """
+        asm = self._assemble()
+        if not asm.rows:
+            return []
+        q_tokens = tokenize(query)
+        bm25 = normalize_bm25(asm.bm25.scores(q_tokens))
+        if query_vector is None:
+            cosine, alpha = np.zeros(len(asm.rows), dtype=np.float32), 0.0
+        else:
+            cosine = asm.matrix @ query_vector.astype(np.float32, copy=False)
+        scores = hybrid(cosine, bm25, alpha)
+        mask = self._mask(asm, filters or SearchFilters())
+        order = self._best_per_note(asm, scores, mask, k) if best_per_note else top_k(scores, k, mask)
+        return [self._hit(asm, i, q_tokens, scores, cosine, bm25) for i in order]
+
+    def _best_per_note(self, asm: _Assembled, scores: npt.NDArray[np.float32],
+                       mask: npt.NDArray[np.bool_] | None, k: int) -> list[int]:
+        for width in (k * 20, len(asm.rows)):
+            seen: set[str] = set()
+            out = []
+            for i in top_k(scores, width, mask):
+                if asm.paths[i] not in seen:
+                    seen.add(asm.paths[i])
+                    out.append(i)
+                    if len(out) == k:
+                        return out
+        return out
+
+    @staticmethod
+    def _hit(asm: _Assembled, i: int, q_tokens: list[str], scores: npt.NDArray[np.float32],
+             cosine: npt.NDArray[np.float32], bm25: npt.NDArray[np.float32]) -> Hit:
+        note, chunk = asm.rows[i]
+        return Hit(
+            path=note.path, start_line=chunk.start_line, end_line=chunk.end_line,
+            heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
+            snippet=snippet(chunk.text, q_tokens), text=chunk.text,
+            score=float(scores[i]), cosine=float(cosine[i]), bm25=float(bm25[i]),
+        )
+
+
+def load_index(files: list[Path], dim: int) -> tuple[MemoryIndex, list[str]]:
+    """Read AIF-BIN ``files`` into a new index; a bad file is skipped with a warning naming it."""
+    index = MemoryIndex(dim)
+    warnings: list[str] = []
+    for path in files:
+        try:
+            index.upsert(decode(path.read_bytes(), str(path)))
+        except (OSError, AifBinFormatError, ValueError) as exc:
+            warnings.append(f"{path}: skipped ({exc})" if not isinstance(exc, AifBinFormatError) else str(exc))
+    return index, warnings

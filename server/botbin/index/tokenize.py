@@ -1,0 +1,29 @@
+"""Unicode-aware BM25 tokenizer: NFKC, casefold, words for alphabetic scripts, bigrams for CJK."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Han, Hiragana, Katakana, Hangul and CJK punctuation-free ranges: scripts written without spaces.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+_CJK_RUN = re.compile(rf"[{_CJK}]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Tokens of ``text`` for BM25.
+
+    NFKC then casefold; runs of CJK characters become overlapping character bigrams (a lone character
+    stays a unigram), other letters and digits form words (underscores split words, so snake_case
+    matches its parts). Never raises; an empty or symbol-only text gives [].
+    """
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(norm):
+        word = match.group()
+        if _CJK_RUN.fullmatch(word):
+            tokens.extend([word] if len(word) == 1 else [word[i:i + 2] for i in range(len(word) - 1)])
+        else:
+            tokens.append(word)
+    return tokens

@@ -1,0 +1,96 @@
+"""YAML frontmatter -> metadata: safe load, every key a string, dates as ISO strings, tags and aliases."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+_DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """Metadata of one note, from its YAML frontmatter (never embedded as body text)."""
+
+    data: dict[str, Any] = field(default_factory=dict)
+    """The whole frontmatter as plain data: string keys; dates as ISO 8601 strings."""
+    tags: tuple[str, ...] = ()
+    """Tags from ``tags``/``tag`` (leading '#' removed), plus inline #tags from the body."""
+    aliases: tuple[str, ...] = ()
+    """Alternative names from ``aliases``/``alias``."""
+    title: str | None = None
+    """The ``title`` key, if it is a string."""
+    date: str | None = None
+    """The note's date (``date`` or ``created`` key, else a YYYY-MM-DD in the file name), ISO 8601."""
+    warnings: tuple[str, ...] = ()
+    """Problems found (malformed YAML, not a mapping), each naming the file and line."""
+
+
+def to_plain(value: Any) -> Any:
+    """Make YAML data MessagePack- and JSON-safe: string keys, ISO dates, lists for sequences."""
+    if isinstance(value, dt.datetime | dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(to_plain(k)) if not isinstance(k, str) else k: to_plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [to_plain(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _names(value: Any, separator: str) -> tuple[str, ...]:
+    """A list of names from a YAML value: a list, or a string split on the ``separator`` regex."""
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else re.split(separator, str(value))
+    names = (str(item).strip().lstrip("#").strip() for item in items if item is not None)
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+def _note_date(data: dict[str, Any], path: str) -> str | None:
+    for key in ("date", "created"):
+        value = data.get(key)
+        if isinstance(value, str) and _DATE_IN_NAME.match(value):
+            return value
+    found = _DATE_IN_NAME.search(path.rsplit("/", 1)[-1])
+    return found.group(1) if found else None
+
+
+def parse_frontmatter(yaml_text: str | None, path: str, first_line: int = 0) -> FrontMatter:
+    """Parse the YAML between the ``---`` fences of ``path``; ``first_line`` is the opening fence (0-based).
+
+    Never raises: malformed YAML or a non-mapping gives empty metadata and a warning with the line.
+    """
+    warnings: list[str] = []
+    data: dict[str, Any] = {}
+    if yaml_text is not None and yaml_text.strip():
+        try:
+            loaded = yaml.safe_load(yaml_text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            line = first_line + 2 + mark.line if mark is not None else first_line + 1
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            warnings.append(f"{path}:{line}: malformed YAML frontmatter ({problem}); metadata ignored, body indexed")
+            loaded = None
+        if isinstance(loaded, dict):
+            data = to_plain(loaded)
+        elif loaded is not None:
+            warnings.append(
+                f"{path}:{first_line + 1}: frontmatter is a {type(loaded).__name__}, not a mapping; ignored"
+            )
+    title = data.get("title")
+    return FrontMatter(
+        data=data,
+        tags=_names(data.get("tags", data.get("tag")), r"[,\s]+"),
+        aliases=_names(data.get("aliases", data.get("alias")), r","),
+        title=title if isinstance(title, str) and title.strip() else None,
+        date=_note_date(data, path),
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,236 @@
+"""The one facade over sync, index and search that the CLI (and later the LSP and MCP servers) call."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin import aifbin
+from botbin.chunking import TokenCounter
+from botbin.config import Settings, load_settings
+from botbin.embedding import (
+    Embedder,
+    ModelSpec,
+    SentenceTransformerEmbedder,
+    WordPieceCounter,
+    model_info,
+    resolve_model,
+)
+from botbin.errors import AifBinFormatError, ModelError
+from botbin.index.store import Hit, MemoryIndex, SearchFilters, load_index
+from botbin.sync.documents import ModelMeta
+from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
+from botbin.sync.scan import scan_workspace
+from botbin.sync.state import STATE_FILE, SyncState, load_state
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Hits for one query, and how they were obtained."""
+
+    hits: list[Hit]
+    degraded: bool = False
+    """True when the model was unavailable and ranking fell back to BM25 alone."""
+    warnings: tuple[str, ...] = ()
+    indexed_at: str | None = None
+    """``last_sync`` of the index searched (ISO 8601 UTC)."""
+
+
+@dataclass(frozen=True)
+class StaleNote:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Status:
+    """What ``botbin status`` reports."""
+
+    workspace: str
+    output_dir: str
+    state_file: str
+    model: str
+    files: int
+    """Notes in the index."""
+    chunks: int
+    """Chunks in the index, from the state file."""
+    last_sync: str | None
+    tracked: int
+    """Tracked notes on disk now."""
+    stale: tuple[StaleNote, ...] = ()
+    """Notes whose index entry no longer matches the disk (changed, new, deleted)."""
+    warnings: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace, "outputDir": self.output_dir, "stateFile": self.state_file,
+            "model": self.model, "files": self.files, "chunks": self.chunks, "lastSync": self.last_sync,
+            "tracked": self.tracked, "stale": [{"path": s.path, "reason": s.reason} for s in self.stale],
+            "warnings": list(self.warnings),
+        }
+
+
+class MemoryService:
+    """Memory of one workspace folder: sync notes to AIF-BIN, search them, report status."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        overrides: Mapping[str, Any] | None = None,
+        embedder: Embedder | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """``overrides``: settings from flags; ``embedder``: replaces the model (tests, benchmarks)."""
+        self.root = Path(workspace).resolve()
+        loaded = load_settings(self.root, overrides, env)
+        self.settings: Settings = loaded.settings
+        self.warnings: tuple[str, ...] = loaded.warnings
+        self._embedder = embedder
+        self._index: MemoryIndex | None = None
+
+    # -- model --------------------------------------------------------------------------------
+    @cached_property
+    def model_spec(self) -> ModelSpec:
+        """The model folder in use. Raises ModelError if it cannot be found."""
+        return resolve_model(self.settings.model, self.root)
+
+    @cached_property
+    def model_meta(self) -> ModelMeta:
+        if self._embedder is not None:
+            return ModelMeta(self._embedder.model_id, self._embedder.dim, self._embedder.max_tokens)
+        dim, max_tokens = model_info(self.model_spec)
+        return ModelMeta(self.model_spec.model_id, dim, max_tokens)
+
+    @cached_property
+    def counter(self) -> TokenCounter:
+        path = self.model_spec.path if self._embedder is None else resolve_model(None).path
+        return WordPieceCounter(path)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder in use (the model itself loads on the first embed call)."""
+        if self._embedder is None:
+            embedder: Embedder = SentenceTransformerEmbedder(self.model_spec, self.settings.batch_size)
+            self._embedder = embedder
+            return embedder
+        return self._embedder
+
+    # -- paths --------------------------------------------------------------------------------
+    @property
+    def output_dir(self) -> Path:
+        return self.root / self.settings.output_dir
+
+    @property
+    def state_path(self) -> Path:
+        return self.output_dir / STATE_FILE
+
+    def _state(self) -> tuple[SyncState, list[str]]:
+        return load_state(self.state_path)
+
+    # -- operations ---------------------------------------------------------------------------
+    def sync(self, progress: ProgressFn | None = None, full: bool = False) -> SyncReport:
+        """Sync the workspace (see sync_workspace for errors); patches a loaded index in place."""
+        ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder)
+        report = sync_workspace(ctx, progress, full)
+        if self._index is not None:
+            for path in report.deleted:
+                self._index.remove(path)
+            for doc in report.documents.values():
+                self._index.upsert(doc)
+        return report
+
+    def index(self) -> tuple[MemoryIndex, list[str]]:
+        """The in-memory index, loaded from the state file's outputs on first use."""
+        warnings: list[str] = []
+        if self._index is None:
+            state, warnings = self._state()
+            if state.files and state.model and state.model != self.model_meta.name:
+                warnings.append(
+                    f"the index was built with {state.model}, not {self.model_meta.name}; run `botbin sync`"
+                )
+            files = [self.root / e.output for e in state.files.values()]
+            self._index, load_warnings = load_index(files, self.model_meta.dim)
+            warnings += load_warnings
+        return self._index, warnings
+
+    def embed_query(self, query: str) -> npt.NDArray[np.float32]:
+        """float32 (dim,) normalized embedding of ``query``. Raises ModelError."""
+        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        alpha: float | None = None,
+        filters: SearchFilters | None = None,
+        best_per_note: bool = False,
+    ) -> SearchResult:
+        """Hybrid search of the synced notes. Falls back to BM25 alone if the model cannot load."""
+        index, warnings = self.index()
+        degraded = False
+        vector = None
+        if query.strip() and len(index):
+            try:
+                vector = self.embed_query(query)
+            except ModelError as exc:
+                degraded = True
+                warnings.append(f"model unavailable, keyword search only: {exc}")
+        hits = index.search(
+            query, vector, k or self.settings.top_k, self.settings.alpha if alpha is None else alpha,
+            filters, best_per_note,
+        )
+        return SearchResult(hits, degraded, tuple(warnings), self._state()[0].last_sync)
+
+    def status(self) -> Status:
+        """Index size, last sync and the notes that changed since (no hashing: size and mtime only)."""
+        state, warnings = self._state()
+        stale: list[StaleNote] = []
+        tracked = 0
+        try:
+            scan = scan_workspace(self.root, self.settings)
+            tracked = len(scan.files)
+            warnings += scan.warnings
+            for rel, st in scan.files.items():
+                entry = state.files.get(rel)
+                if entry is None:
+                    stale.append(StaleNote(rel, "not synced yet"))
+                elif (entry.size, entry.mtime_ns) != (st.size, st.mtime_ns):
+                    stale.append(StaleNote(rel, "changed since the last sync"))
+            stale += [StaleNote(rel, "deleted, still indexed") for rel in state.files if rel not in scan.files]
+        except Exception as exc:  # status must report, not fail
+            warnings.append(str(exc))
+        try:
+            model = self.model_meta.name
+        except ModelError as exc:
+            model, warnings = "unavailable", [*warnings, str(exc)]
+        return Status(
+            str(self.root), str(self.output_dir), str(self.state_path), model, len(state.files),
+            sum(e.chunks for e in state.files.values()), state.last_sync, tracked, tuple(stale),
+            (*self.warnings, *warnings),
+        )
+
+
+def read_document(path: Path) -> aifbin.AifBinDocument:
+    """Decode the AIF-BIN file at ``path``. Raises AifBinFormatError (also for an unreadable file)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise AifBinFormatError(f"cannot read ({exc.strerror or exc})", path) from exc
+    return aifbin.decode(data, str(path))
+
+
+def extract_source(path: Path) -> bytes:
+    """The original note bytes kept in the AIF-BIN file at ``path``. Raises AifBinFormatError."""
+    doc = read_document(path)
+    if doc.source_text is None:
+        raise AifBinFormatError("file keeps no source text to extract", path)
+    return doc.source_text

@@ -1,0 +1,67 @@
+"""Atomic file writes (temp file in the same folder, fsync, rename) and removal of stale temp files."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+TEMP_PREFIX = ".botbin-tmp-"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never a mix.
+
+    Creates parent folders. Raises OSError if the folder cannot be written; the old file is then intact.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temps(folder: Path) -> int:
+    """Delete temp files a killed writer left under ``folder``; return how many were removed."""
+    removed = 0
+    if not folder.is_dir():
+        return 0
+    for tmp in folder.rglob(f"{TEMP_PREFIX}*"):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+            removed += 1
+    return removed
+
+
+def remove_empty_dirs(start: Path, stop: Path) -> None:
+    """Remove ``start`` and its parents while they are empty, never ``stop`` or above it."""
+    current = start
+    while current != stop and stop in current.parents:
+        try:
+            current.rmdir()
+        except OSError:
+            return
+        current = current.parent

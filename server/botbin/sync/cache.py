@@ -1,0 +1,54 @@
+"""Embedding cache keyed by (model id, chunk text MD5), filled from existing AIF-BIN files on demand."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.aifbin import decode
+from botbin.errors import AifBinFormatError
+
+log = logging.getLogger(__name__)
+
+
+class EmbeddingCache:
+    """Vectors already computed for the current model, so unchanged chunk text is never re-embedded."""
+
+    def __init__(self, model_id: str) -> None:
+        self.model_id = model_id
+        self._vectors: dict[str, npt.NDArray[np.float32]] = {}
+        self._seen: set[Path] = set()
+
+    def __len__(self) -> int:
+        return len(self._vectors)
+
+    def add_file(self, path: Path) -> None:
+        """Take the embeddings of the AIF-BIN file at ``path`` if it was made with this model.
+
+        A missing or malformed file is skipped (logged): the cache is an optimization only.
+        """
+        if path in self._seen:
+            return
+        self._seen.add(path)
+        try:
+            doc = decode(path.read_bytes(), str(path))
+        except FileNotFoundError:
+            return
+        except (OSError, AifBinFormatError) as exc:
+            log.info("embedding cache skips %s: %s", path, exc)
+            return
+        if doc.metadata.get("model", {}).get("name") != self.model_id:
+            return
+        for chunk in doc.chunks:
+            if chunk.text_md5:
+                self._vectors[chunk.text_md5] = chunk.embedding
+
+    def get(self, text_md5: str) -> npt.NDArray[np.float32] | None:
+        """The cached vector, float32 (dim,), or None."""
+        return self._vectors.get(text_md5)
+
+    def put(self, text_md5: str, vector: npt.NDArray[np.float32]) -> None:
+        self._vectors[text_md5] = vector

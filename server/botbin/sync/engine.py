@@ -1,0 +1,277 @@
+"""The sync engine: scan, detect changes (size+mtime fast path, then MD5), embed what changed, write.
+
+Every note is handled on its own: a failing note is reported with its path and reason and keeps its
+previous output, while every other note syncs. Nothing under the workspace but the output folder is
+ever written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.aifbin import AifBinDocument, encode
+from botbin.chunking import ChunkerParams, TokenCounter
+from botbin.config import Settings
+from botbin.embedding import Embedder
+from botbin.errors import BotbinError
+from botbin.sync.atomic import atomic_write, remove_empty_dirs, remove_stale_temps
+from botbin.sync.cache import EmbeddingCache
+from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
+from botbin.sync.lock import workspace_lock
+from botbin.sync.scan import ScanResult, scan_workspace
+from botbin.sync.state import STATE_FILE, FileEntry, SyncState, load_state, save_state
+
+log = logging.getLogger(__name__)
+
+#: Chunks embedded and written per group; the state file is saved after each group, so a killed
+#: cold sync keeps what it finished.
+GROUP_CHUNKS = 512
+
+#: progress(done_notes, total_notes)
+ProgressFn = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class NoteFailure:
+    """A note that could not be synced this time (its previous output, if any, is kept)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What one sync did."""
+
+    added: tuple[str, ...] = ()
+    modified: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    renamed: tuple[tuple[str, str], ...] = ()
+    """(old path, new path) pairs: a deleted note whose bytes reappeared under a new path."""
+    unchanged: int = 0
+    failed: tuple[NoteFailure, ...] = ()
+    warnings: tuple[str, ...] = ()
+    chunks_embedded: int = 0
+    """Chunks sent to the model."""
+    chunks_reused: int = 0
+    """Chunks of changed notes whose embedding came from the cache."""
+    elapsed_ms: float = 0.0
+    documents: dict[str, AifBinDocument] = field(default_factory=dict, repr=False)
+    """Documents written in this sync, by note path (for patching an in-memory index)."""
+
+    @property
+    def changed(self) -> bool:
+        """True if any note was added, modified or deleted."""
+        return bool(self.added or self.modified or self.deleted)
+
+
+@dataclass
+class SyncContext:
+    """Everything a sync needs; the tokenizer and model are created only when a note changed."""
+
+    root: Path
+    settings: Settings
+    model: ModelMeta
+    counter: Callable[[], TokenCounter]
+    embedder: Callable[[], Embedder]
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / self.settings.output_dir
+
+    @property
+    def params(self) -> ChunkerParams:
+        s = self.settings
+        return ChunkerParams(min(s.target_tokens, self.model.max_tokens), s.overlap_tokens, s.min_tokens)
+
+
+class _Run:
+    """One sync run's working state."""
+
+    def __init__(self, ctx: SyncContext, state: SyncState, progress: ProgressFn | None) -> None:
+        self.ctx, self.state, self.progress = ctx, state, progress
+        self.cache = EmbeddingCache(ctx.model.name)
+        self.added: list[str] = []
+        self.modified: list[str] = []
+        self.failed: list[NoteFailure] = []
+        self.warnings: list[str] = []
+        self.documents: dict[str, AifBinDocument] = {}
+        self.embedded = self.reused = 0
+        self.group: list[tuple[PreparedNote, int]] = []
+        """Notes waiting for embeddings, each with its mtime_ns."""
+        self.cache_sources: list[Path] = []
+        """Outputs of deleted notes: read into the cache only if something needs embedding (renames)."""
+
+    def handle(self, rel: str, size: int, mtime_ns: int, force: bool) -> bool:
+        """Check one candidate note; queue it if its content changed. False if it vanished meanwhile."""
+        limit = self.ctx.settings.max_note_bytes
+        if size > limit:
+            self.failed.append(NoteFailure(
+                rel, f"{size:,} bytes is over max_note_bytes ({limit:,}); skipped, raise max_note_bytes to index it"
+            ))
+            return True
+        try:
+            data = (self.ctx.root / rel).read_bytes()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            self.failed.append(NoteFailure(rel, f"cannot read ({exc.strerror or exc})"))
+            return True
+        entry = self.state.files.get(rel)
+        if entry is not None and entry.hash == hashlib.md5(data).hexdigest() and not force:
+            entry.size, entry.mtime_ns = len(data), mtime_ns
+            return True
+        try:
+            prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params)
+        except BotbinError as exc:
+            self.failed.append(NoteFailure(rel, exc.reason))
+            return True
+        self.warnings.extend(prep.warnings)
+        (self.modified if entry is not None else self.added).append(rel)
+        self.cache.add_file(self.ctx.root / output_rel(rel, self.ctx.settings.output_dir))
+        self.group.append((prep, mtime_ns))
+        if sum(len(p.chunks) for p, _ in self.group) >= GROUP_CHUNKS:
+            self.flush()
+        return True
+
+    def embed(self, notes: list[PreparedNote]) -> list[npt.NDArray[np.float32]]:
+        missing = self._missing(notes)
+        if missing and self.cache_sources:
+            for path in self.cache_sources:
+                self.cache.add_file(path)
+            self.cache_sources = []
+            missing = self._missing(notes)
+        if missing:
+            vectors = self.ctx.embedder().embed(list(missing.values()))
+            for key, vector in zip(missing, vectors, strict=True):
+                self.cache.put(key, vector)
+        self.embedded += len(missing)
+        self.reused += sum(len(p.chunks) for p in notes) - len(missing)
+        out = []
+        for prep in notes:
+            rows = [self.cache.get(c.text_md5) for c in prep.chunks]
+            present = [r for r in rows if r is not None]
+            if len(present) != len(rows):
+                raise AssertionError("embedding cache lost a vector it was just given")
+            out.append(np.stack(present) if present else np.zeros((0, self.ctx.model.dim), dtype=np.float32))
+        return out
+
+    def _missing(self, notes: list[PreparedNote]) -> dict[str, str]:
+        """text_md5 -> embed_text of the chunks the cache lacks."""
+        missing: dict[str, str] = {}
+        for prep in notes:
+            for chunk in prep.chunks:
+                if self.cache.get(chunk.text_md5) is None:
+                    missing.setdefault(chunk.text_md5, chunk.embed_text)
+        return missing
+
+    def flush(self) -> None:
+        """Embed and write the queued notes, then save the state file."""
+        if not self.group:
+            return
+        queued, self.group = self.group, []
+        notes = [prep for prep, _ in queued]
+        now = utc_now()
+        for (prep, mtime_ns), vectors in zip(queued, self.embed(notes), strict=True):
+            old = self.state.files.get(prep.rel)
+            doc = build_document(prep, vectors, self.ctx.model, self.ctx.params, old.created_at if old else now, now)
+            out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
+            try:
+                atomic_write(self.ctx.root / out_rel, encode(doc, compress=self.ctx.settings.compress))
+            except OSError as exc:
+                self.failed.append(NoteFailure(prep.rel, f"cannot write {out_rel} ({exc.strerror or exc})"))
+                continue
+            self.state.files[prep.rel] = FileEntry(
+                prep.md5, now, len(prep.chunks), out_rel, len(prep.data), mtime_ns,
+                old.created_at if old and old.created_at else now,
+            )
+            self.documents[prep.rel] = doc
+        save_state(self.ctx.output_dir / STATE_FILE, self.state)
+
+
+def _needs_full_check(state: SyncState, ctx: SyncContext) -> bool:
+    """True when outputs were made with another model or chunker: every note is re-chunked."""
+    return state.model != ctx.model.name or state.chunker != ctx.params.as_dict()
+
+
+def _delete(run: _Run, rels: list[str]) -> None:
+    root, out_dir = run.ctx.root, run.ctx.output_dir
+    for rel in rels:
+        entry = run.state.files.pop(rel)
+        target = root / entry.output
+        try:
+            target.unlink(missing_ok=True)
+        except OSError as exc:
+            run.warnings.append(f"{target}: cannot remove stale output ({exc.strerror})")
+        remove_empty_dirs(target.parent, out_dir)
+
+
+def _renames(deleted: list[str], added: list[str], old: dict[str, str], state: SyncState) -> list[tuple[str, str]]:
+    by_hash = {old[rel]: rel for rel in deleted}
+    return [(by_hash[state.files[rel].hash], rel) for rel in added
+            if rel in state.files and state.files[rel].hash in by_hash]
+
+
+def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool) -> tuple[list[str], int]:
+    """Notes that may have changed (new, or size/mtime/output differ), and the count of the rest."""
+    out, unchanged = [], 0
+    for rel, st in scan.files.items():
+        entry = state.files.get(rel)
+        if (not force and entry is not None and entry.size == st.size and entry.mtime_ns == st.mtime_ns
+                and (ctx.root / entry.output).is_file()):
+            unchanged += 1
+        else:
+            out.append(rel)
+    return out, unchanged
+
+
+def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False) -> SyncReport:
+    """Bring the output folder in line with the tracked notes of ``ctx.root``.
+
+    ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
+    unchanged). Raises WorkspaceError if the workspace cannot be read (nothing is changed then),
+    LockedError if another process is syncing, ModelError if the model cannot embed.
+    """
+    started = time.perf_counter()
+    scan = scan_workspace(ctx.root, ctx.settings)
+    with workspace_lock(ctx.output_dir, ctx.settings.lock_timeout_s):
+        remove_stale_temps(ctx.output_dir)
+        state, warnings = load_state(ctx.output_dir / STATE_FILE)
+        force = full or _needs_full_check(state, ctx)
+        run = _Run(ctx, state, progress)
+        run.warnings.extend([*scan.warnings, *warnings])
+        candidates, unchanged = _candidates(scan, state, ctx, force)
+        run.cache_sources = [ctx.root / e.output for rel, e in state.files.items() if rel not in scan.files]
+        vanished: set[str] = set()
+        for done, rel in enumerate(candidates, 1):
+            st = scan.files[rel]
+            if not run.handle(rel, st.size, st.mtime_ns, force):
+                vanished.add(rel)
+            if progress is not None:
+                progress(done, len(candidates))
+        run.flush()
+        gone = sorted(
+            rel for rel in state.files if (rel not in scan.files or rel in vanished) and not scan.covers(rel)
+        )
+        old_hashes = {rel: state.files[rel].hash for rel in gone}
+        _delete(run, gone)
+        renamed = _renames(gone, run.added, old_hashes, state)
+        state.model = ctx.model.name
+        state.chunker = ctx.params.as_dict()
+        state.last_sync = utc_now()
+        save_state(ctx.output_dir / STATE_FILE, state)
+    unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
+    return SyncReport(
+        added=tuple(run.added), modified=tuple(run.modified), deleted=tuple(gone), renamed=tuple(renamed),
+        unchanged=unchanged, failed=tuple(run.failed), warnings=tuple(run.warnings),
+        chunks_embedded=run.embedded, chunks_reused=run.reused,
+        elapsed_ms=(time.perf_counter() - started) * 1000, documents=run.documents,
+    )

@@ -1,0 +1,103 @@
+"""The sync state file (Bot-BIN paper §3.3 structure plus what incremental sync needs), as JSON.
+
+Shape: ``{"version", "last_sync", "model", "chunker", "files": {rel: {"hash", "synced_at", "chunks",
+"output", "size", "mtime_ns", "created_at"}}}``. ``hash`` is the MD5 hex of the note's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from botbin.sync.atomic import atomic_write
+
+STATE_FILE = "sync-state.json"
+STATE_VERSION = 2
+
+
+@dataclass
+class FileEntry:
+    """What the last sync recorded for one note."""
+
+    hash: str
+    """MD5 hex of the note's bytes."""
+    synced_at: str
+    """ISO 8601 UTC time of the sync that wrote the output."""
+    chunks: int
+    """Chunks in the output file."""
+    output: str
+    """The output file, relative to the workspace (POSIX)."""
+    size: int
+    """Note size in bytes at that sync."""
+    mtime_ns: int
+    """Note modification time (ns) at that sync."""
+    created_at: str = ""
+    """When the note's first output was written (ISO 8601 UTC)."""
+
+
+@dataclass
+class SyncState:
+    """The whole state file."""
+
+    model: str = ""
+    """Model id the outputs were embedded with."""
+    chunker: dict[str, int] = field(default_factory=dict)
+    """Chunker parameters the outputs were cut with."""
+    last_sync: str | None = None
+    """ISO 8601 UTC time of the last completed sync."""
+    files: dict[str, FileEntry] = field(default_factory=dict)
+    """Relative note path -> entry."""
+    version: int = STATE_VERSION
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        return json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+
+
+def _entry(raw: Any) -> FileEntry | None:
+    try:
+        return FileEntry(
+            hash=str(raw["hash"]),
+            synced_at=str(raw["synced_at"]),
+            chunks=int(raw["chunks"]),
+            output=str(raw["output"]),
+            size=int(raw.get("size", -1)),
+            mtime_ns=int(raw.get("mtime_ns", -1)),
+            created_at=str(raw.get("created_at", "")),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def load_state(path: Path) -> tuple[SyncState, list[str]]:
+    """Read the state file; a missing one gives an empty state.
+
+    Never raises for bad content: a corrupt file gives an empty state and a warning (the next sync
+    re-reads every note but reuses embeddings from the existing AIF-BIN files).
+    """
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return SyncState(), []
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return SyncState(), [f"{path}: state file unreadable ({exc}); every note will be re-checked"]
+    if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
+        return SyncState(), [f"{path}: state file has no 'files' map; every note will be re-checked"]
+    files = {str(k): e for k, v in raw["files"].items() if (e := _entry(v)) is not None}
+    chunker_raw = raw.get("chunker")
+    chunker: dict[str, Any] = chunker_raw if isinstance(chunker_raw, dict) else {}
+    state = SyncState(
+        model=str(raw.get("model", "")),
+        chunker={str(k): int(v) for k, v in chunker.items() if isinstance(v, int)},
+        last_sync=raw.get("last_sync") if isinstance(raw.get("last_sync"), str) else None,
+        files=files,
+        version=int(raw.get("version", STATE_VERSION)) if isinstance(raw.get("version"), int) else STATE_VERSION,
+    )
+    return state, []
+
+
+def save_state(path: Path, state: SyncState) -> None:
+    """Write the state file atomically. Raises OSError if it cannot be written."""
+    atomic_write(path, state.to_json().encode("utf-8"))
