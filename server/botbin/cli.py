@@ -21,8 +21,13 @@ from botbin.index.store import SearchFilters
 from botbin.service import MemoryService, extract_source, read_document
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT = 0, 1, 2, 3, 4, 5
-EPILOG = """exit codes: 0 success; 1 some notes failed to sync (the rest synced); 2 bad usage;
-3 workspace unreadable or locked by another sync; 4 embedding model unavailable; 5 bad AIF-BIN file"""
+EPILOG = """exit codes:
+  0  success
+  1  some notes failed to sync (the rest synced)
+  2  bad usage
+  3  workspace unreadable or locked by another sync
+  4  embedding model unavailable
+  5  bad AIF-BIN file"""
 
 
 def _common() -> argparse.ArgumentParser:
@@ -44,20 +49,28 @@ def _common() -> argparse.ArgumentParser:
     return common
 
 
+def add(sub: Any, common: argparse.ArgumentParser, name: str, help_text: str) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` with the common flags and the exit-code epilog."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, help=help_text
+    )
+    return parser
+
+
 def build_parser() -> argparse.ArgumentParser:
     common = _common()
     parser = argparse.ArgumentParser(
-        prog="botbin", parents=[common], epilog=EPILOG,
+        prog="botbin", parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Local-first semantic memory for markdown notes: sync to AIF-BIN v2, search by meaning.",
     )
     parser.add_argument("--version", action="version", version=f"botbin {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("sync", parents=[common], epilog=EPILOG, help="sync changed notes into AIF-BIN files")
+    p = add(sub, common, "sync", "sync changed notes into AIF-BIN files")
     p.add_argument("--json", action="store_true", help="print a JSON report (always, even with no change)")
     p.add_argument("--full", action="store_true", help="re-read and re-chunk every note (embeddings are reused)")
 
-    p = sub.add_parser("search", parents=[common], epilog=EPILOG, help="search the synced notes by meaning")
+    p = add(sub, common, "search", "search the synced notes by meaning")
     p.add_argument("query", nargs="?", help="what to look for, in your own words")
     p.add_argument("--batch", type=Path, metavar="FILE.jsonl",
                    help='one {"q": ...} per line in, one JSON result list per line out')
@@ -71,19 +84,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
 
-    p = sub.add_parser("status", parents=[common], epilog=EPILOG, help="index size, last sync, stale notes")
+    p = add(sub, common, "status", "index size, last sync, stale notes")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("info", parents=[common], epilog=EPILOG, help="describe one .aif-bin file")
+    p = add(sub, common, "info", "describe one .aif-bin file")
     p.add_argument("file", type=Path)
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("extract", parents=[common], epilog=EPILOG,
-                       help="print the original note kept in a .aif-bin file, byte for byte")
+    p = add(sub, common, "extract", "print the original note kept in a .aif-bin file, byte for byte")
     p.add_argument("file", type=Path)
     p.add_argument("--out", "-o", dest="extract_to", type=Path, help="write to this file instead of stdout")
 
-    p = sub.add_parser("watch", parents=[common], epilog=EPILOG, help="sync whenever tracked notes change")
+    p = add(sub, common, "watch", "sync whenever tracked notes change")
     p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
     return parser
 

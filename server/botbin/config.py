@@ -128,13 +128,15 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     return bad
 
 
-def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings: list[str]) -> None:
+def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings: list[str],
+           sources: dict[str, str]) -> None:
     for key, value in raw.items():
         if key not in _FIELDS:
             warnings.append(f"{source}: unknown setting '{key}' ignored")
             continue
         try:
             values[key] = _coerce(key, value)
+            sources[key] = source
         except ValueError as exc:
             warnings.append(f"{source}: setting '{key}' = {value!r} ignored ({exc}); using the default")
 
@@ -173,11 +175,14 @@ def load_settings(
     """
     warnings: list[str] = []
     values: dict[str, Any] = {name: getattr(_DEFAULTS, name) for name in _FIELDS}
+    sources: dict[str, str] = {}
     toml_path = workspace / CONFIG_FILE
-    _apply(values, _read_toml(toml_path, warnings), str(toml_path), warnings)
-    _apply(values, _read_env(os.environ if env is None else env), "environment (BOTBIN_*)", warnings)
-    _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings)
+    _apply(values, _read_toml(toml_path, warnings), str(toml_path), warnings, sources)
+    _apply(values, _read_env(os.environ if env is None else env), "environment (BOTBIN_*)", warnings, sources)
+    _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings,
+           sources)
     for key, reason in _check_ranges(values).items():
-        warnings.append(f"setting '{key}' = {values[key]!r} ignored ({reason}); using the default")
+        warnings.append(f"{sources.get(key, 'defaults')}: setting '{key}' = {values[key]!r} ignored ({reason}); "
+                        "using the default")
         values[key] = getattr(_DEFAULTS, key)
     return LoadedSettings(Settings(**values), tuple(warnings))

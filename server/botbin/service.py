@@ -153,12 +153,15 @@ class MemoryService:
         warnings: list[str] = []
         if self._index is None:
             state, warnings = self._state()
-            if state.files and state.model and state.model != self.model_meta.name:
-                warnings.append(
-                    f"the index was built with {state.model}, not {self.model_meta.name}; run `botbin sync`"
-                )
+            dim: int | None = None
+            try:
+                dim, name = self.model_meta.dim, self.model_meta.name
+                if state.files and state.model and state.model != name:
+                    warnings.append(f"the index was built with {state.model}, not {name}; run `botbin sync`")
+            except ModelError as exc:
+                warnings.append(str(exc))
             files = [self.root / e.output for e in state.files.values()]
-            self._index, load_warnings = load_index(files, self.model_meta.dim)
+            self._index, load_warnings = load_index(files, dim)
             warnings += load_warnings
         return self._index, warnings
 

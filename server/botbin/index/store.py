@@ -101,8 +101,8 @@ def _note_from(doc: AifBinDocument) -> _Note:
 class MemoryIndex:
     """All chunks of a workspace in memory; patched per note, assembled lazily before a search."""
 
-    def __init__(self, dim: int) -> None:
-        """``dim``: embedding size (384 for all-MiniLM-L6-v2)."""
+    def __init__(self, dim: int | None) -> None:
+        """``dim``: embedding size (384 for all-MiniLM-L6-v2); None takes it from the first note added."""
         self.dim = dim
         self._notes: dict[str, _Note] = {}
         self._assembled: _Assembled | None = None
@@ -117,6 +117,8 @@ class MemoryIndex:
 
     def upsert(self, doc: AifBinDocument) -> None:
         """Add or replace the note of ``doc``. Raises ValueError if its dimension differs."""
+        if self.dim is None:
+            self.dim = doc.dim
         if doc.chunks and doc.dim != self.dim:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
         self._notes[doc.source] = _note_from(doc)
@@ -132,7 +134,7 @@ class MemoryIndex:
             notes = [self._notes[p] for p in sorted(self._notes)]
             rows = [(n, c) for n in notes for c in n.chunks]
             mats = [n.matrix for n in notes if len(n.chunks)]
-            matrix = np.ascontiguousarray(np.vstack(mats)) if mats else np.zeros((0, self.dim), np.float32)
+            matrix = np.ascontiguousarray(np.vstack(mats)) if mats else np.zeros((0, self.dim or 0), np.float32)
             bm25 = Bm25Index([t for n in notes for t in n.tokens])
             self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows])
         return self._assembled
@@ -208,7 +210,7 @@ class MemoryIndex:
         )
 
 
-def load_index(files: list[Path], dim: int) -> tuple[MemoryIndex, list[str]]:
+def load_index(files: list[Path], dim: int | None) -> tuple[MemoryIndex, list[str]]:
     """Read AIF-BIN ``files`` into a new index; a bad file is skipped with a warning naming it."""
     index = MemoryIndex(dim)
     warnings: list[str] = []

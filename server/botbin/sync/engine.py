@@ -126,7 +126,8 @@ class _Run:
             self.failed.append(NoteFailure(rel, f"cannot read ({exc.strerror or exc})"))
             return True
         entry = self.state.files.get(rel)
-        if entry is not None and entry.hash == hashlib.md5(data).hexdigest() and not force:
+        if (entry is not None and entry.hash == hashlib.md5(data).hexdigest() and not force
+                and _output_intact(self.ctx.root / entry.output, entry.output_bytes)):
             entry.size, entry.mtime_ns = len(data), mtime_ns
             return True
         try:
@@ -184,14 +185,15 @@ class _Run:
             old = self.state.files.get(prep.rel)
             doc = build_document(prep, vectors, self.ctx.model, self.ctx.params, old.created_at if old else now, now)
             out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
+            blob = encode(doc, compress=self.ctx.settings.compress)
             try:
-                atomic_write(self.ctx.root / out_rel, encode(doc, compress=self.ctx.settings.compress))
+                atomic_write(self.ctx.root / out_rel, blob)
             except OSError as exc:
                 self.failed.append(NoteFailure(prep.rel, f"cannot write {out_rel} ({exc.strerror or exc})"))
                 continue
             self.state.files[prep.rel] = FileEntry(
                 prep.md5, now, len(prep.chunks), out_rel, len(prep.data), mtime_ns,
-                old.created_at if old and old.created_at else now,
+                old.created_at if old and old.created_at else now, len(blob),
             )
             self.documents[prep.rel] = doc
         save_state(self.ctx.output_dir / STATE_FILE, self.state)
@@ -220,13 +222,21 @@ def _renames(deleted: list[str], added: list[str], old: dict[str, str], state: S
             if rel in state.files and state.files[rel].hash in by_hash]
 
 
+def _output_intact(path: Path, expected_bytes: int) -> bool:
+    """The output exists with the size it was written with (a stat, no read)."""
+    try:
+        return path.stat().st_size == expected_bytes
+    except OSError:
+        return False
+
+
 def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool) -> tuple[list[str], int]:
     """Notes that may have changed (new, or size/mtime/output differ), and the count of the rest."""
     out, unchanged = [], 0
     for rel, st in scan.files.items():
         entry = state.files.get(rel)
         if (not force and entry is not None and entry.size == st.size and entry.mtime_ns == st.mtime_ns
-                and (ctx.root / entry.output).is_file()):
+                and _output_intact(ctx.root / entry.output, entry.output_bytes)):
             unchanged += 1
         else:
             out.append(rel)

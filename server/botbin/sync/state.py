@@ -35,6 +35,8 @@ class FileEntry:
     """Note modification time (ns) at that sync."""
     created_at: str = ""
     """When the note's first output was written (ISO 8601 UTC)."""
+    output_bytes: int = -1
+    """Size of the output file as written; a different size means it was damaged and is rewritten."""
 
 
 @dataclass
@@ -66,6 +68,7 @@ def _entry(raw: Any) -> FileEntry | None:
             size=int(raw.get("size", -1)),
             mtime_ns=int(raw.get("mtime_ns", -1)),
             created_at=str(raw.get("created_at", "")),
+            output_bytes=int(raw.get("output_bytes", -1)),
         )
     except (KeyError, TypeError, ValueError):
         return None
