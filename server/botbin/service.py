@@ -96,6 +96,7 @@ class MemoryService:
         self.warnings: tuple[str, ...] = loaded.warnings
         self._embedder = embedder
         self._index: MemoryIndex | None = None
+        self._indexed_at: str | None = None
 
     # -- model --------------------------------------------------------------------------------
     @cached_property
@@ -141,6 +142,7 @@ class MemoryService:
         """Sync the workspace (see sync_workspace for errors); patches a loaded index in place."""
         ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder)
         report = sync_workspace(ctx, progress, full)
+        self._indexed_at = report.synced_at
         if self._index is not None:
             for path in report.deleted:
                 self._index.remove(path)
@@ -162,6 +164,7 @@ class MemoryService:
                 warnings.append(str(exc))
             files = [self.root / e.output for e in state.files.values()]
             self._index, load_warnings = load_index(files, dim)
+            self._indexed_at = state.last_sync
             warnings += load_warnings
         return self._index, warnings
 
@@ -191,7 +194,7 @@ class MemoryService:
             query, vector, k or self.settings.top_k, self.settings.alpha if alpha is None else alpha,
             filters, best_per_note,
         )
-        return SearchResult(hits, degraded, tuple(warnings), self._state()[0].last_sync)
+        return SearchResult(hits, degraded, tuple(warnings), self._indexed_at)
 
     def status(self) -> Status:
         """Index size, last sync and the notes that changed since (no hashing: size and mtime only)."""

@@ -64,6 +64,8 @@ class SyncReport:
     chunks_reused: int = 0
     """Chunks of changed notes whose embedding came from the cache."""
     elapsed_ms: float = 0.0
+    synced_at: str | None = None
+    """ISO 8601 UTC time this sync finished (the state file's ``last_sync``)."""
     documents: dict[str, AifBinDocument] = field(default_factory=dict, repr=False)
     """Documents written in this sync, by note path (for patching an in-memory index)."""
 
@@ -283,5 +285,5 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         added=tuple(run.added), modified=tuple(run.modified), deleted=tuple(gone), renamed=tuple(renamed),
         unchanged=unchanged, failed=tuple(run.failed), warnings=tuple(run.warnings),
         chunks_embedded=run.embedded, chunks_reused=run.reused,
-        elapsed_ms=(time.perf_counter() - started) * 1000, documents=run.documents,
+        elapsed_ms=(time.perf_counter() - started) * 1000, synced_at=state.last_sync, documents=run.documents,
     )
