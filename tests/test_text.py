@@ -1,0 +1,115 @@
+"""Tests for botbin.parsing.text: decoding a note's bytes (BOM, newlines, invalid UTF-8, binary files)."""
+
+from __future__ import annotations
+
+import pytest
+
+from botbin.errors import BotbinError, ParseError
+from botbin.parsing.text import BINARY_SNIFF_BYTES, DecodedText, decode_note, normalize_newlines
+
+BOM = b"\xef\xbb\xbf"
+
+
+def test_plain_utf8_is_unchanged() -> None:
+    decoded = decode_note("# Titel\n\nGrüße, 世界 😀\n".encode(), "memory/a.md")
+    assert decoded == DecodedText("# Titel\n\nGrüße, 世界 😀\n", ())
+
+
+def test_bom_is_removed() -> None:
+    decoded = decode_note(BOM + b"---\ntitle: x\n---\nbody\n", "a.md")
+    assert decoded.text == "---\ntitle: x\n---\nbody\n"
+    assert decoded.warnings == ()
+
+
+def test_only_one_leading_bom_is_removed() -> None:
+    # A second BOM is content (U+FEFF), not an encoding mark.
+    assert decode_note(BOM + BOM + b"x", "a.md").text == "\ufeffx"
+
+
+def test_bom_in_the_middle_is_kept() -> None:
+    assert decode_note(b"a" + BOM + b"b", "a.md").text == "a\ufeffb"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"a\r\nb\r\n", "a\nb\n"),
+        (b"a\rb\r", "a\nb\n"),
+        (b"a\r\n\r\nb", "a\n\nb"),
+        (b"a\n\r\nb\r\rc", "a\n\nb\n\nc"),
+        (b"a\r\r\nb", "a\n\nb"),
+    ],
+)
+def test_crlf_and_lone_cr_become_lf(raw: bytes, expected: str) -> None:
+    assert decode_note(raw, "a.md").text == expected
+
+
+def test_bom_and_crlf_together() -> None:
+    assert decode_note(BOM + b"---\r\ntitle: x\r\n---\r\nbody\r\n", "a.md").text == "---\ntitle: x\n---\nbody\n"
+
+
+def test_normalize_newlines_keeps_line_count_of_each_style() -> None:
+    text = "one\r\ntwo\rthree\nfour"
+    assert normalize_newlines(text).split("\n") == ["one", "two", "three", "four"]
+
+
+def test_invalid_utf8_becomes_replacement_char_with_warning() -> None:
+    decoded = decode_note(b"ab\xffcd\n", "memory/bad.md")
+    assert decoded.text == "ab\ufffdcd\n"
+    assert len(decoded.warnings) == 1
+    warning = decoded.warnings[0]
+    assert warning.startswith("memory/bad.md:")
+    assert "byte 2" in warning
+
+
+def test_invalid_utf8_warning_names_first_bad_offset() -> None:
+    decoded = decode_note(b"0123456789\xc3(x\xff", "n.md")
+    assert decoded.text == "0123456789\ufffd(x\ufffd"
+    assert len(decoded.warnings) == 1
+    assert "byte 10" in decoded.warnings[0]
+
+
+def test_truncated_multibyte_sequence_at_end() -> None:
+    decoded = decode_note(b"ab\xe2\x82", "n.md")
+    assert decoded.text.startswith("ab\ufffd")
+    assert "byte 2" in decoded.warnings[0]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: with a UTF-8 BOM the reported offset is relative to the text after "
+                   "the BOM (byte 2), not the file (byte 5)")
+def test_invalid_utf8_offset_counts_the_bom() -> None:
+    decoded = decode_note(BOM + b"ab\xffcd", "n.md")
+    assert decoded.text == "ab\ufffdcd"
+    assert "byte 5" in decoded.warnings[0]
+
+
+def test_nul_byte_means_binary() -> None:
+    with pytest.raises(ParseError) as info:
+        decode_note(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "memory/picture.md")
+    err = info.value
+    assert isinstance(err, BotbinError)
+    assert err.path == "memory/picture.md"
+    assert str(err).startswith("memory/picture.md: ")
+    assert "binary" in err.reason
+
+
+def test_nul_at_the_end_of_the_sniff_window_is_binary() -> None:
+    with pytest.raises(ParseError):
+        decode_note(b"a" * (BINARY_SNIFF_BYTES - 1) + b"\x00", "a.md")
+
+
+def test_nul_after_the_sniff_window_is_text() -> None:
+    decoded = decode_note(b"a" * BINARY_SNIFF_BYTES + b"\x00", "a.md")
+    assert decoded.text == "a" * BINARY_SNIFF_BYTES + "\x00"
+    assert decoded.warnings == ()
+
+
+def test_utf16_file_is_treated_as_binary() -> None:
+    # UTF-16 text is full of NUL bytes; it is not silently indexed as garbage.
+    with pytest.raises(ParseError):
+        decode_note("hello".encode("utf-16"), "a.md")
+
+
+def test_empty_file() -> None:
+    assert decode_note(b"", "a.md") == DecodedText("", ())
+    assert decode_note(BOM, "a.md") == DecodedText("", ())
