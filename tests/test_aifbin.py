@@ -459,7 +459,8 @@ def documents(draw: st.DrawFn) -> tuple[AifBinDocument, bool, int]:
                                    unit(*vec)))
     meta = {"source": "note.md", "source_bytes": draw(st.integers(0, 2**40)),
             "model": {"name": draw(text), "dim": dim, "normalized": True, "max_tokens": 256},
-            "frontmatter": draw(st.dictionaries(text, st.one_of(text, st.integers(), st.lists(text)), max_size=3))}
+            "frontmatter": draw(st.dictionaries(text, st.one_of(text, st.integers(-(2**63), 2**64 - 1),
+                                                                 st.lists(text)), max_size=3))}
     return AifBinDocument(meta, tuple(records)), draw(st.booleans()), lines
 
 
