@@ -211,8 +211,6 @@ def test_unicode_inline_tags() -> None:
     assert parse_note("Tags #café and #日本\n", "n.md").frontmatter.tags == ("café", "日本")
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: '#main' inside an inline code span (`git checkout #main`) is "
-                   "collected as a tag; only a leading backtick directly before '#' is excluded")
 def test_no_inline_tag_from_inline_code() -> None:
     assert parse_note("Run `git checkout #main` now.\n", "n.md").frontmatter.tags == ()
 

@@ -240,8 +240,6 @@ def test_filter_date_range(index: MemoryIndex, date_from: str | None, date_to: s
     assert set(paths(index.search("the", E0, k=10, filters=filters))) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: date_from is compared as a string, so a note dated 2026-11-01 is "
-                   "excluded by date_from='2026-11-01T00:00:00' although that day starts at that instant")
 def test_filter_date_from_with_time_includes_that_day(index: MemoryIndex) -> None:
     filters = SearchFilters(date_from="2026-11-01T00:00:00", date_to="2026-11-01T23:59:59")
     assert set(paths(index.search("the", E0, k=10, filters=filters))) == {"memory/2026-11-01.md"}

@@ -75,8 +75,6 @@ def test_truncated_multibyte_sequence_at_end() -> None:
     assert "byte 2" in decoded.warnings[0]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: with a UTF-8 BOM the reported offset is relative to the text after "
-                   "the BOM (byte 2), not the file (byte 5)")
 def test_invalid_utf8_offset_counts_the_bom() -> None:
     decoded = decode_note(BOM + b"ab\xffcd", "n.md")
     assert decoded.text == "ab\ufffdcd"

@@ -111,12 +111,21 @@ class AifBinDocument:
 def encode(doc: AifBinDocument, compress: bool = False) -> bytes:
     """Serialize ``doc``; ``compress`` zlib-compresses the chunk block (flag bit 0).
 
-    Raises ValueError if a chunk's embedding size does not match ``metadata.model.dim``.
+    Raises ValueError for a document that ``decode`` would reject: a chunk whose id is not its position,
+    whose embedding size is not ``metadata.model.dim``, whose kind is unknown or whose line range is empty.
     """
     dim = doc.dim
-    for chunk in doc.chunks:
+    if not isinstance(doc.metadata.get("source"), str) or not all(isinstance(k, str) for k in doc.metadata):
+        raise ValueError("metadata needs a 'source' string and string keys only")
+    for i, chunk in enumerate(doc.chunks):
+        if chunk.id != i:
+            raise ValueError(f"chunk at position {i} has id {chunk.id}")
         if chunk.embedding.shape != (dim,):
             raise ValueError(f"chunk {chunk.id} embedding shape {chunk.embedding.shape}, expected ({dim},)")
+        if chunk.kind not in KINDS:
+            raise ValueError(f"chunk {chunk.id} kind {chunk.kind!r} is not one of {sorted(KINDS)}")
+        if not 0 <= chunk.start_line < chunk.end_line:
+            raise ValueError(f"chunk {chunk.id} has an empty line range {chunk.start_line}..{chunk.end_line}")
     meta: bytes = msgpack.packb(doc.metadata, use_bin_type=True)
     body: bytes = msgpack.packb([c.to_wire() for c in doc.chunks], use_bin_type=True)
     flags = 0
@@ -174,6 +183,10 @@ def _inflate(body: bytes, name: str) -> bytes:
         raise AifBinFormatError(f"compressed chunk block does not inflate ({exc})", name) from exc
     if inflater.unconsumed_tail:
         raise AifBinFormatError(f"compressed chunk block inflates past {MAX_INFLATED_BYTES} bytes", name)
+    if not inflater.eof:
+        raise AifBinFormatError("compressed chunk block is truncated (zlib stream incomplete)", name)
+    if inflater.unused_data:
+        raise AifBinFormatError(f"{len(inflater.unused_data)} stray bytes after the compressed chunk block", name)
     return out
 
 
@@ -196,6 +209,9 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
     if not isinstance(path, list) or not all(isinstance(h, str) for h in path):
         raise AifBinFormatError(f"{where} heading_path is not a list of strings", name)
     directives = raw.get("directives", [])
+    tokens = raw.get("tokens", 0)
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0:
+        raise AifBinFormatError(f"{where} tokens is {tokens!r}, expected a non-negative int", name)
     return ChunkRecord(
         id=i,
         text=text,
@@ -203,7 +219,7 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
         end_line=end,
         heading_path=tuple(path),
         kind=kind,
-        tokens=int(raw.get("tokens", 0) or 0),
+        tokens=tokens,
         text_md5=str(raw.get("text_md5", "")),
         embedding=np.frombuffer(emb, dtype="<f4").astype(np.float32),
         directives=tuple(d for d in directives if isinstance(d, dict)) if isinstance(directives, list) else (),

@@ -100,9 +100,13 @@ def _coerce(key: str, value: Any) -> Any:
         return value
     if isinstance(default, int | float) and not isinstance(value, bool):
         try:
-            number = type(default)(value)
+            number = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"expected a {type(default).__name__}") from None
+        if isinstance(default, int):
+            if not number.is_integer():
+                raise ValueError("expected a whole number")
+            return int(number)
         return number
     if isinstance(default, str) and isinstance(value, str) and value.strip():
         return value
@@ -151,7 +155,10 @@ def _read_toml(path: Path, warnings: list[str]) -> Mapping[str, Any]:
         return {}
     # Both a flat file and a [botbin] table are accepted.
     table = data.get("botbin", data)
-    return table if isinstance(table, dict) else {}
+    if not isinstance(table, dict):
+        warnings.append(f"{path}: 'botbin' is not a table; settings in this file ignored")
+        return {}
+    return table
 
 
 def _read_env(env: Mapping[str, str]) -> dict[str, str]:
@@ -185,4 +192,8 @@ def load_settings(
         warnings.append(f"{sources.get(key, 'defaults')}: setting '{key}' = {values[key]!r} ignored ({reason}); "
                         "using the default")
         values[key] = getattr(_DEFAULTS, key)
+    if values["overlap_tokens"] * 2 >= values["target_tokens"]:
+        # The default overlap itself can break the rule when target_tokens is small.
+        values["overlap_tokens"] = values["target_tokens"] // 4
+        warnings.append(f"overlap_tokens set to {values['overlap_tokens']} (a quarter of target_tokens)")
     return LoadedSettings(Settings(**values), tuple(warnings))

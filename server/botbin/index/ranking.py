@@ -38,13 +38,23 @@ def top_k(scores: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] |
 
 
 def snippet(text: str, query_tokens: list[str], width: int = 240) -> str:
-    """One line of ``text`` (whitespace collapsed) around the first query word found, at most ``width`` chars."""
+    """One line of ``text`` (whitespace collapsed) around the first query word found.
+
+    At most ``width`` characters, the '…' marks for cut ends included. Short ASCII tokens ("to", "a")
+    are not used to place the window; CJK bigrams are.
+    """
     flat = re.sub(r"\s+", " ", text).strip()
     if len(flat) <= width:
         return flat
-    lower = flat.casefold()
-    hits = [pos for t in query_tokens if len(t) > 2 and (pos := lower.find(t)) >= 0]
-    start = max(0, min(hits) - width // 3) if hits else 0
-    end = min(len(flat), start + width)
-    start = max(0, end - width)
+    hits = []
+    for token in query_tokens:
+        if len(token) > 2 or not token.isascii():
+            # Searched in the original text so that positions stay valid (casefold can change lengths).
+            found = re.search(re.escape(token), flat, re.IGNORECASE)
+            if found:
+                hits.append(found.start())
+    room = width - 2
+    start = max(0, min(hits) - room // 3) if hits else 0
+    end = min(len(flat), start + room)
+    start = max(0, end - room)
     return ("…" if start else "") + flat[start:end].strip() + ("…" if end < len(flat) else "")

@@ -149,9 +149,12 @@ class MemoryIndex:
                 return False
             if tag and not any(t.casefold() == tag or t.casefold().startswith(tag + "/") for t in note.tags):
                 return False
-            if f.date_from and (note.date is None or note.date < f.date_from):
+            # Dates compare by day, whatever time part either side carries; "2026-11" as date_to means
+            # the whole month.
+            if f.date_from and (note.date is None or note.date[:10] < f.date_from[:10]):
                 return False
-            if f.date_to and (note.date is None or note.date[: len(f.date_to)] > f.date_to):
+            until = f.date_to[:10] if f.date_to else None
+            if until and (note.date is None or note.date[: len(until)] > until):
                 return False
             return not (f.path_glob and not wglob.globmatch(note.path, f.path_glob, flags=wglob.GLOBSTAR))
 

@@ -7,7 +7,25 @@ import unicodedata
 
 # Han, Hiragana, Katakana, Hangul and CJK punctuation-free ranges: scripts written without spaces.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+
+def _mark_ranges() -> str:
+    """A regex class body of every combining mark (Mn, Mc, Me) in the BMP: Devanagari vowel signs,
+    the dot that casefold leaves on 'İ', and so on. Python's \\w does not match them."""
+    ranges: list[tuple[int, int]] = []
+    for code in range(0x300, 0x10000):
+        if unicodedata.category(chr(code)).startswith("M"):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1] = (ranges[-1][0], code)
+            else:
+                ranges.append((code, code))
+    return "".join(f"\\u{a:04x}-\\u{b:04x}" if a != b else f"\\u{a:04x}" for a, b in ranges)
+
+
+_MARKS = _mark_ranges()
+# A word: letters and digits (not CJK, not underscore) with any combining marks, inner apostrophes allowed.
+_WORD = rf"(?:[^\W_{_CJK}]|[{_MARKS}])+"
+_TOKEN = re.compile(rf"[{_CJK}]+|{_WORD}(?:['’]{_WORD})*")
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
 
 

@@ -77,11 +77,15 @@ def _block_text(lines: list[str], start: int, end: int) -> tuple[str, int]:
     return "\n".join(lines[start:end]), end
 
 
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+
+
 def _inline_tags(blocks: list[Block]) -> list[str]:
     tags: list[str] = []
     for block in blocks:
         if block.kind in ("paragraph", "list_item", "quote", "table"):
-            tags.extend(m.group(1) for m in _INLINE_TAG.finditer(block.text))
+            text = _CODE_SPAN.sub(" ", block.text)  # `git checkout #main` holds no tag
+            tags.extend(m.group(1) for m in _INLINE_TAG.finditer(text))
     return tags
 
 

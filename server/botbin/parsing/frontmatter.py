@@ -30,14 +30,29 @@ class FrontMatter:
     """Problems found (malformed YAML, not a mapping), each naming the file and line."""
 
 
-def to_plain(value: Any) -> Any:
-    """Make YAML data MessagePack- and JSON-safe: string keys, ISO dates, lists for sequences."""
+#: MessagePack integers are 64-bit; larger YAML integers are kept as strings.
+_INT_RANGE = (-(2**63), 2**64 - 1)
+#: Deeper YAML nesting (or a self-referencing alias) is cut off and shown as a string.
+_MAX_DEPTH = 32
+
+
+def to_plain(value: Any, _depth: int = 0) -> Any:
+    """Make YAML data MessagePack- and JSON-safe: string keys, ISO dates, lists for sequences.
+
+    Integers outside 64 bits become strings; nesting deeper than 32 (a self-referencing alias such as
+    ``&x [*x]`` is infinitely deep) is cut off as the string "…".
+    """
+    if _depth > _MAX_DEPTH:
+        return "…"
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {str(to_plain(k)) if not isinstance(k, str) else k: to_plain(v) for k, v in value.items()}
+        return {k if isinstance(k, str) else str(to_plain(k, _depth + 1)): to_plain(v, _depth + 1)
+                for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
-        return [to_plain(v) for v in value]
+        return [to_plain(v, _depth + 1) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:
+        return str(value)
     if value is None or isinstance(value, str | int | float | bool):
         return value
     if isinstance(value, bytes):
@@ -73,10 +88,11 @@ def parse_frontmatter(yaml_text: str | None, path: str, first_line: int = 0) -> 
     if yaml_text is not None and yaml_text.strip():
         try:
             loaded = yaml.safe_load(yaml_text)
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+            # PyYAML raises ValueError for impossible dates such as 2026-13-45.
             mark = getattr(exc, "problem_mark", None)
             line = first_line + 2 + mark.line if mark is not None else first_line + 1
-            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
             warnings.append(f"{path}:{line}: malformed YAML frontmatter ({problem}); metadata ignored, body indexed")
             loaded = None
         if isinstance(loaded, dict):

@@ -38,8 +38,9 @@ def decode_note(data: bytes, path: str) -> DecodedText:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         text = data.decode("utf-8-sig", errors="replace")
+        offset = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after the BOM
         warnings.append(
-            f"{path}: invalid UTF-8 at byte {exc.start}; undecodable bytes indexed as U+FFFD "
+            f"{path}: invalid UTF-8 at byte {offset}; undecodable bytes indexed as U+FFFD "
             "(the note itself is untouched)"
         )
     return DecodedText(normalize_newlines(text), tuple(warnings))
