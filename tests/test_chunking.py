@@ -218,8 +218,6 @@ def test_headings_only_note_is_still_searchable() -> None:
     assert (chunk.start_line, chunk.end_line) == (0, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the heading of an empty section ('# Empty' followed directly by "
-                   "another heading of the same level) appears in no chunk, so it can never be found")
 def test_heading_of_empty_section_is_kept() -> None:
     note = note_of("# Empty Section Title\n\n# Next\n\nbody of next\n")
     chunks = chunk_note(note, WORDS)
@@ -261,13 +259,7 @@ REAL_CASES = {
 }
 
 
-WINDOW_BUG = pytest.mark.xfail(strict=True, reason="BUG: a token window cut inside a word ('reliably' -> "
-                                "'relia' | 'bly') re-tokenizes to more pieces, so the chunk has 257 > 256 tokens")
-REAL_CASE_PARAMS = [
-    pytest.param(name, marks=WINDOW_BUG) if name in ("huge paragraph without punctuation", "nested long headings")
-    else name
-    for name in REAL_CASES
-]
+REAL_CASE_PARAMS = list(REAL_CASES)
 
 
 @pytest.mark.parametrize("name", REAL_CASE_PARAMS)
@@ -346,8 +338,6 @@ def test_real_tokenizer_overlap_between_paragraph_chunks(wordpiece: WordPieceCou
         assert b.start_line < a.end_line
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: one long paragraph split into sentences gets no overlap at all "
-                   "(_Builder.overlap skips the only sentence of a single-sentence piece)")
 def test_real_tokenizer_overlap_within_one_long_paragraph(wordpiece: WordPieceCounter) -> None:
     text = " ".join(f"Sentence number {i} talks about memory systems and search quality." for i in range(80))
     chunks = chunk_note(note_of(text), wordpiece)
@@ -356,16 +346,12 @@ def test_real_tokenizer_overlap_within_one_long_paragraph(wordpiece: WordPieceCo
         assert b.text.split(". ")[0] in a.text
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a token window cut inside a word re-tokenizes to more word pieces "
-                   "than the window held, so the chunk exceeds target_tokens (257 > 256)")
 def test_real_tokenizer_window_cut_inside_word_stays_within_target(wordpiece: WordPieceCounter) -> None:
     note = note_of(" ".join(["zyxwvutsrq"] * 200))
     chunks = chunk_note(note, wordpiece)
     assert max(wordpiece.count(c.embed_text) + 2 for c in chunks) <= 256
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: overlap pieces glued to a window that starts inside a word "
-                   "(long code line with '. ') make Chunk.tokens differ from the real count of embed_text")
 def test_real_tokenizer_tokens_exact_for_long_code_line(wordpiece: WordPieceCounter) -> None:
     note = note_of("```\n" + " ".join(["abcdefghijklmnop."] * 150) + "\n```\n")
     chunks = chunk_note(note, wordpiece)
@@ -413,9 +399,7 @@ def test_property_chunks_fit_and_cover_the_body(text: str) -> None:
         assert chunks
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: same as the window-cut bugs above: with sentences longer than the "
-                   "budget, chunks can exceed target_tokens or report a wrong token count")
-# No shrinking: the bug is known, and shrinking a failing note through the real tokenizer takes minutes.
+# No shrinking: shrinking a failing note through the real tokenizer takes minutes.
 @settings(max_examples=60, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
           suppress_health_check=[HealthCheck.too_slow])
 @given(text=markdown_lines(40, 120, st.one_of(st.sampled_from(VOCAB), st.text("abcdefghijklmnopqrstuvwxyz",

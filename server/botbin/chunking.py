@@ -110,11 +110,28 @@ def _split_block(index: int, block: Block, budget: int, counter: TokenCounter) -
         if n <= budget:
             pieces.append(_Piece(index, start, end, n))
             continue
-        for ws, we in counter.windows(block.text[start:end], budget):
-            part = block.text[start + ws:start + we]
-            if part.strip():
-                pieces.append(_Piece(index, start + ws, start + we, counter.count(part)))
+        pieces.extend(_Piece(index, s, e, m) for s, e, m in _fit(block.text, start, end, budget, counter))
     return pieces
+
+
+def _fit(text: str, start: int, end: int, budget: int, counter: TokenCounter) -> list[tuple[int, int, int]]:
+    """Token windows of text[start:end] as (start, end, tokens), each re-counted and at most ``budget``.
+
+    A window cut inside an overlong word can re-tokenize into more pieces; such a window is split again
+    with a smaller run length until it fits.
+    """
+    out: list[tuple[int, int, int]] = []
+    for ws, we in counter.windows(text[start:end], budget):
+        s, e = start + ws, start + we
+        if not text[s:e].strip():
+            continue
+        n = counter.count(text[s:e])
+        if n <= budget or budget <= 1:
+            out.append((s, e, n))
+        else:
+            smaller = max(1, budget * budget // n - 1)
+            out.extend(_fit(text, s, e, smaller, counter) if smaller < budget else [(s, e, n)])
+    return out
 
 
 class _Builder:
@@ -143,25 +160,48 @@ class _Builder:
         return self.params.target_tokens - SPECIAL_TOKENS - self.prefix(path)[1]
 
     def sections(self) -> list[tuple[tuple[str, ...], Block | None, list[int]]]:
+        """(heading path, heading block, content block indices) per section, in order.
+
+        The heading of an empty section that is not a parent of the next one (``# A`` directly followed
+        by ``# B``) becomes content of the next section, so its words stay searchable.
+        """
         out: list[tuple[tuple[str, ...], Block | None, list[int]]] = [((), None, [])]
         for i, block in enumerate(self.blocks):
-            if block.kind == "heading":
-                out.append((block.heading_path, block, []))
-            else:
+            if block.kind != "heading":
                 out[-1][2].append(i)
+                continue
+            path, heading, content = out[-1]
+            orphan = heading is not None and not content and block.heading_path[: len(path)] != path
+            out.append((block.heading_path, block, [self.blocks.index(heading)] if orphan and heading else []))
+        path, heading, content = out[-1]
+        if heading is not None and not content and len(out) > 1:
+            out[-1] = (path, heading, [self.blocks.index(heading)])
         return [s for s in out if s[2]]
 
-    def overlap(self, last: _Piece) -> list[_Piece]:
-        """Trailing sentences of ``last`` worth at most overlap_tokens, to open the next chunk."""
-        text = self.blocks[last.block].text[last.start:last.end]
+    def overlap(self, pieces: list[_Piece], nxt: _Piece) -> list[_Piece]:
+        """The end of the previous chunk (``pieces``), at most overlap_tokens, to open the next chunk.
+
+        Whole trailing pieces first (never all of them), then trailing sentences of a longer piece.
+        Nothing is repeated when ``nxt`` continues a word cut at the chunk boundary.
+        """
+        if pieces[-1].block == nxt.block and pieces[-1].end == nxt.start:
+            return []
         tail: list[_Piece] = []
         used = 0
-        for s, e in reversed(_spans(text, _SENTENCE_END)[1:]):
-            n = self.counter.count(text[s:e])
-            if used + n > self.params.overlap_tokens:
-                break
-            tail.insert(0, _Piece(last.block, last.start + s, last.start + e, n))
-            used += n
+        for position in range(len(pieces) - 1, -1, -1):
+            piece = pieces[position]
+            if position > 0 and used + piece.tokens <= self.params.overlap_tokens:
+                tail.insert(0, piece)
+                used += piece.tokens
+                continue
+            text = self.blocks[piece.block].text[piece.start:piece.end]
+            for s, e in reversed(_spans(text, _SENTENCE_END)[1:]):
+                n = self.counter.count(text[s:e])
+                if used + n > self.params.overlap_tokens:
+                    break
+                tail.insert(0, _Piece(piece.block, piece.start + s, piece.start + e, n))
+                used += n
+            break
         return tail
 
     def pack(self, path: tuple[str, ...], heading: Block | None, indices: list[int]) -> list[_Draft]:
@@ -173,7 +213,7 @@ class _Builder:
             for piece in _split_block(i, self.blocks[i], budget, self.counter):
                 if current and used + piece.tokens > budget:
                     drafts.append(_Draft(path, current, heading if not drafts else None))
-                    current = self.overlap(current[-1])
+                    current = self.overlap(current, piece)
                     while current and sum(p.tokens for p in current) + piece.tokens > budget:
                         current.pop(0)
                     used = sum(p.tokens for p in current)
@@ -223,7 +263,10 @@ class _Builder:
         start = self._line_of(first, first.start)
         end = self._line_of(last, max(last.end - 1, last.start)) + 1
         prefix, _ = self.prefix(draft.path)
-        return Chunk(body, f"{prefix}\n{body}", draft.path, start, end, self.size(draft))
+        embed_text = f"{prefix}\n{body}"
+        # Counted again on the final text: pieces of one word joined back can tokenize differently.
+        tokens = SPECIAL_TOKENS + self.counter.count(embed_text)
+        return Chunk(body, embed_text, draft.path, start, end, tokens)
 
     def _line_of(self, piece: _Piece, offset: int) -> int:
         block = self.blocks[piece.block]
@@ -231,12 +274,11 @@ class _Builder:
 
     def build(self) -> list[Chunk]:
         drafts: list[_Draft] = []
-        for path, heading, indices in self.sections():
+        if self.blocks and all(b.kind == "heading" for b in self.blocks):
+            # A note of headings only (an outline) is one chunk of those headings.
+            drafts = self.pack((), None, list(range(len(self.blocks))))
+        for path, heading, indices in self.sections() if not drafts else []:
             drafts.extend(self.pack(path, heading, indices))
-        if not drafts:
-            headings = [i for i, b in enumerate(self.blocks) if b.kind == "heading"]
-            if headings:
-                drafts = self.pack((), None, headings)
         return [self.render(d) for d in self.merge_small(drafts)]
 
 

@@ -79,12 +79,24 @@ class WordPieceCounter:
         return len(self._tok.encode(text, add_special_tokens=False).ids)
 
     def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
-        """Character spans [start, end) covering ``text`` in runs of at most ``max_tokens`` word pieces."""
-        offsets = self._tok.encode(text, add_special_tokens=False).offsets
-        spans = []
-        for i in range(0, len(offsets), max(1, max_tokens)):
-            run = offsets[i:i + max_tokens]
-            spans.append((run[0][0], run[-1][1]))
+        """Character spans [start, end) covering ``text`` in runs of at most ``max_tokens`` word pieces.
+
+        Runs end between words where they can; only a word longer than ``max_tokens`` is cut inside.
+        """
+        encoding = self._tok.encode(text, add_special_tokens=False)
+        offsets, words = encoding.offsets, encoding.word_ids
+        step = max(1, max_tokens)
+        spans, start = [], 0
+        while start < len(offsets):
+            end = min(start + step, len(offsets))
+            if end < len(offsets) and words[end] is not None and words[end] == words[end - 1]:
+                first = end - 1
+                while first > start and words[first - 1] == words[end]:
+                    first -= 1
+                if first > start:
+                    end = first  # do not split the word: it opens the next run
+            spans.append((offsets[start][0], offsets[end - 1][1]))
+            start = end
         # Give each window the text up to the next window's start, so nothing between them is lost.
         return [(s, spans[j + 1][0] if j + 1 < len(spans) else len(text)) for j, (s, _) in enumerate(spans)]
 
