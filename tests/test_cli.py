@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from botbin.embedding import bundled_model_path
 from botbin.sync.lock import workspace_lock
 from conftest import REPO, run_checker
 
@@ -129,3 +130,18 @@ def test_missing_model_degrades_search_to_keywords(ws: Path) -> None:
     assert out.returncode == 0 and json.loads(out.stdout)["degraded"] is True
     assert b"keyword search only" in out.stderr
     assert botbin("sync", "--full", "--model", str(ws / "no-model"), cwd=ws).returncode == 4
+
+
+def test_model_folder_change_reembeds_with_no_hub_cache(ws: Path, tmp_path: Path) -> None:
+    """--model DIR takes any sentence-transformers folder; a model change re-embeds every chunk; an empty
+    Hugging Face cache and HF_HUB_OFFLINE=0 change nothing (the model never comes from the network)."""
+    shutil.copytree(bundled_model_path(), tmp_path / "mini")
+    env = {"HF_HOME": str(tmp_path / "empty-hf-home"), "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0"}
+    status = json.loads(botbin("status", "--json", cwd=ws).stdout)
+    moved = botbin("sync", "--json", "--model", str(tmp_path / "mini"), cwd=ws, env=env)
+    assert moved.returncode == 0, moved.stderr.decode()
+    report = json.loads(moved.stdout)
+    assert len(report["modified"]) == status["files"] and report["chunksEmbedded"] == status["chunks"]
+    back = json.loads(botbin("sync", "--json", cwd=ws, env=env).stdout)
+    assert len(back["modified"]) == status["files"]
+    assert not list((tmp_path / "empty-hf-home").rglob("*.safetensors"))
