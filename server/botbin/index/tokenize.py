@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 # Han, Hiragana, Katakana, Hangul and CJK punctuation-free ranges: scripts written without spaces.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
@@ -22,10 +23,14 @@ def _mark_ranges() -> str:
     return "".join(f"\\u{a:04x}-\\u{b:04x}" if a != b else f"\\u{a:04x}" for a, b in ranges)
 
 
-_MARKS = _mark_ranges()
-# A word: letters and digits (not CJK, not underscore) with any combining marks, inner apostrophes allowed.
-_WORD = rf"(?:[^\W_{_CJK}]|[{_MARKS}])+"
-_TOKEN = re.compile(rf"[{_CJK}]+|{_WORD}(?:['’]{_WORD})*")
+@lru_cache(maxsize=1)
+def _token_pattern() -> re.Pattern[str]:
+    """Built on first use (scanning the BMP for marks takes ~30 ms, not worth paying at import)."""
+    # A word: letters and digits (not CJK, not underscore) with any combining marks, inner apostrophes.
+    word = rf"(?:[^\W_{_CJK}]|[{_mark_ranges()}])+"
+    return re.compile(rf"[{_CJK}]+|{word}(?:['’]{word})*")
+
+
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
 
 
@@ -38,7 +43,7 @@ def tokenize(text: str) -> list[str]:
     """
     norm = unicodedata.normalize("NFKC", text).casefold()
     tokens: list[str] = []
-    for match in _TOKEN.finditer(norm):
+    for match in _token_pattern().finditer(norm):
         word = match.group()
         if _CJK_RUN.fullmatch(word):
             tokens.extend([word] if len(word) == 1 else [word[i:i + 2] for i in range(len(word) - 1)])
