@@ -38,7 +38,7 @@ from common import (
 
 REPO = Path(__file__).resolve().parents[1]
 OBSIDIAN_HELP = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
-BATCH_SIZE = 64
+BATCH_SIZE = 32  # SentenceTransformer.encode's default batch size, and botbin's
 REAL_10K_LIMIT_S = 180.0
 VAULT = {"vault": True}
 

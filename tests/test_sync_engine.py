@@ -193,3 +193,23 @@ def test_search_after_sync_patches_a_loaded_index(make_service: Callable[..., Me
     service.sync()
     hits = service.search("zebrafish telemetry", k=1).hits
     assert hits and hits[0].path == "memory/2026-11-05.md"
+
+
+def test_noop_sync_writes_nothing(make_service: Callable[..., MemoryService]) -> None:
+    service = make_service(NOTES)
+    service.sync()
+    before = {p: p.stat().st_mtime_ns for p in service.output_dir.rglob("*")}
+    service.sync()
+    assert {p: p.stat().st_mtime_ns for p in service.output_dir.rglob("*")} == before
+
+
+def test_status_lists_changed_new_and_deleted_notes(make_service: Callable[..., MemoryService]) -> None:
+    service = make_service(NOTES)
+    service.sync()
+    assert service.status().stale == ()
+    (service.root / "memory/2026-11-03.md").write_text("# changed\n\nnew words\n")
+    (service.root / "memory/new.md").write_text("# new\n\nnot synced\n")
+    (service.root / "memory/2026-11-04.md").unlink()
+    reasons = {s.path: s.reason for s in service.status().stale}
+    assert reasons == {"memory/2026-11-03.md": "changed since the last sync", "memory/new.md": "not synced yet",
+                       "memory/2026-11-04.md": "deleted, still indexed"}

@@ -221,7 +221,7 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
         kind=kind,
         tokens=tokens,
         text_md5=str(raw.get("text_md5", "")),
-        embedding=np.frombuffer(emb, dtype="<f4").astype(np.float32),
+        embedding=np.frombuffer(emb, dtype="<f4").astype(np.float32, copy=False),
         directives=tuple(d for d in directives if isinstance(d, dict)) if isinstance(directives, list) else (),
     )
 

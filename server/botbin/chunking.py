@@ -10,9 +10,10 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from botbin.parsing.blocks import Block, ParsedNote
+if TYPE_CHECKING:  # parsing pulls in markdown-it and YAML, which a no-op sync never needs
+    from botbin.parsing.blocks import Block, ParsedNote
 
 #: [CLS] and [SEP], added by the model around every input.
 SPECIAL_TOKENS = 2
@@ -77,6 +78,8 @@ class _Piece:
     start: int
     end: int
     tokens: int
+    exact: bool = True
+    """False for a token window: joined to its neighbours it may tokenize differently, so recount."""
 
 
 @dataclass
@@ -98,9 +101,8 @@ def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
     return [(s, e) for s, e in spans if text[s:e].strip()]
 
 
-def _split_block(index: int, block: Block, budget: int, counter: TokenCounter) -> list[_Piece]:
-    """Pieces of one block, each at most ``budget`` tokens: whole block, sentences/lines, then tokens."""
-    total = counter.count(block.text)
+def _split_block(index: int, block: Block, total: int, budget: int, counter: TokenCounter) -> list[_Piece]:
+    """Pieces of one block (``total`` tokens), each at most ``budget``: whole, sentences/lines, then tokens."""
     if total <= budget:
         return [_Piece(index, 0, len(block.text), total)]
     prose = block.kind in ("paragraph", "list_item", "quote")
@@ -110,7 +112,7 @@ def _split_block(index: int, block: Block, budget: int, counter: TokenCounter) -
         if n <= budget:
             pieces.append(_Piece(index, start, end, n))
             continue
-        pieces.extend(_Piece(index, s, e, m) for s, e, m in _fit(block.text, start, end, budget, counter))
+        pieces.extend(_Piece(index, s, e, m, False) for s, e, m in _fit(block.text, start, end, budget, counter))
     return pieces
 
 
@@ -140,6 +142,9 @@ class _Builder:
     def __init__(self, note: ParsedNote, counter: TokenCounter, params: ChunkerParams) -> None:
         self.note, self.counter, self.params = note, counter, params
         self.blocks = note.blocks
+        many = getattr(counter, "count_many", None)
+        texts = [b.text for b in self.blocks]
+        self.block_tokens: list[int] = list(many(texts)) if many is not None else [counter.count(t) for t in texts]
         self._prefix_cache: dict[tuple[str, ...], tuple[str, int]] = {}
 
     def prefix(self, path: tuple[str, ...]) -> tuple[str, int]:
@@ -210,7 +215,7 @@ class _Builder:
         current: list[_Piece] = []
         used = 0
         for i in indices:
-            for piece in _split_block(i, self.blocks[i], budget, self.counter):
+            for piece in _split_block(i, self.blocks[i], self.block_tokens[i], budget, self.counter):
                 if current and used + piece.tokens > budget:
                     drafts.append(_Draft(path, current, heading if not drafts else None))
                     current = self.overlap(current, piece)
@@ -245,8 +250,7 @@ class _Builder:
         if draft.heading is None:
             return []
         index = self.blocks.index(draft.heading)
-        n = self.counter.count(draft.heading.text)
-        return [_Piece(index, 0, len(draft.heading.text), n)]
+        return [_Piece(index, 0, len(draft.heading.text), self.block_tokens[index])]
 
     def render(self, draft: _Draft) -> Chunk:
         parts: list[str] = []
@@ -264,8 +268,10 @@ class _Builder:
         end = self._line_of(last, max(last.end - 1, last.start)) + 1
         prefix, _ = self.prefix(draft.path)
         embed_text = f"{prefix}\n{body}"
-        # Counted again on the final text: pieces of one word joined back can tokenize differently.
-        tokens = SPECIAL_TOKENS + self.counter.count(embed_text)
+        # Whole blocks and sentences add up exactly (WordPiece splits on whitespace and punctuation first);
+        # pieces of one word cut by a token window, joined back, can tokenize differently: count again.
+        exact = all(p.exact for p in draft.pieces)
+        tokens = self.size(draft) if exact else SPECIAL_TOKENS + self.counter.count(embed_text)
         return Chunk(body, embed_text, draft.path, start, end, tokens)
 
     def _line_of(self, piece: _Piece, offset: int) -> int:

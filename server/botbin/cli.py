@@ -17,7 +17,6 @@ from typing import Any
 from botbin import __version__
 from botbin.cli_output import print_hits, print_info, print_status, print_sync, sync_json
 from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, WorkspaceError
-from botbin.index.store import SearchFilters
 from botbin.service import MemoryService, extract_source, read_document
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT = 0, 1, 2, 3, 4, 5
@@ -139,6 +138,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     if (args.query is None) == (args.batch is None):
         print("botbin search: give a QUERY or --batch FILE.jsonl", file=sys.stderr)
         return EXIT_USAGE
+    from botbin.index.store import SearchFilters
+
     service = _service(args)
     filters = SearchFilters(args.path_glob, args.tag, args.kind, args.date_from, args.date_to)
     if args.batch is not None:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from botbin.aifbin import AifBinDocument
-from botbin.index.store import Hit, SearchFilters
-from botbin.service import MemoryService, Status
-from botbin.sync.engine import SyncReport
+if TYPE_CHECKING:
+    from botbin.aifbin import AifBinDocument
+    from botbin.index.store import Hit, SearchFilters
+    from botbin.service import MemoryService, Status
+    from botbin.sync.engine import SyncReport
 
 
 def sync_json(report: SyncReport) -> dict[str, Any]:

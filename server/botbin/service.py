@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -24,11 +24,13 @@ from botbin.embedding import (
     resolve_model,
 )
 from botbin.errors import AifBinFormatError, ModelError
-from botbin.index.store import Hit, MemoryIndex, SearchFilters, load_index
 from botbin.sync.documents import ModelMeta
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
 from botbin.sync.scan import scan_workspace
 from botbin.sync.state import STATE_FILE, SyncState, load_state
+
+if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync
+    from botbin.index.store import Hit, MemoryIndex, SearchFilters
 
 log = logging.getLogger(__name__)
 
@@ -152,6 +154,8 @@ class MemoryService:
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index, loaded from the state file's outputs on first use."""
+        from botbin.index.store import load_index
+
         warnings: list[str] = []
         if self._index is None:
             state, warnings = self._state()

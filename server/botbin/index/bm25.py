@@ -11,10 +11,14 @@ import numpy.typing as npt
 class Bm25Index:
     """BM25 scores of every chunk for a query; built once per corpus version."""
 
-    def __init__(self, corpus: list[list[str]]) -> None:
-        """``corpus``: one token list per chunk, in index order."""
+    def __init__(self, corpus: list[list[int]], vocab: dict[str, int]) -> None:
+        """``corpus``: one list of token ids per chunk, in index order; ``vocab``: token -> id.
+
+        Token ids (not strings) are passed to bm25s: the index keeps no per-chunk strings.
+        """
         self.size = len(corpus)
         self._retriever = None
+        self._vocab = vocab
         if any(corpus):
             import bm25s
 
@@ -22,8 +26,7 @@ class Bm25Index:
             logging.getLogger("bm25s").setLevel(logging.WARNING)
             # bm25s defaults follow Lucene's BM25 (Robertson et al.; k1=1.5, b=0.75).
             self._retriever = bm25s.BM25()
-            self._retriever.index(corpus, show_progress=False)
-            self._vocab = self._retriever.vocab_dict
+            self._retriever.index((corpus, dict(vocab)), show_progress=False)
 
     def scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (size,): BM25 score of each chunk for ``query`` tokens; zeros if no token is known."""

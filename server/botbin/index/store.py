@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,15 +69,18 @@ class Hit:
         }
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Note:
     path: str
     title: str
     tags: tuple[str, ...]
     date: str | None
     chunks: tuple[ChunkRecord, ...]
+    """Chunk records without their embeddings (those live in ``matrix``)."""
     matrix: npt.NDArray[np.float32]
-    tokens: tuple[list[str], ...]
+    """float32 (len(chunks), dim); after assembly a view into the index's one matrix."""
+    tokens: tuple[npt.NDArray[np.int32], ...]
+    """BM25 token ids per chunk."""
 
 
 @dataclass
@@ -88,14 +91,23 @@ class _Assembled:
     paths: list[str] = field(default_factory=list)
 
 
-def _note_from(doc: AifBinDocument) -> _Note:
+_NO_VECTOR = np.zeros(0, dtype=np.float32)
+
+
+def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
+    """Index entry of ``doc``; new BM25 terms are added to ``vocab``."""
     raw = doc.metadata.get("note")
     info: dict[str, Any] = raw if isinstance(raw, dict) else {}
     title = str(info.get("title") or Path(doc.source).stem)
     tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
     date = info.get("date") if isinstance(info.get("date"), str) else None
-    tokens = tuple(tokenize(" ".join([title, *c.heading_path, c.text])) for c in doc.chunks)
-    return _Note(doc.source, title, tags, date, doc.chunks, doc.embeddings(), tokens)
+    tokens = tuple(
+        np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokenize(" ".join([title, *c.heading_path, c.text]))),
+                    dtype=np.int32)
+        for c in doc.chunks
+    )
+    chunks = tuple(replace(c, embedding=_NO_VECTOR) for c in doc.chunks)
+    return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens)
 
 
 class MemoryIndex:
@@ -105,6 +117,7 @@ class MemoryIndex:
         """``dim``: embedding size (384 for all-MiniLM-L6-v2); None takes it from the first note added."""
         self.dim = dim
         self._notes: dict[str, _Note] = {}
+        self._vocab: dict[str, int] = {}
         self._assembled: _Assembled | None = None
 
     def __len__(self) -> int:
@@ -121,7 +134,7 @@ class MemoryIndex:
             self.dim = doc.dim
         if doc.chunks and doc.dim != self.dim:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
-        self._notes[doc.source] = _note_from(doc)
+        self._notes[doc.source] = _note_from(doc, self._vocab)
         self._assembled = None
 
     def remove(self, path: str) -> None:
@@ -135,7 +148,11 @@ class MemoryIndex:
             rows = [(n, c) for n in notes for c in n.chunks]
             mats = [n.matrix for n in notes if len(n.chunks)]
             matrix = np.ascontiguousarray(np.vstack(mats)) if mats else np.zeros((0, self.dim or 0), np.float32)
-            bm25 = Bm25Index([t for n in notes for t in n.tokens])
+            row = 0
+            for note in notes:  # keep one copy of the vectors: each note's matrix becomes a view
+                note.matrix = matrix[row:row + len(note.chunks)]
+                row += len(note.chunks)
+            bm25 = Bm25Index([t.tolist() for n in notes for t in n.tokens], self._vocab)
             self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows])
         return self._assembled
 

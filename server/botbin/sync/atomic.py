@@ -10,10 +10,12 @@ from pathlib import Path
 TEMP_PREFIX = ".botbin-tmp-"
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, sync_dir: bool = True) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never a mix.
 
-    Creates parent folders. Raises OSError if the folder cannot be written; the old file is then intact.
+    Creates parent folders. ``sync_dir=False`` leaves the folder's fsync (which makes the rename durable)
+    to the caller, who can then do it once for many files with fsync_dir. Raises OSError if the folder
+    cannot be written; the old file is then intact.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
@@ -27,10 +29,11 @@ def atomic_write(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
     """Make the rename durable (POSIX); a no-op where folders cannot be opened."""
     try:
         fd = os.open(folder, os.O_RDONLY)

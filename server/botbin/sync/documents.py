@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -12,7 +13,9 @@ import numpy.typing as npt
 from botbin import TOOL_NAME, __version__
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.chunking import Chunk, ChunkerParams, TokenCounter, chunk_note
-from botbin.parsing import ParsedNote, decode_note, parse_note
+
+if TYPE_CHECKING:
+    from botbin.parsing import ParsedNote
 
 
 def utc_now() -> str:
@@ -50,6 +53,8 @@ class PreparedNote:
 
 def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerParams) -> PreparedNote:
     """Decode, parse and chunk the bytes of note ``rel``. Raises ParseError for a binary file."""
+    from botbin.parsing import decode_note, parse_note  # imported on first change, not on a no-op sync
+
     decoded = decode_note(data, rel)
     note = parse_note(decoded.text, rel)
     chunks = tuple(chunk_note(note, counter, params))

@@ -22,7 +22,7 @@ from botbin.chunking import ChunkerParams, TokenCounter
 from botbin.config import Settings
 from botbin.embedding import Embedder
 from botbin.errors import BotbinError
-from botbin.sync.atomic import atomic_write, remove_empty_dirs, remove_stale_temps
+from botbin.sync.atomic import atomic_write, fsync_dir, remove_empty_dirs, remove_stale_temps
 from botbin.sync.cache import EmbeddingCache
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
 from botbin.sync.lock import workspace_lock
@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 #: Chunks embedded and written per group; the state file is saved after each group, so a killed
 #: cold sync keeps what it finished.
 GROUP_CHUNKS = 512
+
+#: Least seconds between two saves of the state file during a long sync (it is always saved at the end);
+#: a killed sync loses at most this much bookkeeping, never embeddings (they are in the written files).
+CHECKPOINT_S = 5.0
 
 #: progress(done_notes, total_notes)
 ProgressFn = Callable[[int, int], None]
@@ -109,6 +113,9 @@ class _Run:
         self.embedded = self.reused = 0
         self.group: list[tuple[PreparedNote, int]] = []
         """Notes waiting for embeddings, each with its mtime_ns."""
+        self.dirty = False
+        """True once the state differs from the state file."""
+        self.saved_at = time.monotonic()
         self.cache_sources: list[Path] = []
         """Outputs of deleted notes: read into the cache only if something needs embedding (renames)."""
 
@@ -131,6 +138,7 @@ class _Run:
         if (entry is not None and entry.hash == hashlib.md5(data).hexdigest() and not force
                 and _output_intact(self.ctx.root / entry.output, entry.output_bytes)):
             entry.size, entry.mtime_ns = len(data), mtime_ns
+            self.dirty = True
             return True
         try:
             prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params)
@@ -183,13 +191,15 @@ class _Run:
         queued, self.group = self.group, []
         notes = [prep for prep, _ in queued]
         now = utc_now()
+        folders: set[Path] = set()
         for (prep, mtime_ns), vectors in zip(queued, self.embed(notes), strict=True):
             old = self.state.files.get(prep.rel)
             doc = build_document(prep, vectors, self.ctx.model, self.ctx.params, old.created_at if old else now, now)
             out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
             blob = encode(doc, compress=self.ctx.settings.compress)
             try:
-                atomic_write(self.ctx.root / out_rel, blob)
+                atomic_write(self.ctx.root / out_rel, blob, sync_dir=False)
+                folders.add((self.ctx.root / out_rel).parent)
             except OSError as exc:
                 self.failed.append(NoteFailure(prep.rel, f"cannot write {out_rel} ({exc.strerror or exc})"))
                 continue
@@ -198,7 +208,15 @@ class _Run:
                 old.created_at if old and old.created_at else now, len(blob),
             )
             self.documents[prep.rel] = doc
+            self.dirty = True
+        for folder in folders:
+            fsync_dir(folder)
+        if time.monotonic() - self.saved_at >= CHECKPOINT_S:
+            self.save()
+
+    def save(self) -> None:
         save_state(self.ctx.output_dir / STATE_FILE, self.state)
+        self.dirty, self.saved_at = False, time.monotonic()
 
 
 def _needs_full_check(state: SyncState, ctx: SyncContext) -> bool:
@@ -259,6 +277,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         state, warnings = load_state(ctx.output_dir / STATE_FILE)
         force = full or _needs_full_check(state, ctx)
         run = _Run(ctx, state, progress)
+        run.dirty = force or not (ctx.output_dir / STATE_FILE).is_file()
         run.warnings.extend([*scan.warnings, *warnings])
         candidates, unchanged = _candidates(scan, state, ctx, force)
         run.cache_sources = [ctx.root / e.output for rel, e in state.files.items() if rel not in scan.files]
@@ -276,10 +295,12 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         old_hashes = {rel: state.files[rel].hash for rel in gone}
         _delete(run, gone)
         renamed = _renames(gone, run.added, old_hashes, state)
-        state.model = ctx.model.name
-        state.chunker = ctx.params.as_dict()
-        state.last_sync = utc_now()
-        save_state(ctx.output_dir / STATE_FILE, state)
+        if run.dirty or gone:
+            # last_sync is the last sync that changed the index; a no-op sync writes nothing.
+            state.model = ctx.model.name
+            state.chunker = ctx.params.as_dict()
+            state.last_sync = utc_now()
+            run.save()
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
         added=tuple(run.added), modified=tuple(run.modified), deleted=tuple(gone), renamed=tuple(renamed),

@@ -66,17 +66,29 @@ def _walk_roots(globs: tuple[str, ...]) -> list[str]:
     return kept
 
 
+class TrackedMatcher:
+    """Decides which relative paths are tracked notes; the globs are compiled once."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._out = settings.output_dir.strip("/")
+        self._include = wglob.compile(list(settings.tracked_globs), flags=_GLOB_FLAGS)
+        self._exclude = wglob.compile(list(settings.exclude), flags=_GLOB_FLAGS) if settings.exclude else None
+
+    def __call__(self, rel: str) -> bool:
+        """True if the relative POSIX path ``rel`` is a tracked note."""
+        if not rel.lower().endswith(".md") or rel.startswith(self._out + "/"):
+            return False
+        if any(p in ALWAYS_EXCLUDED_DIRS for p in rel.split("/")[:-1]):
+            return False
+        if not self._include.match(rel):
+            return False
+        return not (self._exclude is not None and self._exclude.match(rel))
+
+
 def is_tracked(rel: str, settings: Settings) -> bool:
-    """True if the relative POSIX path ``rel`` is a tracked note under ``settings``."""
-    parts = rel.split("/")
-    out = settings.output_dir.strip("/")
-    if any(p in ALWAYS_EXCLUDED_DIRS for p in parts[:-1]) or rel == out or rel.startswith(out + "/"):
-        return False
-    if not rel.lower().endswith(".md"):
-        return False
-    if not wglob.globmatch(rel, list(settings.tracked_globs), flags=_GLOB_FLAGS):
-        return False
-    return not (settings.exclude and wglob.globmatch(rel, list(settings.exclude), flags=_GLOB_FLAGS))
+    """True if the relative POSIX path ``rel`` is a tracked note under ``settings`` (compiles the globs;
+    use TrackedMatcher for many paths)."""
+    return TrackedMatcher(settings)(rel)
 
 
 def check_root(root: Path) -> None:
@@ -97,6 +109,7 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
     unreadable: list[str] = []
     warnings: list[str] = []
     out = settings.output_dir.strip("/")
+    tracked = TrackedMatcher(settings)
 
     def on_error(exc: OSError) -> None:
         rel = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "?"
@@ -118,7 +131,7 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
             )
             for name in names:
                 rel = f"{rel_dir}/{name}" if rel_dir else name
-                if not is_tracked(rel, settings):
+                if not tracked(rel):
                     continue
                 try:
                     st = os.stat(os.path.join(folder, name))
