@@ -213,3 +213,16 @@ def test_status_lists_changed_new_and_deleted_notes(make_service: Callable[..., 
     reasons = {s.path: s.reason for s in service.status().stale}
     assert reasons == {"memory/2026-11-03.md": "changed since the last sync", "memory/new.md": "not synced yet",
                        "memory/2026-11-04.md": "deleted, still indexed"}
+
+
+def test_checkpointed_sync_still_records_model_and_last_sync(make_service: Callable[..., MemoryService],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import botbin.sync.engine as engine
+
+    monkeypatch.setattr(engine, "CHECKPOINT_S", 0.0)  # save the state after every group
+    monkeypatch.setattr(engine, "GROUP_CHUNKS", 1)
+    service = make_service(NOTES)
+    service.sync()
+    state = json.loads(service.state_path.read_text())
+    assert state["model"] == FakeEmbedder.model_id and state["chunker"] and state["last_sync"]
+    assert not service.sync().changed

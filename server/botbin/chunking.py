@@ -152,7 +152,8 @@ class _Builder:
         if path not in self._prefix_cache:
             title = self.note.title
             parts = [title, *(path[1:] if path and path[0].strip() == title.strip() else path)]
-            text = " > ".join(p for p in parts if p)
+            # One line: a setext heading's text can span lines, and the prefix ends at the first newline.
+            text = " > ".join(" ".join(p.split()) for p in parts if p.strip())
             n = self.counter.count(text)
             cap = self.params.target_tokens // 4
             if n > cap:

@@ -115,6 +115,7 @@ class _Run:
         """Notes waiting for embeddings, each with its mtime_ns."""
         self.dirty = False
         """True once the state differs from the state file."""
+        self.saved_during_run = False
         self.saved_at = time.monotonic()
         self.cache_sources: list[Path] = []
         """Outputs of deleted notes: read into the cache only if something needs embedding (renames)."""
@@ -216,7 +217,7 @@ class _Run:
 
     def save(self) -> None:
         save_state(self.ctx.output_dir / STATE_FILE, self.state)
-        self.dirty, self.saved_at = False, time.monotonic()
+        self.dirty, self.saved_at, self.saved_during_run = False, time.monotonic(), True
 
 
 def _needs_full_check(state: SyncState, ctx: SyncContext) -> bool:
@@ -278,6 +279,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         force = full or _needs_full_check(state, ctx)
         run = _Run(ctx, state, progress)
         run.dirty = force or not (ctx.output_dir / STATE_FILE).is_file()
+        state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])
         candidates, unchanged = _candidates(scan, state, ctx, force)
         run.cache_sources = [ctx.root / e.output for rel, e in state.files.items() if rel not in scan.files]
@@ -295,10 +297,8 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         old_hashes = {rel: state.files[rel].hash for rel in gone}
         _delete(run, gone)
         renamed = _renames(gone, run.added, old_hashes, state)
-        if run.dirty or gone:
+        if run.dirty or gone or run.saved_during_run:
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.
-            state.model = ctx.model.name
-            state.chunker = ctx.params.as_dict()
             state.last_sync = utc_now()
             run.save()
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
