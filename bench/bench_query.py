@@ -49,20 +49,25 @@ def zipf_texts(rng: np.random.Generator, vocab: list[str], n: int, lo: int, hi: 
     return [" ".join(words[e - k:e]) for e, k in zip(ends.tolist(), lengths.tolist(), strict=True)]
 
 
+def note_doc(note: int, vectors: Vectors, texts: list[str]) -> AifBinDocument:
+    """The document of synthetic note ``note``: CHUNKS_PER_NOTE consecutive rows of ``vectors``/``texts``."""
+    model = {"name": "bench/random-vectors", "dim": DIM, "normalized": True, "max_tokens": 256}
+    chunks = tuple(
+        ChunkRecord(id=i, text=texts[row], start_line=3 * i, end_line=3 * i + 2,
+                    heading_path=(f"Note {note}", f"Section {i}"), kind="lore", tokens=0, text_md5="",
+                    embedding=vectors[row])
+        for i in range(CHUNKS_PER_NOTE) if (row := note * CHUNKS_PER_NOTE + i) < len(texts)
+    )
+    meta = {"source": f"notes/{note // 1000:03d}/note-{note:07d}.md", "model": model,
+            "note": {"title": f"Note {note}", "tags": [], "aliases": [], "date": None}}
+    return AifBinDocument(meta, chunks)
+
+
 def build_index(vectors: Vectors, texts: list[str]) -> MemoryIndex:
     """A MemoryIndex holding ``len(texts)`` chunks, CHUNKS_PER_NOTE per note, upserted note by note."""
     index = MemoryIndex(DIM)
-    model = {"name": "bench/random-vectors", "dim": DIM, "normalized": True, "max_tokens": 256}
     for note in range(len(texts) // CHUNKS_PER_NOTE):
-        chunks = tuple(
-            ChunkRecord(id=i, text=texts[row], start_line=3 * i, end_line=3 * i + 2,
-                        heading_path=(f"Note {note}", f"Section {i}"), kind="lore", tokens=0, text_md5="",
-                        embedding=vectors[row])
-            for i in range(CHUNKS_PER_NOTE) if (row := note * CHUNKS_PER_NOTE + i) < len(texts)
-        )
-        meta = {"source": f"notes/{note // 1000:03d}/note-{note:07d}.md", "model": model,
-                "note": {"title": f"Note {note}", "tags": [], "aliases": [], "date": None}}
-        index.upsert(AifBinDocument(meta, chunks))
+        index.upsert(note_doc(note, vectors, texts))
     return index
 
 
@@ -93,13 +98,13 @@ def numpy_topk(matrix: Vectors, q: Vectors, k: int) -> npt.NDArray[np.intp]:
 
 
 def token_lists_bytes(index: MemoryIndex, sample: int = 200) -> int:
-    """Estimated bytes of the per-chunk token lists the index keeps for BM25 (lists + str objects),
-    extrapolated from ``sample`` notes (private attribute; for the report only)."""
+    """Estimated bytes of the per-chunk BM25 token ids the index keeps (int32 arrays), extrapolated from
+    ``sample`` notes (private attribute; for the report only)."""
     notes = list(getattr(index, "_notes", {}).values())
     if not notes:
         return 0
     picked = notes[:: max(1, len(notes) // sample)]
-    size = sum(sys.getsizeof(t) + sum(sys.getsizeof(w) for w in t) for n in picked for t in n.tokens)
+    size = sum(sys.getsizeof(t) for n in picked for t in n.tokens)
     return int(size * len(notes) / len(picked))
 
 
@@ -129,9 +134,8 @@ def bench_size(n: int) -> dict[str, Any]:
         "numpy": lambda i: numpy_topk(matrix, qvecs[i], K),
     }, QUERIES)
     hybrid, baseline = ms["hybrid"], ms["numpy"]
-    note0 = next(iter(getattr(index, "_notes", {}).values()), None)
-    if note0 is not None:  # any upsert drops the assembled matrix and BM25: the next search rebuilds both
-        index.upsert(AifBinDocument({"source": note0.path, "model": {"dim": DIM}}, note0.chunks))
+    # Any upsert drops the assembled matrix and BM25: the next search rebuilds both.
+    index.upsert(note_doc(0, vectors, texts))
     reassemble_s, _ = timed(lambda: index.search(queries[1], qvecs[1], K))
     token_bytes = token_lists_bytes(index)
     # Correctness: with no query words the ranking is by cosine alone and must equal the baseline's.

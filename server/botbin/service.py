@@ -140,10 +140,16 @@ class MemoryService:
         return load_state(self.state_path)
 
     # -- operations ---------------------------------------------------------------------------
-    def sync(self, progress: ProgressFn | None = None, full: bool = False) -> SyncReport:
-        """Sync the workspace (see sync_workspace for errors); patches a loaded index in place."""
+    def sync(self, progress: ProgressFn | None = None, full: bool = False,
+             keep_documents: bool = False) -> SyncReport:
+        """Sync the workspace (see sync_workspace for errors); patches a loaded index in place.
+
+        ``keep_documents``: return the written documents in the report; they are always kept when an
+        index is loaded (it needs them), else none are held, so a cold sync of a big vault stays small.
+        """
         ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder)
-        report = sync_workspace(ctx, progress, full)
+        keep = bool(keep_documents) or self._index is not None
+        report = sync_workspace(ctx, progress, full, keep_documents=keep)
         self._indexed_at = report.synced_at
         if self._index is not None:
             for path in report.deleted:

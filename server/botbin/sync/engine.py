@@ -71,7 +71,7 @@ class SyncReport:
     synced_at: str | None = None
     """ISO 8601 UTC time this sync finished (the state file's ``last_sync``)."""
     documents: dict[str, AifBinDocument] = field(default_factory=dict, repr=False)
-    """Documents written in this sync, by note path (for patching an in-memory index)."""
+    """Documents written in this sync, by note path, when asked for (to patch an in-memory index)."""
 
     @property
     def changed(self) -> bool:
@@ -102,8 +102,8 @@ class SyncContext:
 class _Run:
     """One sync run's working state."""
 
-    def __init__(self, ctx: SyncContext, state: SyncState, progress: ProgressFn | None) -> None:
-        self.ctx, self.state, self.progress = ctx, state, progress
+    def __init__(self, ctx: SyncContext, state: SyncState, keep_documents: bool) -> None:
+        self.ctx, self.state, self.keep_documents = ctx, state, keep_documents
         self.cache = EmbeddingCache(ctx.model.name)
         self.added: list[str] = []
         self.modified: list[str] = []
@@ -203,12 +203,16 @@ class _Run:
                 folders.add((self.ctx.root / out_rel).parent)
             except OSError as exc:
                 self.failed.append(NoteFailure(prep.rel, f"cannot write {out_rel} ({exc.strerror or exc})"))
+                for changed in (self.added, self.modified):
+                    if prep.rel in changed:
+                        changed.remove(prep.rel)
                 continue
             self.state.files[prep.rel] = FileEntry(
                 prep.md5, now, len(prep.chunks), out_rel, len(prep.data), mtime_ns,
                 old.created_at if old and old.created_at else now, len(blob),
             )
-            self.documents[prep.rel] = doc
+            if self.keep_documents:
+                self.documents[prep.rel] = doc
             self.dirty = True
         for folder in folders:
             fsync_dir(folder)
@@ -264,12 +268,16 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
     return out, unchanged
 
 
-def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False) -> SyncReport:
+def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False,
+                   keep_documents: bool = False) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
     ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
-    unchanged). Raises WorkspaceError if the workspace cannot be read (nothing is changed then),
-    LockedError if another process is syncing, ModelError if the model cannot embed.
+    unchanged). ``keep_documents`` returns the written documents in the report (to patch an index in
+    memory); otherwise none are held, so a cold sync of a big vault stays small.
+
+    Raises WorkspaceError if the workspace cannot be read (nothing is changed then), LockedError if
+    another process is syncing, ModelError if the model cannot embed.
     """
     started = time.perf_counter()
     scan = scan_workspace(ctx.root, ctx.settings)
@@ -277,7 +285,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         remove_stale_temps(ctx.output_dir)
         state, warnings = load_state(ctx.output_dir / STATE_FILE)
         force = full or _needs_full_check(state, ctx)
-        run = _Run(ctx, state, progress)
+        run = _Run(ctx, state, keep_documents)
         run.dirty = force or not (ctx.output_dir / STATE_FILE).is_file()
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])
