@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from botbin.index.ranking import hybrid, normalize_bm25, snippet, top_k
+from botbin.index.ranking import add_bm25, hybrid, normalize_bm25, snippet, top_k
 
 
 def f32(*values: float) -> np.ndarray:
@@ -138,3 +139,13 @@ def test_snippet_centres_on_cjk_match() -> None:
 def test_snippet_is_at_most_width() -> None:
     out = snippet("x" * 300 + " needle " + "y" * 300, ["needle"], width=100)
     assert len(out) <= 100
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.3, 0.7, 1.0])
+def test_add_bm25_in_place_equals_the_dense_formula(alpha: float) -> None:
+    rng = np.random.default_rng(7)
+    cosine = rng.uniform(-1, 1, 500).astype(np.float32)
+    raw = np.where(rng.random(500) < 0.1, rng.uniform(0, 9, 500), 0).astype(np.float32)
+    dense = hybrid(cosine, normalize_bm25(raw), alpha)
+    assert np.allclose(add_bm25(alpha * cosine, raw, alpha), dense, atol=1e-6)
+    assert np.allclose(add_bm25(alpha * cosine, np.zeros(500, np.float32), alpha), alpha * cosine, atol=1e-7)

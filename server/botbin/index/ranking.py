@@ -21,6 +21,20 @@ def hybrid(
     return (alpha * cosine + (1.0 - alpha) * bm25_norm).astype(np.float32, copy=False)
 
 
+def add_bm25(
+    alpha_cosine: npt.NDArray[np.float32], bm25_raw: npt.NDArray[np.float32], alpha: float
+) -> npt.NDArray[np.float32]:
+    """Turn ``alpha * cosine`` into the hybrid score in place by adding ``(1 - alpha) * bm25_norm``.
+
+    The same result as ``hybrid(cosine, normalize_bm25(bm25_raw), alpha)`` with fewer passes over the
+    arrays (the caller gets ``alpha * cosine`` from ``matrix @ (alpha * query)``). Returns the array.
+    """
+    top = float(bm25_raw.max()) if bm25_raw.size else 0.0
+    if top > 0 and alpha < 1.0:
+        alpha_cosine += bm25_raw * np.float32((1.0 - alpha) / top)
+    return alpha_cosine
+
+
 def top_k(scores: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] | None = None) -> list[int]:
     """Indices of the ``k`` best scores (best first), among rows where ``mask`` is True."""
     if mask is not None:

@@ -14,7 +14,7 @@ from wcmatch import glob as wglob
 from botbin.aifbin import AifBinDocument, ChunkRecord, decode
 from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
-from botbin.index.ranking import hybrid, normalize_bm25, snippet, top_k
+from botbin.index.ranking import add_bm25, snippet, top_k
 from botbin.index.tokenize import tokenize
 
 log = logging.getLogger(__name__)
@@ -195,15 +195,22 @@ class MemoryIndex:
         if not asm.rows:
             return []
         q_tokens = tokenize(query)
-        bm25 = normalize_bm25(asm.bm25.scores(q_tokens))
-        if query_vector is None:
-            cosine, alpha = np.zeros(len(asm.rows), dtype=np.float32), 0.0
+        bm25_raw = asm.bm25.scores(q_tokens)
+        q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
+        if q is None:
+            alpha = 0.0
+            scores = np.zeros(len(asm.rows), dtype=np.float32)
         else:
-            cosine = asm.matrix @ query_vector.astype(np.float32, copy=False)
-        scores = hybrid(cosine, bm25, alpha)
+            scores = asm.matrix @ (q * np.float32(alpha))  # alpha * cosine in one pass
+        add_bm25(scores, bm25_raw, alpha)
         mask = self._mask(asm, filters or SearchFilters())
         order = self._best_per_note(asm, scores, mask, k) if best_per_note else top_k(scores, k, mask)
-        return [self._hit(asm, i, q_tokens, scores, cosine, bm25) for i in order]
+        best = float(bm25_raw.max()) if bm25_raw.size else 0.0
+        return [
+            self._hit(asm, i, q_tokens, float(scores[i]), 0.0 if q is None else float(asm.matrix[i] @ q),
+                      float(bm25_raw[i]) / best if best > 0 else 0.0)
+            for i in order
+        ]
 
     def _best_per_note(self, asm: _Assembled, scores: npt.NDArray[np.float32],
                        mask: npt.NDArray[np.bool_] | None, k: int) -> list[int]:
@@ -219,14 +226,13 @@ class MemoryIndex:
         return out
 
     @staticmethod
-    def _hit(asm: _Assembled, i: int, q_tokens: list[str], scores: npt.NDArray[np.float32],
-             cosine: npt.NDArray[np.float32], bm25: npt.NDArray[np.float32]) -> Hit:
+    def _hit(asm: _Assembled, i: int, q_tokens: list[str], score: float, cosine: float, bm25: float) -> Hit:
         note, chunk = asm.rows[i]
         return Hit(
             path=note.path, start_line=chunk.start_line, end_line=chunk.end_line,
             heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
             snippet=snippet(chunk.text, q_tokens), text=chunk.text,
-            score=float(scores[i]), cosine=float(cosine[i]), bm25=float(bm25[i]),
+            score=score, cosine=cosine, bm25=bm25,
         )
 
 
