@@ -108,6 +108,7 @@ class MemoryService:
 
     @cached_property
     def model_meta(self) -> ModelMeta:
+        """Model id, dimension and input limit, from the config files (no weights are loaded)."""
         if self._embedder is not None:
             return ModelMeta(self._embedder.model_id, self._embedder.dim, self._embedder.max_tokens)
         dim, max_tokens = model_info(self.model_spec)
@@ -115,6 +116,7 @@ class MemoryService:
 
     @cached_property
     def counter(self) -> TokenCounter:
+        """The model's tokenizer, for chunk sizing (a test embedder borrows the bundled one)."""
         path = self.model_spec.path if self._embedder is None else resolve_model(None).path
         return WordPieceCounter(path)
 
