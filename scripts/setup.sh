@@ -10,7 +10,10 @@ fi
 . .venv/bin/activate
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 python -m pip install -q --upgrade pip >/dev/null
-python -c "import torch" 2>/dev/null || python -m pip install -q "torch==2.13.0"
+# TORCH_INDEX_URL (e.g. https://download.pytorch.org/whl/cpu) picks the CPU wheels where PyPI would serve CUDA.
+if ! python -c "import torch" 2>/dev/null; then
+  python -m pip install -q "torch==2.13.0" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
+fi
 python -m pip install -q -e ".[dev]"
 if [ -f package.json ] && command -v npm >/dev/null 2>&1; then
   npm install --no-audit --no-fund --silent

@@ -214,3 +214,33 @@ def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
     service = MemoryService(tmp_path / "nope", {}, env={})
     with pytest.raises(WorkspaceError, match="does not exist"):
         service.sync()
+
+
+def test_lost_state_file_then_deleted_note_leaves_no_orphan(make_service: Callable[..., MemoryService]) -> None:
+    service = make_service({"memory/a.md": GOOD, "memory/b.md": GOOD.replace("webhook", "deploy")})
+    service.sync()
+    service.state_path.write_text("garbage", encoding="utf-8")
+    (service.root / "memory/b.md").unlink()
+    report = service.sync()
+    assert any("no note owns" in w for w in report.warnings)
+    assert sorted(p.name for p in service.output_dir.rglob("*.aif-bin")) == ["a.aif-bin"]
+
+
+def test_uppercase_md_is_not_a_note_so_nothing_collides(make_service: Callable[..., MemoryService]) -> None:
+    service = make_service({"memory/a.md": GOOD, "memory/a.MD": "# other\n\nsubmarines\n"})
+    assert service.sync().added == ("memory/a.md",)
+
+
+def test_status_names_a_missing_output(make_service: Callable[..., MemoryService]) -> None:
+    service = make_service({"memory/a.md": GOOD})
+    service.sync()
+    (service.output_dir / "memory/a.aif-bin").unlink()
+    (stale,) = service.status().stale
+    assert stale.path == "memory/a.md" and "missing or damaged" in stale.reason
+    assert service.sync().modified == ("memory/a.md",)
+
+
+def test_output_dir_that_is_a_file_is_a_workspace_error(make_service: Callable[..., MemoryService]) -> None:
+    service = make_service({"memory/a.md": GOOD, "out": "a file"}, output_dir="out")
+    with pytest.raises(WorkspaceError, match="cannot create the output folder"):
+        service.sync()

@@ -145,3 +145,27 @@ def test_model_folder_change_reembeds_with_no_hub_cache(ws: Path, tmp_path: Path
     back = json.loads(botbin("sync", "--json", cwd=ws, env=env).stdout)
     assert len(back["modified"]) == status["files"]
     assert not list((tmp_path / "empty-hf-home").rglob("*.safetensors"))
+
+
+def test_bad_search_input_is_a_usage_error_not_a_traceback(ws: Path, tmp_path: Path) -> None:
+    for args in (["search", ""], ["search", "x", "--alpha", "5"], ["search", "x", "--alpha", "nan"],
+                 ["search", "x", "-k", "0"], ["search", "x", "--since", "yesterday"],
+                 ["search", "--batch", str(tmp_path / "none.jsonl")]):
+        out = botbin(*args, cwd=ws)
+        assert out.returncode == 2 and b"Traceback" not in out.stderr, (args, out.stderr)
+    batch = tmp_path / "bad.jsonl"
+    batch.write_text('{"q": "x", "k": "abc"}\n{"q": "x", "k": 1.5}\n{"q": "x", "alpha": "z"}\nnot json\n')
+    out = botbin("search", "--batch", str(batch), cwd=ws)
+    assert out.returncode == 0 and out.stdout.decode().splitlines() == ["[]"] * 4
+    assert out.stderr.count(b"bad query line") == 4 and b"Traceback" not in out.stderr
+    missing = botbin("search", "x", "--workspace", str(tmp_path / "missing"))
+    assert missing.returncode == 3 and b"does not exist" in missing.stderr
+    unwritable = botbin("extract", str(ws / "memory" / "aifbin" / "MEMORY.aif-bin"), "-o",
+                        str(tmp_path / "no" / "dir" / "x.md"))
+    assert unwritable.returncode == 2 and b"cannot write" in unwritable.stderr
+
+
+def test_closed_pipe_is_not_an_error(ws: Path) -> None:
+    shell = f"{sys.executable} -m botbin search 'database connections' -k 5 | head -c 10"
+    out = subprocess.run(shell, shell=True, cwd=ws, capture_output=True, check=False, timeout=300)
+    assert out.returncode == 0 and b"Traceback" not in out.stderr and b"BrokenPipe" not in out.stderr

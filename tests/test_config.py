@@ -15,7 +15,9 @@ from botbin.config import (
     load_settings,
 )
 
-ENV_SOURCE = "environment (BOTBIN_*)"
+
+def env_source(key: str) -> str:
+    return f"environment variable BOTBIN_{key.upper()}"
 
 
 def load(ws: Path, toml: str | None = None, env: dict[str, str] | None = None,
@@ -129,7 +131,7 @@ def test_bad_env_value_names_the_environment(tmp_path: Path, var: str, value: st
     loaded = load(tmp_path, env={var: value})
     assert getattr(loaded.settings, key) == getattr(Settings(), key)
     warning = one_warning(loaded)
-    assert warning.startswith(ENV_SOURCE + ": ")
+    assert warning.startswith(env_source(key) + ": ") and var in warning
     assert f"'{key}'" in warning
 
 
@@ -181,7 +183,7 @@ def test_output_dir_escaping_the_workspace_is_rejected(tmp_path: Path, output_di
     assert loaded.settings.output_dir == "memory/aifbin"
     warning = one_warning(loaded)
     assert "'output_dir'" in warning
-    source = {"toml": str(tmp_path / CONFIG_FILE), "env": ENV_SOURCE, "override": "command line"}[where]
+    source = {"toml": str(tmp_path / CONFIG_FILE), "env": env_source("output_dir"), "override": "command line"}[where]
     assert warning.startswith(source + ": ")
 
 
@@ -196,7 +198,7 @@ def test_range_warning_names_source_and_key(tmp_path: Path) -> None:
     assert (loaded.settings.alpha, loaded.settings.top_k) == (0.7, 10)
     assert sorted(loaded.warnings) == sorted([
         f"{tmp_path / CONFIG_FILE}: setting 'alpha' = 2.0 ignored (must be between 0 and 1); using the default",
-        f"{ENV_SOURCE}: setting 'top_k' = -1 ignored (must be positive); using the default",
+        f"{env_source('top_k')}: setting 'top_k' = -1 ignored (must be positive); using the default",
     ])
 
 

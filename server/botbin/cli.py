@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +21,7 @@ from botbin.cli_output import print_hits, print_info, print_status, print_sync, 
 from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, WorkspaceError
 from botbin.service import MemoryService, extract_source, read_document
 
+_ISO_DAY = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT = 0, 1, 2, 3, 4, 5
 EPILOG = """exit codes:
   0  success
@@ -84,15 +87,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
 
     p = add(sub, common, "status", "index size, last sync, stale notes")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     p = add(sub, common, "info", "describe one .aif-bin file")
-    p.add_argument("file", type=Path)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("file", type=Path, help="a .aif-bin file (relative to the current folder or --workspace)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
     p = add(sub, common, "extract", "print the original note kept in a .aif-bin file, byte for byte")
-    p.add_argument("file", type=Path)
-    p.add_argument("--out", "-o", dest="extract_to", type=Path, help="write to this file instead of stdout")
+    p.add_argument("file", type=Path, help="a .aif-bin file (relative to the current folder or --workspace)")
+    p.add_argument("--out", "-o", dest="extract_to", type=Path, metavar="FILE",
+                   help="write to this file instead of stdout")
 
     p = add(sub, common, "watch", "sync whenever tracked notes change")
     p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
@@ -134,9 +138,29 @@ def cmd_sync(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
-def cmd_search(args: argparse.Namespace) -> int:
+def _search_usage_error(args: argparse.Namespace) -> str | None:
+    """Why the search flags are unusable, or None."""
+    from botbin.cli_output import check_k_alpha
+
     if (args.query is None) == (args.batch is None):
-        print("botbin search: give a QUERY or --batch FILE.jsonl", file=sys.stderr)
+        return "give a QUERY or --batch FILE.jsonl"
+    if args.query is not None and not args.query.strip():
+        return "the query is empty"
+    if args.alpha is not None and args.alpha != args.alpha:  # NaN
+        return "alpha must be a number between 0 and 1, not nan"
+    reason = check_k_alpha(args.k, args.alpha)
+    if reason:
+        return reason
+    for flag, value in (("--since", args.date_from), ("--until", args.date_to)):
+        if value is not None and not _ISO_DAY.fullmatch(value):
+            return f"{flag} takes a date as YYYY, YYYY-MM or YYYY-MM-DD, not {value!r}"
+    return None
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    problem = _search_usage_error(args)
+    if problem:
+        print(f"botbin search: {problem}", file=sys.stderr)
         return EXIT_USAGE
     from botbin.index.store import SearchFilters
 
@@ -153,28 +177,43 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded,
                           "indexedAt": result.indexed_at}, ensure_ascii=False))
     else:
-        print_hits(result.hits)
+        print_hits(result.hits, filtered=filters != SearchFilters())
     return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    status = _service(args).status()
+    service = _service(args)
+    status = service.status()
     if args.json:
         print(json.dumps(status.to_dict(), ensure_ascii=False))
     else:
-        print_status(status)
+        print_status(status, already_shown=service.warnings)
     return EXIT_OK
 
 
+def _aifbin_path(args: argparse.Namespace) -> Path:
+    """FILE as given, else relative to --workspace when that is where it is."""
+    file: Path = args.file
+    workspace = getattr(args, "workspace", None)
+    if not file.exists() and not file.is_absolute() and workspace is not None and (workspace / file).exists():
+        return Path(workspace / file)
+    return file
+
+
 def cmd_info(args: argparse.Namespace) -> int:
-    print_info(read_document(args.file), args.file, args.json)
+    path = _aifbin_path(args)
+    print_info(read_document(path), path, args.json)
     return EXIT_OK
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    data = extract_source(args.file)
+    data = extract_source(_aifbin_path(args))
     if args.extract_to is not None:
-        args.extract_to.write_bytes(data)
+        try:
+            args.extract_to.write_bytes(data)
+        except OSError as exc:
+            print(f"botbin: error: {args.extract_to}: cannot write ({exc.strerror or exc})", file=sys.stderr)
+            return EXIT_USAGE
     else:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
@@ -198,7 +237,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="botbin: %(levelname)s %(name)s: %(message)s")
     try:
-        return COMMANDS[args.command](args)
+        code = COMMANDS[args.command](args)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
+        return code
     except (WorkspaceError, LockedError) as exc:
         code = EXIT_WORKSPACE
         message = str(exc)
@@ -209,7 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BotbinError as exc:
         code, message = EXIT_USAGE, str(exc)
     except KeyboardInterrupt:
+        print("botbin: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`botbin search ... | head -1`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     print(f"botbin: error: {message}", file=sys.stderr)
     return code
 

@@ -41,10 +41,10 @@ def print_sync(report: SyncReport) -> None:
     )
 
 
-def print_hits(hits: list[Hit]) -> None:
+def print_hits(hits: list[Hit], filtered: bool = False) -> None:
     """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet."""
     if not hits:
-        print("no hits (is the workspace synced? try `botbin status`)")
+        print("no hits matching the filters" if filtered else "no hits (is the workspace synced? try `botbin status`)")
         return
     for rank, hit in enumerate(hits, 1):
         where = " > ".join(hit.heading_path)
@@ -53,7 +53,8 @@ def print_hits(hits: list[Hit]) -> None:
         print(f"    {hit.snippet}")
 
 
-def print_status(status: Status) -> None:
+def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
+    """The status report on stdout; its warnings not in ``already_shown`` on stderr."""
     print(f"workspace:   {status.workspace}")
     print(f"output:      {status.output_dir}")
     print(f"state file:  {status.state_file}")
@@ -67,7 +68,8 @@ def print_status(status: Status) -> None:
     else:
         print("stale:       none")
     for warning in status.warnings:
-        print(f"botbin: warning: {warning}", file=sys.stderr)
+        if warning not in already_shown:
+            print(f"botbin: warning: {warning}", file=sys.stderr)
 
 
 def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
@@ -93,23 +95,56 @@ def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
               f"{c['kind']:<4} {' > '.join(c['headingPath'])}")
 
 
+def check_k_alpha(k: object, alpha: object) -> str | None:
+    """The reason ``k`` (a positive int or None) or ``alpha`` (a number in [0, 1] or None) is bad, or None."""
+    if k is not None and (not isinstance(k, int) or isinstance(k, bool) or k < 1):
+        return f"k must be a whole number of at least 1, not {k!r}"
+    if alpha is not None and (
+        not isinstance(alpha, int | float) or isinstance(alpha, bool) or not 0.0 <= float(alpha) <= 1.0
+    ):
+        return f"alpha must be a number between 0 and 1, not {alpha!r}"
+    return None
+
+
+def _batch_query(line: str) -> tuple[str, int | None, float | None]:
+    """(query, k, alpha) of one batch line. Raises ValueError with the reason."""
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    query = item.get("q") if isinstance(item, dict) else None
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError('expected {"q": "a non-empty query", "k"?: int, "alpha"?: number}')
+    reason = check_k_alpha(item.get("k"), item.get("alpha"))
+    if reason:
+        raise ValueError(reason)
+    return query, item.get("k"), item.get("alpha")
+
+
 def run_batch(service: MemoryService, path: Path, k: int | None, alpha: float | None,
               filters: SearchFilters, best_per_note: bool) -> int:
-    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once)."""
-    source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
-    with source:
-        for number, line in enumerate(source, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-                query = item["q"] if isinstance(item, dict) else None
-                if not isinstance(query, str):
-                    raise ValueError('expected {"q": "..."}')
-            except (ValueError, KeyError) as exc:
-                print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
-                print("[]")
-                continue
-            result = service.search(query, item.get("k", k), item.get("alpha", alpha), filters, best_per_note)
-            print(json.dumps([h.to_dict() for h in result.hits], ensure_ascii=False), flush=True)
+    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once).
+
+    A bad line is reported on stderr and answered with ``[]``, so output lines stay aligned with input lines.
+    Returns 2 if the file cannot be read.
+    """
+    try:
+        source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+        with source:
+            lines = source.readlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"botbin: error: {path}: cannot read the batch file ({exc})", file=sys.stderr)
+        return 2
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            query, line_k, line_alpha = _batch_query(line)
+        except ValueError as exc:
+            print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
+            print("[]", flush=True)
+            continue
+        result = service.search(query, line_k or k, alpha if line_alpha is None else line_alpha, filters,
+                                best_per_note)
+        print(json.dumps([h.to_dict() for h in result.hits], ensure_ascii=False), flush=True)
     return 0

@@ -185,7 +185,8 @@ def load_settings(
     sources: dict[str, str] = {}
     toml_path = workspace / CONFIG_FILE
     _apply(values, _read_toml(toml_path, warnings), str(toml_path), warnings, sources)
-    _apply(values, _read_env(os.environ if env is None else env), "environment (BOTBIN_*)", warnings, sources)
+    for key, value in _read_env(os.environ if env is None else env).items():
+        _apply(values, {key: value}, f"environment variable BOTBIN_{key.upper()}", warnings, sources)
     _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings,
            sources)
     for key, reason in _check_ranges(values).items():

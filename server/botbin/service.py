@@ -25,8 +25,8 @@ from botbin.embedding import (
 )
 from botbin.errors import AifBinFormatError, ModelError
 from botbin.sync.documents import ModelMeta
-from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
-from botbin.sync.scan import scan_workspace
+from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, output_intact, sync_workspace
+from botbin.sync.scan import check_root, scan_workspace
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 
 if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync
@@ -192,7 +192,11 @@ class MemoryService:
         filters: SearchFilters | None = None,
         best_per_note: bool = False,
     ) -> SearchResult:
-        """Hybrid search of the synced notes. Falls back to BM25 alone if the model cannot load."""
+        """Hybrid search of the synced notes. Falls back to BM25 alone if the model cannot load.
+
+        Raises WorkspaceError if the workspace folder is missing or unreadable.
+        """
+        check_root(self.root)
         index, warnings = self.index()
         degraded = False
         vector = None
@@ -201,6 +205,7 @@ class MemoryService:
                 vector = self.embed_query(query)
             except ModelError as exc:
                 degraded = True
+                warnings = [w for w in warnings if w != str(exc)]  # one cause, one warning
                 warnings.append(f"model unavailable, keyword search only: {exc}")
         hits = index.search(
             query, vector, k or self.settings.top_k, self.settings.alpha if alpha is None else alpha,
@@ -209,7 +214,11 @@ class MemoryService:
         return SearchResult(hits, degraded, tuple(warnings), self._indexed_at)
 
     def status(self) -> Status:
-        """Index size, last sync and the notes that changed since (no hashing: size and mtime only)."""
+        """Index size, last sync and the notes that changed since (no hashing: size and mtime only).
+
+        Raises WorkspaceError if the workspace folder is missing or unreadable.
+        """
+        check_root(self.root)
         state, warnings = self._state()
         stale: list[StaleNote] = []
         tracked = 0
@@ -223,6 +232,8 @@ class MemoryService:
                     stale.append(StaleNote(rel, "not synced yet"))
                 elif (entry.size, entry.mtime_ns) != (st.size, st.mtime_ns):
                     stale.append(StaleNote(rel, "changed since the last sync"))
+                elif not output_intact(self.root / entry.output, entry.output_bytes):
+                    stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
             stale += [StaleNote(rel, "deleted, still indexed") for rel in state.files if rel not in scan.files]
         except Exception as exc:  # status must report, not fail
             warnings.append(str(exc))

@@ -244,5 +244,6 @@ def load_index(files: list[Path], dim: int | None) -> tuple[MemoryIndex, list[st
         try:
             index.upsert(decode(path.read_bytes(), str(path)))
         except (OSError, AifBinFormatError, ValueError) as exc:
-            warnings.append(f"{path}: skipped ({exc})" if not isinstance(exc, AifBinFormatError) else str(exc))
+            reason = str(exc) if isinstance(exc, AifBinFormatError) else f"{path}: {exc}"
+            warnings.append(f"{reason}; skipped, `botbin sync --full` rewrites it")
     return index, warnings

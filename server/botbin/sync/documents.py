@@ -29,7 +29,7 @@ def output_rel(rel: str, output_dir: str) -> str:
     ``memory/2026-11-03.md`` -> ``memory/aifbin/memory/2026-11-03.aif-bin``. Only ``*.md`` notes are
     tracked, so swapping the suffix cannot make two notes collide.
     """
-    stem = rel[:-3] if rel.lower().endswith(".md") else rel
+    stem = rel[:-3] if rel.endswith(".md") else rel
     return f"{output_dir.strip('/')}/{stem}.aif-bin"
 
 

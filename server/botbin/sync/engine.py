@@ -137,7 +137,7 @@ class _Run:
             return True
         entry = self.state.files.get(rel)
         if (entry is not None and entry.hash == hashlib.md5(data).hexdigest() and not force
-                and _output_intact(self.ctx.root / entry.output, entry.output_bytes)):
+                and output_intact(self.ctx.root / entry.output, entry.output_bytes)):
             entry.size, entry.mtime_ns = len(data), mtime_ns
             self.dirty = True
             return True
@@ -241,13 +241,29 @@ def _delete(run: _Run, rels: list[str]) -> None:
         remove_empty_dirs(target.parent, out_dir)
 
 
+def _sweep_orphans(run: _Run, scan: ScanResult) -> None:
+    """Remove ``.aif-bin`` files that no state entry owns (after a lost state file, a note deleted meanwhile
+    would otherwise keep its output forever). Only botbin's own output folder is touched."""
+    owned = {entry.output for entry in run.state.files.values()}
+    for path in run.ctx.output_dir.rglob("*.aif-bin"):
+        rel = path.relative_to(run.ctx.root).as_posix()
+        source = rel[len(run.ctx.settings.output_dir.strip("/")) + 1:-len(".aif-bin")] + ".md"
+        if rel not in owned and not scan.covers(source):
+            try:
+                path.unlink()
+                run.warnings.append(f"{path}: removed an output no note owns any more")
+            except OSError as exc:
+                run.warnings.append(f"{path}: cannot remove a stale output ({exc.strerror})")
+            remove_empty_dirs(path.parent, run.ctx.output_dir)
+
+
 def _renames(deleted: list[str], added: list[str], old: dict[str, str], state: SyncState) -> list[tuple[str, str]]:
     by_hash = {old[rel]: rel for rel in deleted}
     return [(by_hash[state.files[rel].hash], rel) for rel in added
             if rel in state.files and state.files[rel].hash in by_hash]
 
 
-def _output_intact(path: Path, expected_bytes: int) -> bool:
+def output_intact(path: Path, expected_bytes: int) -> bool:
     """The output exists with the size it was written with (a stat, no read)."""
     try:
         return path.stat().st_size == expected_bytes
@@ -261,7 +277,7 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
     for rel, st in scan.files.items():
         entry = state.files.get(rel)
         if (not force and entry is not None and entry.size == st.size and entry.mtime_ns == st.mtime_ns
-                and _output_intact(ctx.root / entry.output, entry.output_bytes)):
+                and output_intact(ctx.root / entry.output, entry.output_bytes)):
             unchanged += 1
         else:
             out.append(rel)
@@ -304,6 +320,8 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         )
         old_hashes = {rel: state.files[rel].hash for rel in gone}
         _delete(run, gone)
+        if warnings:  # the state file was lost: outputs of notes deleted meanwhile are unknown to it
+            _sweep_orphans(run, scan)
         renamed = _renames(gone, run.added, old_hashes, state)
         if run.dirty or gone or run.saved_during_run:
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
-from botbin.errors import LockedError
+from botbin.errors import LockedError, WorkspaceError
 
 LOCK_FILE = ".botbin.lock"
 
@@ -19,15 +19,20 @@ def workspace_lock(output_dir: Path, timeout_s: float) -> Iterator[None]:
 
     Raises LockedError naming the lock file when another process keeps it longer.
     """
-    output_dir.mkdir(parents=True, exist_ok=True)
     path = output_dir / LOCK_FILE
     lock = FileLock(str(path), timeout=timeout_s)
     try:
+        output_dir.mkdir(parents=True, exist_ok=True)
         lock.acquire()
     except Timeout:
         raise LockedError(
             f"another botbin process is syncing this workspace (lock held for over {timeout_s:g} s)", path
         ) from None
+    except OSError as exc:  # after Timeout, which is an OSError too
+        raise WorkspaceError(
+            f"cannot create the output folder or its lock file ({exc.strerror or exc}); "
+            "is output_dir a file, or read-only?", output_dir,
+        ) from exc
     try:
         yield
     finally:

@@ -76,7 +76,8 @@ class TrackedMatcher:
 
     def __call__(self, rel: str) -> bool:
         """True if the relative POSIX path ``rel`` is a tracked note."""
-        if not rel.lower().endswith(".md") or rel.startswith(self._out + "/"):
+        # Only ".md" exactly: "a.md" and "a.MD" would otherwise share one output file.
+        if not rel.endswith(".md") or rel.startswith(self._out + "/"):
             return False
         if any(p in ALWAYS_EXCLUDED_DIRS for p in rel.split("/")[:-1]):
             return False
