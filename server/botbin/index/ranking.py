@@ -17,7 +17,10 @@ def normalize_bm25(raw: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
 def hybrid(
     cosine: npt.NDArray[np.float32], bm25_norm: npt.NDArray[np.float32], alpha: float
 ) -> npt.NDArray[np.float32]:
-    """``alpha * cosine + (1 - alpha) * bm25_norm`` (Bot-BIN paper §6.3), float32 of the same shape."""
+    """``alpha * cosine + (1 - alpha) * bm25_norm`` (Bot-BIN paper §6.3), float32 of the same shape.
+
+    The reference form of the formula; searches use the equivalent in-place add_bm25.
+    """
     return (alpha * cosine + (1.0 - alpha) * bm25_norm).astype(np.float32, copy=False)
 
 

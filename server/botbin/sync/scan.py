@@ -86,11 +86,6 @@ class TrackedMatcher:
         return not (self._exclude is not None and self._exclude.match(rel))
 
 
-def is_tracked(rel: str, settings: Settings) -> bool:
-    """True if the relative POSIX path ``rel`` is a tracked note under ``settings`` (compiles the globs;
-    use TrackedMatcher for many paths)."""
-    return TrackedMatcher(settings)(rel)
-
 
 def check_root(root: Path) -> None:
     """Raise WorkspaceError unless ``root`` is a folder that can be listed."""
