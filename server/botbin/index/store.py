@@ -89,6 +89,10 @@ class _Assembled:
     rows: list[tuple[_Note, ChunkRecord]]
     bm25: Bm25Index
     paths: list[str] = field(default_factory=list)
+    notes: list[_Note] = field(default_factory=list)
+    note_of_row: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Position in ``notes`` of each row's note, so note-level filters are decided once per note."""
+    kinds: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, dtype="<U4"))
 
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
@@ -153,17 +157,19 @@ class MemoryIndex:
                 note.matrix = matrix[row:row + len(note.chunks)]
                 row += len(note.chunks)
             bm25 = Bm25Index([t.tolist() for n in notes for t in n.tokens], self._vocab)
-            self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows])
+            note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
+            kinds = np.array([c.kind for _, c in rows], dtype="<U4")
+            self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds)
         return self._assembled
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
+        """Rows that pass ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
         if f == SearchFilters():
             return None
         tag = f.tag.casefold().lstrip("#") if f.tag else None
+        glob = wglob.compile([f.path_glob], flags=wglob.GLOBSTAR) if f.path_glob else None
 
-        def keep(note: _Note, chunk: ChunkRecord) -> bool:
-            if f.kind and chunk.kind != f.kind:
-                return False
+        def keep(note: _Note) -> bool:
             if tag and not any(t.casefold() == tag or t.casefold().startswith(tag + "/") for t in note.tags):
                 return False
             # Dates compare by day, whatever time part either side carries; "2026-11" as date_to means
@@ -173,9 +179,13 @@ class MemoryIndex:
             until = f.date_to[:10] if f.date_to else None
             if until and (note.date is None or note.date[: len(until)] > until):
                 return False
-            return not (f.path_glob and not wglob.globmatch(note.path, f.path_glob, flags=wglob.GLOBSTAR))
+            return glob is None or bool(glob.match(note.path))
 
-        return np.fromiter((keep(n, c) for n, c in asm.rows), dtype=bool, count=len(asm.rows))
+        notes_kept = np.fromiter((keep(n) for n in asm.notes), dtype=bool, count=len(asm.notes))
+        mask: npt.NDArray[np.bool_] = notes_kept[asm.note_of_row]
+        if f.kind:
+            mask &= asm.kinds == f.kind
+        return mask
 
     def search(
         self,
