@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # parsing pulls in markdown-it and YAML, which a no-op sync never needs
@@ -64,7 +65,7 @@ class Chunk:
     tokens: int
     """Model tokens of ``embed_text`` including [CLS] and [SEP]; at most target_tokens."""
 
-    @property
+    @cached_property
     def text_md5(self) -> str:
         """MD5 hex digest of ``embed_text`` (UTF-8): the embedding cache key together with the model id."""
         return hashlib.md5(self.embed_text.encode("utf-8")).hexdigest()
@@ -86,8 +87,8 @@ class _Piece:
 class _Draft:
     path: tuple[str, ...]
     pieces: list[_Piece]
-    heading: Block | None
-    """The section's heading block, when this draft opens its section."""
+    heading: int | None
+    """Index of the section's heading block, when this draft opens its section."""
 
 
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -165,23 +166,23 @@ class _Builder:
     def budget(self, path: tuple[str, ...]) -> int:
         return self.params.target_tokens - SPECIAL_TOKENS - self.prefix(path)[1]
 
-    def sections(self) -> list[tuple[tuple[str, ...], Block | None, list[int]]]:
-        """(heading path, heading block, content block indices) per section, in order.
+    def sections(self) -> list[tuple[tuple[str, ...], int | None, list[int]]]:
+        """(heading path, heading block index, content block indices) per section, in order.
 
         The heading of an empty section that is not a parent of the next one (``# A`` directly followed
         by ``# B``) becomes content of the next section, so its words stay searchable.
         """
-        out: list[tuple[tuple[str, ...], Block | None, list[int]]] = [((), None, [])]
+        out: list[tuple[tuple[str, ...], int | None, list[int]]] = [((), None, [])]
         for i, block in enumerate(self.blocks):
             if block.kind != "heading":
                 out[-1][2].append(i)
                 continue
             path, heading, content = out[-1]
             orphan = heading is not None and not content and block.heading_path[: len(path)] != path
-            out.append((block.heading_path, block, [self.blocks.index(heading)] if orphan and heading else []))
+            out.append((block.heading_path, i, [heading] if orphan and heading is not None else []))
         path, heading, content = out[-1]
         if heading is not None and not content and len(out) > 1:
-            out[-1] = (path, heading, [self.blocks.index(heading)])
+            out[-1] = (path, heading, [heading])
         return [s for s in out if s[2]]
 
     def overlap(self, pieces: list[_Piece], nxt: _Piece) -> list[_Piece]:
@@ -210,7 +211,7 @@ class _Builder:
             break
         return tail
 
-    def pack(self, path: tuple[str, ...], heading: Block | None, indices: list[int]) -> list[_Draft]:
+    def pack(self, path: tuple[str, ...], heading: int | None, indices: list[int]) -> list[_Draft]:
         budget = self.budget(path)
         drafts: list[_Draft] = []
         current: list[_Piece] = []
@@ -250,8 +251,8 @@ class _Builder:
         """The heading line of a section merged into the previous one, so its title stays in the text."""
         if draft.heading is None:
             return []
-        index = self.blocks.index(draft.heading)
-        return [_Piece(index, 0, len(draft.heading.text), self.block_tokens[index])]
+        index = draft.heading
+        return [_Piece(index, 0, len(self.blocks[index].text), self.block_tokens[index])]
 
     def render(self, draft: _Draft) -> Chunk:
         parts: list[str] = []

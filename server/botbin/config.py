@@ -189,12 +189,14 @@ def load_settings(
         _apply(values, {key: value}, f"environment variable BOTBIN_{key.upper()}", warnings, sources)
     _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings,
            sources)
-    for key, reason in _check_ranges(values).items():
-        warnings.append(f"{sources.get(key, 'defaults')}: setting '{key}' = {values[key]!r} ignored ({reason}); "
-                        "using the default")
-        values[key] = getattr(_DEFAULTS, key)
-    if values["overlap_tokens"] * 2 >= values["target_tokens"]:
-        # The default overlap itself can break the rule when target_tokens is small.
-        values["overlap_tokens"] = values["target_tokens"] // 4
-        warnings.append(f"overlap_tokens set to {values['overlap_tokens']} (a quarter of target_tokens)")
+    # Twice: overlap_tokens is checked against target_tokens, which the first pass may have reset.
+    for _ in range(2):
+        for key, reason in _check_ranges(values).items():
+            fallback = getattr(_DEFAULTS, key)
+            if key == "overlap_tokens":  # the default overlap breaks the rule when target_tokens is small
+                fallback = min(fallback, values["target_tokens"] // 4)
+            used = "the default" if fallback == getattr(_DEFAULTS, key) else str(fallback)
+            warnings.append(f"{sources.get(key, 'defaults')}: setting '{key}' = {values[key]!r} ignored ({reason}); "
+                            f"using {used}")
+            values[key] = fallback
     return LoadedSettings(Settings(**values), tuple(warnings))

@@ -51,14 +51,19 @@ class PreparedNote:
     """Decode and parse warnings, each naming the file."""
 
 
-def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerParams) -> PreparedNote:
-    """Decode, parse and chunk the bytes of note ``rel``. Raises ParseError for a binary file."""
+def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerParams,
+                 md5: str | None = None) -> PreparedNote:
+    """Decode, parse and chunk the bytes of note ``rel`` (``md5``: their MD5 hex, if already known).
+
+    Raises ParseError for a binary file.
+    """
     from botbin.parsing import decode_note, parse_note  # imported on first change, not on a no-op sync
 
     decoded = decode_note(data, rel)
     note = parse_note(decoded.text, rel)
     chunks = tuple(chunk_note(note, counter, params))
-    return PreparedNote(rel, data, hashlib.md5(data).hexdigest(), note, chunks, decoded.warnings + note.warnings)
+    digest = md5 or hashlib.md5(data).hexdigest()
+    return PreparedNote(rel, data, digest, note, chunks, decoded.warnings + note.warnings)
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,8 @@ class _Run:
         self.embedded = self.reused = 0
         self.group: list[tuple[PreparedNote, int]] = []
         """Notes waiting for embeddings, each with its mtime_ns."""
+        self.group_chunks = 0
+        """Chunks in ``group``."""
         self.dirty = False
         """True once the state differs from the state file."""
         self.saved_during_run = False
@@ -136,13 +138,14 @@ class _Run:
             self.failed.append(NoteFailure(rel, f"cannot read ({exc.strerror or exc})"))
             return True
         entry = self.state.files.get(rel)
-        if (entry is not None and entry.hash == hashlib.md5(data).hexdigest() and not force
+        md5 = hashlib.md5(data).hexdigest()
+        if (entry is not None and entry.hash == md5 and not force
                 and output_intact(self.ctx.root / entry.output, entry.output_bytes)):
             entry.size, entry.mtime_ns = len(data), mtime_ns
             self.dirty = True
             return True
         try:
-            prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params)
+            prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params, md5)
         except BotbinError as exc:
             self.failed.append(NoteFailure(rel, exc.reason))
             return True
@@ -150,7 +153,8 @@ class _Run:
         (self.modified if entry is not None else self.added).append(rel)
         self.cache.add_file(self.ctx.root / output_rel(rel, self.ctx.settings.output_dir))
         self.group.append((prep, mtime_ns))
-        if sum(len(p.chunks) for p, _ in self.group) >= GROUP_CHUNKS:
+        self.group_chunks += len(prep.chunks)
+        if self.group_chunks >= GROUP_CHUNKS:
             self.flush()
         return True
 
@@ -189,7 +193,7 @@ class _Run:
         """Embed and write the queued notes, then save the state file."""
         if not self.group:
             return
-        queued, self.group = self.group, []
+        queued, self.group, self.group_chunks = self.group, [], 0
         notes = [prep for prep, _ in queued]
         now = utc_now()
         folders: set[Path] = set()
