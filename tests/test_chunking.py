@@ -225,7 +225,7 @@ def test_heading_of_empty_section_is_kept() -> None:
 
 
 def test_chunk_params_as_dict() -> None:
-    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50}
+    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50, "partition": 1}
 
 
 # --- the real all-MiniLM-L6-v2 WordPiece tokenizer --------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
@@ -18,6 +19,9 @@ if TYPE_CHECKING:  # parsing pulls in markdown-it and YAML, which a no-op sync n
 
 #: [CLS] and [SEP], added by the model around every input.
 SPECIAL_TOKENS = 2
+_KIND_RANK = {"lore": 0, "soft": 1, "hard": 2}
+#: Bumped when the directive partition changes, so that a sync re-chunks (not re-embeds) every note.
+PARTITION_VERSION = 1
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=\S)|(?<=[。！？；])\s*(?=\S)|\n+")
 _LINE_END = re.compile(r"\n")
 
@@ -45,7 +49,7 @@ class ChunkerParams:
     def as_dict(self) -> dict[str, int]:
         """The parameters as stored in AIF-BIN metadata and the state file."""
         return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
-                "min_tokens": self.min_tokens}
+                "min_tokens": self.min_tokens, "partition": PARTITION_VERSION}
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ class Chunk:
     """Line after the last one (0-based, exclusive)."""
     tokens: int
     """Model tokens of ``embed_text`` including [CLS] and [SEP]; at most target_tokens."""
+    kind: str = "lore"
+    """'hard', 'soft' or 'lore': the highest kind of the blocks in the chunk (see directives.partition)."""
 
     @cached_property
     def text_md5(self) -> str:
@@ -140,9 +146,12 @@ def _fit(text: str, start: int, end: int, budget: int, counter: TokenCounter) ->
 class _Builder:
     """Turns one note's blocks into chunks (one instance per note)."""
 
-    def __init__(self, note: ParsedNote, counter: TokenCounter, params: ChunkerParams) -> None:
+    def __init__(self, note: ParsedNote, counter: TokenCounter, params: ChunkerParams,
+                 kinds: Sequence[str] | None, split_kinds: bool) -> None:
         self.note, self.counter, self.params = note, counter, params
         self.blocks = note.blocks
+        self.kinds: Sequence[str] = kinds if kinds is not None else ["lore"] * len(note.blocks)
+        self.split_kinds = split_kinds
         many = getattr(counter, "count_many", None)
         texts = [b.text for b in self.blocks]
         self.block_tokens: list[int] = list(many(texts)) if many is not None else [counter.count(t) for t in texts]
@@ -217,6 +226,9 @@ class _Builder:
         current: list[_Piece] = []
         used = 0
         for i in indices:
+            if current and self.split_kinds and self.kinds[i] != self.kinds[current[-1].block]:
+                drafts.append(_Draft(path, current, heading if not drafts else None))
+                current, used = [], 0  # an instruction note's rules never share a chunk with its background
             for piece in _split_block(i, self.blocks[i], self.block_tokens[i], budget, self.counter):
                 if current and used + piece.tokens > budget:
                     drafts.append(_Draft(path, current, heading if not drafts else None))
@@ -237,7 +249,9 @@ class _Builder:
         """Merge drafts under min_tokens into the previous draft when the result still fits."""
         out: list[_Draft] = []
         for draft in drafts:
-            if out and (self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens):
+            if out and (self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens) and (
+                not self.split_kinds or self.kind(out[-1]) == self.kind(draft)
+            ):
                 prev = out[-1]
                 extra = self._heading_piece(draft) if draft.path != prev.path else []
                 merged = _Draft(prev.path, [*prev.pieces, *extra, *draft.pieces], prev.heading)
@@ -253,6 +267,10 @@ class _Builder:
             return []
         index = draft.heading
         return [_Piece(index, 0, len(self.blocks[index].text), self.block_tokens[index])]
+
+    def kind(self, draft: _Draft) -> str:
+        """The highest kind among the draft's blocks (hard > soft > lore)."""
+        return max((self.kinds[p.block] for p in draft.pieces), key=lambda k: _KIND_RANK.get(k, 0))
 
     def render(self, draft: _Draft) -> Chunk:
         parts: list[str] = []
@@ -274,7 +292,7 @@ class _Builder:
         # pieces of one word cut by a token window, joined back, can tokenize differently: count again.
         exact = all(p.exact for p in draft.pieces)
         tokens = self.size(draft) if exact else SPECIAL_TOKENS + self.counter.count(embed_text)
-        return Chunk(body, embed_text, draft.path, start, end, tokens)
+        return Chunk(body, embed_text, draft.path, start, end, tokens, self.kind(draft))
 
     def _line_of(self, piece: _Piece, offset: int) -> int:
         block = self.blocks[piece.block]
@@ -295,9 +313,12 @@ def _overlaps(a: _Draft, b: _Draft) -> bool:
     return any(p.block == q.block and p.end > q.start and p.start < q.end for p in a.pieces for q in b.pieces)
 
 
-def chunk_note(note: ParsedNote, counter: TokenCounter, params: ChunkerParams | None = None) -> list[Chunk]:
+def chunk_note(note: ParsedNote, counter: TokenCounter, params: ChunkerParams | None = None,
+               kinds: Sequence[str] | None = None, split_kinds: bool = False) -> list[Chunk]:
     """Split ``note`` into chunks of at most ``params.target_tokens`` model tokens, in source order.
 
+    ``kinds``: the kind of each block ('hard', 'soft', 'lore'; default all lore); a chunk takes the highest
+    kind of its blocks. ``split_kinds``: never put blocks of different kinds in one chunk (instruction notes).
     Returns an empty list for a note with no body text (e.g. frontmatter only).
     """
-    return _Builder(note, counter, params or ChunkerParams()).build()
+    return _Builder(note, counter, params or ChunkerParams(), kinds, split_kinds).build()

@@ -89,6 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add(sub, common, "status", "index size, last sync, stale notes")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
+    p = add(sub, common, "directives", "list the rules in the notes (hard and soft directives) and their conflicts")
+    p.add_argument("path", nargs="?", help="a note or folder (default: the whole workspace)")
+    p.add_argument("--json", action="store_true", help="print JSON (0-based lines)")
+
     p = add(sub, common, "info", "describe one .aif-bin file")
     p.add_argument("file", type=Path, help="a .aif-bin file (relative to the current folder or --workspace)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -191,6 +195,19 @@ def cmd_status(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_directives(args: argparse.Namespace) -> int:
+    from botbin.cli_output import directives_json, print_directives
+
+    report = _service(args).directives(args.path)
+    for warning in report.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(directives_json(report), ensure_ascii=False))
+    else:
+        print_directives(report)
+    return EXIT_OK
+
+
 def _aifbin_path(args: argparse.Namespace) -> Path:
     """FILE as given, else relative to --workspace when that is where it is."""
     file: Path = args.file
@@ -228,8 +245,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return watch_workspace(service, print_sync)
 
 
-COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "info": cmd_info,
-            "extract": cmd_extract, "watch": cmd_watch}
+COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "directives": cmd_directives,
+            "info": cmd_info, "extract": cmd_extract, "watch": cmd_watch}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from botbin.aifbin import AifBinDocument
+    from botbin.directives.conflicts import Conflict
     from botbin.index.store import Hit, SearchFilters
-    from botbin.service import MemoryService, Status
+    from botbin.service import DirectiveReport, MemoryService, Status
     from botbin.sync.engine import SyncReport
 
 
@@ -67,9 +68,38 @@ def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
             print(f"  {note.path}: {note.reason}")
     else:
         print("stale:       none")
+    print(f"conflicts:   {len(status.conflicts) or 'none'}")
+    _print_conflicts(list(status.conflicts))
     for warning in status.warnings:
         if warning not in already_shown:
             print(f"botbin: warning: {warning}", file=sys.stderr)
+
+
+def _print_conflicts(conflicts: list[Conflict]) -> None:
+    for conflict in conflicts:
+        print(f"  {conflict.describe()}")
+
+
+def directives_json(report: DirectiveReport) -> dict[str, Any]:
+    """The ``botbin directives --json`` result: directives (0-based lines) and conflicts."""
+    return {
+        "directives": [{"path": d.path, "modality": d.modality, **d.to_dict()} for d in report.directives],
+        "conflicts": [c.to_dict() for c in report.conflicts],
+    }
+
+
+def print_directives(report: DirectiveReport) -> None:
+    """One line per directive (``path:line  kind  modality  "cue"  first line``), then the conflicts."""
+    if not report.directives:
+        print("no directives (is the workspace synced? try `botbin status`)")
+    for d in report.directives:
+        cue = f'"{d.cues[0].cue}"' if d.cues else "-"
+        first = d.text.strip().split("\n", 1)[0]
+        first = first if len(first) <= 90 else first[:89] + "…"
+        print(f"{d.path}:{d.start_line + 1}-{d.end_line}  {d.kind}  {d.modality or 'rule'}  {cue}  {first}")
+    if report.conflicts:
+        print(f"\n{len(report.conflicts)} conflicts:")
+        _print_conflicts(report.conflicts)
 
 
 def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:

@@ -23,13 +23,15 @@ from botbin.embedding import (
     model_info,
     resolve_model,
 )
-from botbin.errors import AifBinFormatError, ModelError
+from botbin.errors import AifBinFormatError, BotbinError, ModelError
 from botbin.sync.documents import ModelMeta
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, output_intact, sync_workspace
 from botbin.sync.scan import check_root, scan_workspace
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 
 if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync
+    from botbin.directives.conflicts import Conflict
+    from botbin.directives.partition import Directive
     from botbin.index.store import Hit, MemoryIndex, SearchFilters
 
 log = logging.getLogger(__name__)
@@ -45,6 +47,15 @@ class SearchResult:
     warnings: tuple[str, ...] = ()
     indexed_at: str | None = None
     """``last_sync`` of the index searched (ISO 8601 UTC)."""
+
+
+@dataclass(frozen=True)
+class DirectiveReport:
+    """Directives of the workspace (or of one path) and the conflicts that involve them."""
+
+    directives: list[Directive]
+    conflicts: list[Conflict]
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -71,13 +82,15 @@ class Status:
     stale: tuple[StaleNote, ...] = ()
     """Notes whose index entry no longer matches the disk (changed, new, deleted)."""
     warnings: tuple[str, ...] = field(default=())
+    conflicts: tuple[Conflict, ...] = ()
+    """Pairs of indexed directives that contradict each other."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "workspace": self.workspace, "outputDir": self.output_dir, "stateFile": self.state_file,
             "model": self.model, "files": self.files, "chunks": self.chunks, "lastSync": self.last_sync,
             "tracked": self.tracked, "stale": [{"path": s.path, "reason": s.reason} for s in self.stale],
-            "warnings": list(self.warnings),
+            "warnings": list(self.warnings), "conflicts": [c.to_dict() for c in self.conflicts],
         }
 
 
@@ -241,11 +254,60 @@ class MemoryService:
             model = self.model_meta.name
         except ModelError as exc:
             model, warnings = "unavailable", [*warnings, str(exc)]
+        conflicts = self.directives().conflicts if state.files else []
         return Status(
             str(self.root), str(self.output_dir), str(self.state_path), model, len(state.files),
             sum(e.chunks for e in state.files.values()), state.last_sync, tracked, tuple(stale),
-            (*self.warnings, *warnings),
+            (*self.warnings, *warnings), tuple(conflicts),
         )
+
+    def directives(self, path: str | None = None) -> DirectiveReport:
+        """Indexed directives (all, or those of a note or folder ``path``, relative to the workspace) and
+        the conflicts involving them; an .md file that is not indexed is read and partitioned on the spot.
+
+        Raises WorkspaceError if the workspace folder is missing; BotbinError for an unreadable ``path``.
+        """
+        from botbin.directives.conflicts import find_conflicts
+
+        check_root(self.root)
+        index, warnings = self.index()
+        every = index.directives()
+        chosen = every
+        if path is not None:
+            rel = _relative(self.root, path)
+            chosen = [d for d in every if d.path == rel or d.path.startswith(rel.rstrip("/") + "/") or rel == "."]
+            if not chosen and rel.lower().endswith(".md"):
+                chosen = _directives_on_disk(self.root, rel)
+                every = [*every, *chosen]
+        keep = {id(d) for d in chosen}
+        conflicts = [
+            c for c in find_conflicts(every) if id(c.first.directive) in keep or id(c.second.directive) in keep
+        ]
+        return DirectiveReport(chosen, conflicts, tuple(warnings))
+
+
+def _relative(root: Path, path: str) -> str:
+    """``path`` (absolute, or relative to the current folder or the workspace) as a workspace-relative POSIX path."""
+    candidate = Path(path)
+    if not candidate.is_absolute():
+        here = (Path.cwd() / candidate).resolve()
+        candidate = here if here.exists() and here.is_relative_to(root) else root / candidate
+    resolved = candidate.resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else resolved.as_posix()
+
+
+def _directives_on_disk(root: Path, rel: str) -> list[Directive]:
+    """Directives of one note read from disk (not indexed yet). Raises BotbinError if it cannot be read."""
+    from botbin.directives.partition import partition_source
+    from botbin.parsing import decode_note
+
+    path = root / rel
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
+    _, part = partition_source(decode_note(data, rel).text, rel)
+    return list(part.directives)
 
 
 def read_document(path: Path) -> aifbin.AifBinDocument:

@@ -12,6 +12,7 @@ import numpy.typing as npt
 from wcmatch import glob as wglob
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, decode
+from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
 from botbin.index.ranking import add_bm25, snippet, top_k
@@ -81,6 +82,8 @@ class _Note:
     """float32 (len(chunks), dim); after assembly a view into the index's one matrix."""
     tokens: tuple[npt.NDArray[np.int32], ...]
     """BM25 token ids per chunk."""
+    directives: tuple[Directive, ...] = ()
+    """Hard and soft blocks of the note, from the AIF-BIN metadata."""
 
 
 @dataclass
@@ -111,7 +114,12 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
         for c in doc.chunks
     )
     chunks = tuple(replace(c, embedding=_NO_VECTOR) for c in doc.chunks)
-    return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens)
+    raw_directives = doc.metadata.get("directives")
+    directives = tuple(
+        d for d in (Directive.from_dict(doc.source, r) for r in (raw_directives if isinstance(raw_directives, list)
+                                                                  else [])) if d is not None
+    )
+    return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens, directives)
 
 
 class MemoryIndex:
@@ -140,6 +148,10 @@ class MemoryIndex:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
         self._notes[doc.source] = _note_from(doc, self._vocab)
         self._assembled = None
+
+    def directives(self) -> list[Directive]:
+        """Every hard and soft directive of the indexed notes, by path, then line."""
+        return [d for p in sorted(self._notes) for d in self._notes[p].directives]
 
     def remove(self, path: str) -> None:
         """Drop note ``path`` (no-op if absent)."""

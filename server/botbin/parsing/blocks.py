@@ -54,6 +54,8 @@ class ParsedNote:
     """Number of lines in the source (LF-normalized)."""
     warnings: tuple[str, ...] = ()
     """Problems found while parsing, each naming the file and line."""
+    frontmatter_lines: tuple[int, int] | None = None
+    """Lines of the frontmatter, ``---`` fences included (0-based, end exclusive); None without one."""
 
     @property
     def title(self) -> str:
@@ -89,12 +91,12 @@ def _inline_tags(blocks: list[Block]) -> list[str]:
     return tags
 
 
-def _walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], str | None, int]:
-    """Turn the token stream into blocks; also return the frontmatter YAML and its first line."""
+def _walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], str | None, tuple[int, int]]:
+    """Turn the token stream into blocks; also return the frontmatter YAML and its line range."""
     blocks: list[Block] = []
     headings: list[tuple[int, str]] = []
     yaml_text: str | None = None
-    yaml_line = 0
+    yaml_lines = (0, 0)
 
     def add(kind: str, token: Token, path: tuple[str, ...]) -> None:
         if token.map is None:
@@ -106,7 +108,7 @@ def _walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], str | Non
 
     for i, token in enumerate(tokens):
         if token.type == "front_matter":
-            yaml_text, yaml_line = token.content, (token.map or [0])[0]
+            yaml_text, yaml_lines = token.content, (token.map[0], token.map[1]) if token.map else (0, 0)
         elif token.level == 0 and token.type == "heading_open":
             level = int(token.tag[1:])
             title = tokens[i + 1].content.strip() if i + 1 < len(tokens) else ""
@@ -116,7 +118,7 @@ def _walk(tokens: list[Token], lines: list[str]) -> tuple[list[Block], str | Non
             add("list_item", token, tuple(h[1] for h in headings))
         elif token.level == 0 and token.type in _BLOCK_KINDS:
             add(_BLOCK_KINDS[token.type], token, tuple(h[1] for h in headings))
-    return blocks, yaml_text, yaml_line
+    return blocks, yaml_text, yaml_lines
 
 
 def parse_note(text: str, path: str) -> ParsedNote:
@@ -126,8 +128,8 @@ def parse_note(text: str, path: str) -> ParsedNote:
     warnings with the file and line.
     """
     lines = text.split("\n")
-    blocks, yaml_text, yaml_line = _walk(_parser().parse(text), lines)
-    fm = parse_frontmatter(yaml_text, path, yaml_line)
+    blocks, yaml_text, yaml_lines = _walk(_parser().parse(text), lines)
+    fm = parse_frontmatter(yaml_text, path, yaml_lines[0])
     tags = tuple(dict.fromkeys([*fm.tags, *_inline_tags(blocks)]))
     fm = FrontMatter(fm.data, tags, fm.aliases, fm.title, fm.date, fm.warnings)
-    return ParsedNote(path, fm, tuple(blocks), len(lines), fm.warnings)
+    return ParsedNote(path, fm, tuple(blocks), len(lines), fm.warnings, yaml_lines if yaml_text is not None else None)

@@ -15,6 +15,7 @@ from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.chunking import Chunk, ChunkerParams, TokenCounter, chunk_note
 
 if TYPE_CHECKING:
+    from botbin.directives.partition import Partition
     from botbin.parsing import ParsedNote
 
 
@@ -46,7 +47,9 @@ class PreparedNote:
     note: ParsedNote
     """Parsed blocks and metadata."""
     chunks: tuple[Chunk, ...]
-    """Chunks in source order."""
+    """Chunks in source order, each with its kind."""
+    partition: Partition
+    """Block kinds and directives of the note."""
     warnings: tuple[str, ...]
     """Decode and parse warnings, each naming the file."""
 
@@ -57,13 +60,15 @@ def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerPa
 
     Raises ParseError for a binary file.
     """
-    from botbin.parsing import decode_note, parse_note  # imported on first change, not on a no-op sync
+    from botbin.directives.partition import partition_note  # imported on first change, not on a no-op sync
+    from botbin.parsing import decode_note, parse_note
 
     decoded = decode_note(data, rel)
     note = parse_note(decoded.text, rel)
-    chunks = tuple(chunk_note(note, counter, params))
+    part = partition_note(note, decoded.text)
+    chunks = tuple(chunk_note(note, counter, params, part.kinds, split_kinds=part.instruction))
     digest = md5 or hashlib.md5(data).hexdigest()
-    return PreparedNote(rel, data, digest, note, chunks, decoded.warnings + note.warnings)
+    return PreparedNote(rel, data, digest, note, chunks, part, decoded.warnings + note.warnings)
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ def build_document(
         "frontmatter": fm.data,
         "note": {"title": prep.note.title, "tags": list(fm.tags), "aliases": list(fm.aliases), "date": fm.date},
         "tool": {"name": TOOL_NAME, "version": __version__},
+        "instruction": prep.partition.instruction,
+        "directives": [d.to_dict() for d in prep.partition.directives],
         "source_text": prep.data,
     }
     records = tuple(
@@ -107,7 +114,7 @@ def build_document(
             start_line=c.start_line,
             end_line=c.end_line,
             heading_path=c.heading_path,
-            kind="lore",
+            kind=c.kind,
             tokens=c.tokens,
             text_md5=c.text_md5,
             embedding=embeddings[i],

@@ -1,0 +1,116 @@
+"""Conflicting directives: two rules on the same action with opposite polarity ("always use tabs" / "never use tabs").
+
+The action of a cue is the rest of its sentence after the cue ("never | use tabs"), or the sentence from an
+imperative verb ("Answer in English"), up to the first comma, colon, semicolon or dash. Actions compare as
+normalized word sequences and must be equal: a qualified rule ("never use tabs in YAML files") is an
+exception to "always use tabs", not a contradiction. Opposite polarity:
+one rule says do (obligation, recommendation, permission), the other says do not (prohibition, "should
+not"). Permission against permission never conflicts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from botbin.directives.partition import Directive, RuleCue
+from botbin.directives.words import IMPERATIVE_VERBS
+
+_WORD = re.compile(r"[\w'-]+")
+_FILLER = frozenset("to be the a an please ever always never any all that you we it your our just really also "
+                    "do does".split())
+_CLAUSE_END = re.compile(r"[,;:()\u2014]|\s-\s")
+_MAX_WORDS = 8
+
+
+@dataclass(frozen=True)
+class RuleRef:
+    """One side of a conflict."""
+
+    directive: Directive
+    cue: RuleCue
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two directives that say opposite things about one action."""
+
+    action: str
+    """The shared action, normalized ("use tabs")."""
+    first: RuleRef
+    """The rule that says do (or the earlier one, when both are prohibitions of opposite sense)."""
+    second: RuleRef
+    """The rule that says do not."""
+
+    def describe(self) -> str:
+        """One line naming both rules and their 1-based lines: ``"Always use tabs" (AGENTS.md:7) conflicts ..."``."""
+        a, b = self.first, self.second
+        return (f'"{rule_text(a.cue)}" ({a.directive.path}:{a.cue.line + 1}) conflicts with '
+                f'"{rule_text(b.cue)}" ({b.directive.path}:{b.cue.line + 1})')
+
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON: ``{action, message, first: {path, line, kind, modality, cue, text}, second: {...}}``, 0-based lines."""
+        return {"action": self.action, "message": self.describe(),
+                "first": _ref_dict(self.first), "second": _ref_dict(self.second)}
+
+
+def _ref_dict(ref: RuleRef) -> dict[str, Any]:
+    return {"path": ref.directive.path, "line": ref.cue.line, "kind": ref.directive.kind,
+            "modality": ref.cue.modality, "cue": ref.cue.cue, "text": rule_text(ref.cue)}
+
+
+def rule_text(cue: RuleCue) -> str:
+    """The rule as one phrase: the cue and its action ("Never use tabs"), without trailing punctuation."""
+    text = cue.action if cue.action.lower().startswith(cue.cue.lower()) else f"{cue.cue} {cue.action}"
+    return text.rstrip(" .!;:")
+
+
+def _lemma(word: str) -> str:
+    """Base form of a leading -ing verb ("using" -> "use", "pushing" -> "push"), else the word."""
+    if word.endswith("ing") and len(word) > 5:
+        stem = word[:-3]
+        for base in (stem, stem + "e", stem[:-1]):
+            if base in IMPERATIVE_VERBS:
+                return base
+    return word
+
+
+def normalize_action(action: str) -> tuple[str, ...]:
+    """Content words of an action, casefolded, up to the first clause break, at most 8 words."""
+    clause = _CLAUSE_END.split(action, maxsplit=1)[0]
+    words = [w.casefold().strip("'-") for w in _WORD.findall(clause)]
+    words = [w for w in words if w and w not in _FILLER][:_MAX_WORDS]
+    if words:
+        words[0] = _lemma(words[0])
+    return tuple(words)
+
+
+def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
+    """Every pair of cues on the same action with opposite polarity, in source order of the first rule."""
+    by_head: dict[str, list[tuple[tuple[str, ...], RuleRef]]] = defaultdict(list)
+    for directive in directives:
+        for cue in directive.cues:
+            words = normalize_action(cue.action)
+            if words:
+                by_head[words[0]].append((words, RuleRef(directive, cue)))
+    conflicts: list[Conflict] = []
+    seen: set[tuple[int, int]] = set()
+    for group in by_head.values():
+        for i, (words_a, a) in enumerate(group):
+            for words_b, b in group[i + 1:]:
+                if a.cue.positive == b.cue.positive or words_a != words_b:
+                    continue
+                if a.directive is b.directive and a.cue.line == b.cue.line and a.cue.cue == b.cue.cue:
+                    continue
+                key = (id(a), id(b))
+                if key in seen:
+                    continue
+                seen.add(key)
+                do, dont = (a, b) if a.cue.positive else (b, a)
+                conflicts.append(Conflict(" ".join(words_a), do, dont))
+    conflicts.sort(key=lambda c: (c.first.directive.path, c.first.cue.line, c.second.directive.path, c.second.cue.line))
+    return conflicts

@@ -1,0 +1,187 @@
+"""Deontic lexer: text -> cues (obligation, prohibition, recommendation, permission) with character spans.
+
+A compiled, rule-based lexer, not a model (about 0.5 s per MB of markdown). The text is masked first (code
+spans, fenced code, URLs, link texts and targets, wikilinks and quoted examples become FILLER characters of
+the same length, so every span still indexes the input), split into sentences and clauses, and each sentence
+yields at most one cue: the earliest explicit cue ("must not", "should", "you may", "is forbidden"; see
+cues.py), else a cue opening a clause ("Never ...", "No ...", an imperative verb: "Use tabs."; see
+openers.py). Curly quotes and apostrophes count as straight ones; case is ignored.
+
+The modalities follow deontic logic (von Wright, 1951): obligation O(p), prohibition O(not p), permission
+P(p); recommendation is the weak "ought" of style guides (RFC 2119's SHOULD / SHOULD NOT).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from botbin.directives import words as w
+from botbin.directives.cues import CUE_VERBS, TRIGGERS, Found, Modality, Tok, explicit_cue
+from botbin.directives.openers import clause_start_cue
+
+MODALITIES: tuple[Modality, ...] = ("obligation", "prohibition", "recommendation", "permission")
+
+
+@dataclass(frozen=True)
+class Cue:
+    """One directive found in a text."""
+
+    modality: Modality
+    cue: str
+    """The cue words as written in the text, e.g. ``"Never"``, ``"must not"``, ``"Use"``."""
+    start: int
+    """Character offset of the cue words in the input (0-based)."""
+    end: int
+    """Character offset after the cue words (exclusive)."""
+    sentence_start: int
+    """Character offset of the sentence holding the cue (0-based, markers such as ``- `` excluded)."""
+    sentence_end: int
+    """Character offset after that sentence (exclusive)."""
+    positive: bool
+    """False when the rule says not to do the action (prohibitions, "should not", "prefer not to")."""
+    action_start: int
+    """Where the action the rule is about begins: the cue itself for an imperative verb ("Use tabs"), else
+    right after the cue ("never | push to main")."""
+
+
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
+_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+_MASKS = re.compile(
+    r"(?P<tick>`+)[^`]+?(?P=tick)"  # code span
+    r"|<!--.*?-->"  # HTML comment
+    r"|\[[^\]\n]*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"  # [link text](target "title"): a title, not a rule
+    r"|\[\[[^\]\n]*\]\]"  # [[wikilink]]
+    r"|<[a-z][a-z0-9+.-]*:[^>\s]*>"  # autolink
+    r"|\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>()\"]+"  # bare URL
+    r"|(?<![\w\"])\"[^\"\n]{1,300}\"(?![\w\"])"  # "quoted example"
+    r"|(?<![\w'])'(?=\w)[^'\n]{1,300}?(?<=[\w.!?])'(?![\w'])",  # 'quoted example' (not an apostrophe)
+    re.IGNORECASE,
+)
+# Sentence boundaries: end punctuation, semicolons, blank lines, and line starts of list items, headings,
+# quotes or table rows (a rule list without periods is still one rule per line).
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+|;\s+|\n(?=[ \t]*(?:[-*+>|#]|\d+[.)]|\n))|\n\s*\n|\n(?=[A-Z])")
+_MARKER = re.compile(r"[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d+[.)][ \t]+)?")
+_WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*", re.IGNORECASE)
+_HEADING = re.compile(r"[ \t]*(?:>[ \t]*)*#{1,6}[ \t]")
+_LABEL = re.compile(r"[\s*_]*[a-z][a-z0-9 ]{0,30}(?::[*_]*|[*_]*:)\s", re.IGNORECASE)
+#: Labels that name a speaker: what follows is a transcript line, not the note's own rule.
+_SPEAKERS = frozenset("user assistant bot ai human me system agent claude gpt chatgpt q a".split())
+#: Labels after which a command may follow ("Important: back up the database first").
+_RULE_LABELS = frozenset("important note rule rules tip warning caution reminder todo action policy always never "
+                         "critical required must mandatory hint nb do don't remember instructions instruction".split())
+#: Common spellings without the apostrophe ("pls dont touch").
+_APOSTROPHE = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "shouldnt": "shouldn't",
+               "mustnt": "mustn't", "isnt": "isn't", "arent": "aren't", "youre": "you're", "lets": "let's"}
+
+
+#: What masked text is replaced with: not a word, not a space, so "(`Go` 1.23)" cannot open a sentence.
+FILLER = "\x00"
+
+
+def _blank(m: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", FILLER, m.group(0))
+
+
+def _mask_fences(text: str) -> str:
+    """Blank fenced code blocks (an unclosed fence runs to the end, as CommonMark says)."""
+    parts: list[str] = []
+    pos = 0
+    while (m := _FENCE.search(text, pos)) is not None:
+        fence = m.group(1)
+        closing = re.compile(rf"^[ \t]{{0,3}}{fence[0]}{{{len(fence)},}}[ \t]*$", re.MULTILINE)
+        line_end = text.find("\n", m.end())
+        close = closing.search(text, line_end + 1) if line_end >= 0 else None
+        end = len(text) if close is None else close.end()
+        parts += [text[pos:m.start()], re.sub(r"[^\n]", FILLER, text[m.start():end])]
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def mask(text: str) -> str:
+    """``text`` with curly quotes straightened and code, URLs and quoted examples blanked (same length)."""
+    norm = _mask_fences(text.translate(_QUOTES))
+    return _MASKS.sub(_blank, norm)
+
+
+def sentences(masked: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of masked text, list and heading markers excluded."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in [*_BOUNDARY.finditer(masked), None]:
+        end = len(masked) if m is None else m.start()
+        marker = _MARKER.match(masked, start, end)
+        s = marker.end() if marker else start
+        while s < end and masked[s].isspace():
+            s += 1
+        e = end
+        while e > s and masked[e - 1].isspace():
+            e -= 1
+        if e > s:
+            spans.append((s, e))
+        if m is not None:
+            start = m.end()
+    return spans
+
+
+def _tokens(masked: str, start: int, end: int) -> list[Tok]:
+    out: list[Tok] = []
+    for m in _WORD.finditer(masked, start, end):
+        word = m.group(0).lower()
+        # a comma after masked code or a quote still ends the clause: "If it needs `sudo`, ask"
+        comma = masked[m.end():min(end, m.end() + 80)].lstrip(" \"'`" + FILLER)[:1] == ","
+        out.append(Tok(_APOSTROPHE.get(word, word), m.start(), m.end(), comma))
+    return out
+
+
+def lex(text: str) -> list[Cue]:
+    """Directive cues in ``text`` (markdown allowed), at most one per sentence, in order.
+
+    Never raises; every span indexes ``text``. Linear in the input (1 MB of markdown in well under 1 s).
+    """
+    masked = mask(text)
+    cues: list[Cue] = []
+    for s, e in sentences(masked):
+        cue = _sentence_cue(masked, s, e)
+        if cue is not None:
+            modality, cs, ce, positive = cue
+            word = masked[cs:ce].lower()
+            verb = (word in w.IMPERATIVE_VERBS and word not in CUE_VERBS) or (" " not in word and word not in TRIGGERS
+                                                                           and word not in CUE_VERBS)
+            cues.append(Cue(modality, text[cs:ce], cs, ce, s, e, positive, cs if verb else ce))
+    return cues
+
+
+def classify(text: str) -> Modality | None:
+    """Modality of the first cue in ``text``, or None when it holds no directive."""
+    cues = lex(text)
+    return cues[0].modality if cues else None
+
+
+
+
+def _sentence_cue(masked: str, s: int, e: int) -> Found | None:
+    body = masked[s:e].rstrip(" *_\"')]")
+    if body.endswith("?"):
+        return None
+    label = _LABEL.match(masked, s, e)
+    name = masked[s:label.end()].strip(" *_:\n").lower() if label else ""
+    if label and (name in ("example", "examples", "e.g", "eg", "for example") or name in _SPEAKERS):
+        return None
+    toks = _tokens(masked, s, e)
+    if label and len(toks) > 1:  # "Important: never push" / "Update: we shipped" -> what follows the label
+        toks = [t for t in toks if t.start >= label.end()]
+        s = label.end()
+    if not toks:
+        return None
+    found = explicit_cue(toks)
+    if found is not None:
+        reported = any(t.word in w.REPORTING for t in toks if t.end <= found[1])
+        return None if reported else found
+    if label and len(toks) > 1 and not (name in _RULE_LABELS or name.split(" ")[0] in ("step", "rule", "todo")):
+        return None  # "**Felix Brandt**: contact at ...": a term and its description, not a command
+    heading = _HEADING.match(masked, masked.rfind("\n", 0, s) + 1) is not None
+    if heading and len(toks) < 3:
+        return None  # "## Commit conventions": a short heading names a topic
+    return clause_start_cue(toks, masked, s)

@@ -1,0 +1,175 @@
+"""Clause openers: cues that count only at the start of a (main) clause, above all imperative verbs.
+
+"Use tabs.", "Never push to main.", "No emojis in commit messages.", "If the build fails, revert it.",
+"Perhaps use a dataclass" (advice), "Swap the butter for oil if you like" (a choice).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from botbin.directives import words as w
+from botbin.directives.cues import Found, Tok, is_past, span, word_at
+
+
+def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
+    """Indices where a clause that may hold an imperative starts: the sentence start and after a lead clause."""
+    i = 0
+    while i < len(toks) - 1 and toks[i].word in w.SKIP_OPENERS and not toks[i].comma_after:
+        i += 1
+    starts = [i]
+    if toks[i].word in w.CLAUSE_OPENERS or toks[0].word in w.CLAUSE_OPENERS:
+        for j, tok in enumerate(toks[:-1]):
+            if tok.comma_after:
+                k = j + 1
+                while k < len(toks) - 1 and toks[k].word in w.SKIP_OPENERS:
+                    k += 1
+                starts.append(k)
+                break
+    elif toks[i].comma_after and i + 1 < len(toks):  # "Also, use tabs"
+        starts.append(i + 1)
+    return starts
+
+
+_HEDGED_LEAD = ("possible", "feasible", "practical", "doubt")
+_HEDGED_TAIL = (("when", "possible"), ("if", "possible"), ("where", "possible"), ("if", "you", "can"),
+                ("if", "feasible"), ("when", "practical"), ("where", "practical"))
+_OPTIONAL_TAIL = (("if", "you", "like"), ("if", "you", "want"), ("if", "you", "prefer"), ("if", "you", "wish"))
+
+
+def clause_start_cue(toks: Sequence[Tok], masked: str, s: int) -> Found | None:
+    """The cue opening the sentence or its main clause; "if possible" makes it advice, "if you like" a choice."""
+    if masked[s:toks[0].start].strip(" *_\"'([") != "":
+        return None  # "- 14:00 sync with design": a time, a number or a symbol opens it, not a verb
+    for i in _at_clause_starts(toks):
+        found = _opener(toks, i)
+        if found is None:
+            continue
+        if found[0] == "obligation" and i > 0 and toks[i - 1].word in _HEDGED_LEAD:
+            return ("recommendation", *found[1:])  # "Where possible, reuse the client"
+        if found[0] == "prohibition" and i > 0 and toks[i - 1].word in _HEDGED_LEAD:
+            return ("recommendation", found[1], found[2], False)
+        words = tuple(t.word for t in toks)
+        hedged = toks[0].word in w.HEDGES or any(
+            words[k:k + len(t)] == t for t in _HEDGED_TAIL for k in range(len(words))
+        )
+        if hedged and found[0] in ("obligation", "prohibition"):
+            return ("recommendation", found[1], found[2], found[0] == "obligation")  # "Use rg when possible"
+        if found[0] == "obligation" and any(words[k:k + 3] in _OPTIONAL_TAIL for k in range(len(words))):
+            return ("permission", *found[1:])  # "Swap the butter for olive oil if you like"
+        return found
+    return None
+
+
+def _opener(toks: Sequence[Tok], i: int) -> Found | None:
+    """A cue that counts only when it opens the clause: an imperative verb, "Never ...", "No ...", "Avoid ..."."""
+    word, nxt = toks[i].word, word_at(toks, i + 1)
+    if word in w.HEDGES and i + 1 < len(toks):
+        found = _opener(toks, i + 1)
+        if found is not None and found[0] == "obligation":
+            return ("recommendation", toks[i].start, found[2], True)  # "Perhaps use a dataclass"
+        return found
+    if word in ("never", "always") and (is_past(nxt) or nxt in ("again", "been")):
+        return None  # "Never ran into this", "Always been a night owl": a report, not a rule
+    if word == "never":
+        return ("prohibition", *span(toks, i, i), False)
+    if word == "don't" and nxt in ("know", "think", "care", "recall", "understand"):
+        return None  # "Don't know yet whether ...": a note to self
+    if word == "not" and nxt == "to" and word_at(toks, i + 2) in w.IMPERATIVE_VERBS:
+        return ("prohibition", *span(toks, i, i + 1), False)  # "Please not to use the staging DB"
+    if word in ("don't", "do") and "bother" in (nxt, word_at(toks, i + 2)):
+        return ("permission", *span(toks, i, i + 1 + (word == "do")), True)  # an exemption, not a ban
+    if word == "go" and nxt == "ahead":
+        return ("permission", *span(toks, i, i + 1), True)
+    if (word == "go" and nxt == "easy") or word in ("favor", "favour", "aim") or (
+        word == "lean" and nxt in ("towards", "toward")
+    ):
+        return ("recommendation", *span(toks, i, i), True)
+    if (word == "quit" and nxt.endswith("ing")) or (word == "hold" and nxt == "off"):
+        return ("prohibition", *span(toks, i, i + 1), False)
+    if word in ("keep", "leave") and _keep_away(toks, i):
+        return ("prohibition", *span(toks, i, i), False)  # "Keep API keys out of the repo", "Leave X alone"
+    if word == "not" and nxt in w.IMPERATIVE_VERBS:
+        return ("prohibition", *span(toks, i, i + 1), False)  # "Not use tabs", "Please not commit"
+    if word == "refrain" or (word == "steer" and nxt == "clear"):
+        return ("prohibition", *span(toks, i, i + 1), False)
+    if word == "back" and nxt == "up":
+        return ("obligation", *span(toks, i, i + 1), True)
+    if word == "always":
+        return ("obligation", *span(toks, i, i), True)
+    if word in ("don't", "do") and (word == "don't" or nxt == "not"):
+        return ("prohibition", *span(toks, i, i if word == "don't" else i + 1), False)
+    if word == "no" and _is_ban(toks, i):
+        return ("prohibition", *span(toks, i, i), False)
+    if word == "avoid":
+        return ("prohibition", *span(toks, i, i), False)
+    if word == "stop" and nxt.endswith("ing"):
+        return ("prohibition", *span(toks, i, i), False)
+    if word in ("make", "be") and nxt == "sure":
+        return ("obligation", *span(toks, i, i + 1), True)
+    if word in ("prefer", "consider", "try"):
+        negated = nxt == "not"
+        return ("recommendation", *span(toks, i, i + 1 if negated else i), not negated)
+    if (word in w.IMPERATIVE_VERBS or _unknown_verb(toks, i)) and _imperative(toks, i):
+        return ("obligation", *span(toks, i, i), True)
+    return None
+
+
+def _keep_away(toks: Sequence[Tok], i: int) -> bool:
+    words = [t.word for t in toks[i + 1:]]
+    if toks[i].word == "leave":
+        return "alone" in words
+    return any((a == "out" and b == "of") or (a == "away" and b == "from") for a, b in itertools.pairwise(words)) \
+        or "off" in words
+
+
+def _unknown_verb(toks: Sequence[Tok], i: int) -> bool:
+    """A word the verb list lacks that still opens a command: "Preheat the oven", "Label the bags"."""
+    word = toks[i].word
+    return (
+        word_at(toks, i + 1) in w.DETERMINERS
+        and word not in w.NOT_IMPERATIVE
+        and word not in w.THIRD_PERSON
+        and not word.endswith(("s", "ed", "ing", "ly"))
+        and word.isalpha()
+    )
+
+
+def _is_ban(toks: Sequence[Tok], i: int) -> bool:
+    """ "No emojis in commit messages." is a ban; "No, we chose Postgres" and "No cache is used" are not."""
+    if toks[i].comma_after or i + 1 >= len(toks) or toks[i + 1].word in w.NO_NOT_BAN:
+        return False
+    rest = list(toks[i + 1:])
+    for k, tok in enumerate(rest):
+        if tok.word in _SUBORDINATORS:
+            rest = rest[:k]  # "No force pushes after review has started": the verb is in the time clause
+            break
+    if any(t.word in w.STATEMENT_VERBS or t.word == "yet" for t in rest):
+        return False
+    # "No tests cover the export path": a plural noun followed by a base verb is a statement
+    return not any(a.word.endswith("s") and b.word in w.IMPERATIVE_VERBS for a, b in itertools.pairwise(rest))
+
+
+def _imperative(toks: Sequence[Tok], i: int) -> bool:
+    """True when the verb at ``i`` opens a command, not a noun phrase ("Test results were good", "Use of")."""
+    nxt = word_at(toks, i + 1)
+    if nxt in w.NOUN_MARKERS or nxt in w.FINITE_AUX:
+        return False
+    if nxt in _OBJECT_STARTERS or nxt in w.DETERMINERS:
+        return True
+    if nxt.endswith("s") and word_at(toks, i + 2) in w.IMPERATIVE_VERBS:
+        return False  # "Commit messages follow Conventional Commits": a plural noun and its verb
+    for tok in toks[i + 1:]:  # "Build failures on ARM are tracked": a noun phrase, then its verb
+        if tok.word in _SUBORDINATORS or tok.comma_after:
+            return tok.word not in w.FINITE_AUX
+        if tok.word in w.FINITE_AUX:
+            return False
+    return True
+
+
+_SUBORDINATORS = frozenset("after before when while until unless because since if once where so that which".split())
+_OBJECT_STARTERS = frozenset(
+    "the a an this that these those it them your my our all every each what which how who whatever whoever "
+    "to up out in on off back down away only just".split()
+)

@@ -1,0 +1,173 @@
+"""Partition a parsed note into hard, soft and lore blocks, and list its directives (pure, cached by hash).
+
+Instruction notes (``MEMORY.md``, ``AGENTS.md``, ``CLAUDE.md``, or frontmatter ``botbin: instructions``)
+are written for an agent: their list items and frontmatter are **hard** invariants, their blockquotes and
+the paragraphs the lexer marks are **soft** directives, the rest (headings, background prose, code) is
+**lore**. In any other note only blocks the lexer marks become soft; the rest is lore. Kinds follow the
+tier law of LibraVDB (hard invariants, soft directives, recalled lore).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from botbin.directives.lexer import Cue, lex
+from botbin.parsing.blocks import Block, ParsedNote
+
+Kind = Literal["hard", "soft", "lore"]
+KIND_RANK: dict[str, int] = {"lore": 0, "soft": 1, "hard": 2}
+#: File names (any folder, any case) that make a note an instruction note.
+INSTRUCTION_NAMES = frozenset({"memory.md", "agents.md", "claude.md"})
+#: Frontmatter keys that describe the note rather than instruct: a frontmatter of only these is not a rule.
+_META_KEYS = frozenset({"botbin", "title", "tags", "tag", "aliases", "alias", "date", "created", "updated",
+                        "modified", "cssclasses", "publish", "permalink", "description"})
+_LEXED_KINDS = frozenset({"paragraph", "list_item", "quote"})
+
+
+@dataclass(frozen=True)
+class RuleCue:
+    """One lexer cue inside a directive, located in the note."""
+
+    modality: str
+    """'obligation', 'prohibition', 'recommendation' or 'permission'."""
+    cue: str
+    """The cue words as written."""
+    line: int
+    """0-based line of the cue in the note."""
+    positive: bool
+    """False for "do not" rules (prohibitions, "should not")."""
+    action: str
+    """What the rule is about, from the cue's action start to the sentence end ("push to main")."""
+
+
+@dataclass(frozen=True)
+class Directive:
+    """A hard or soft block of a note, with the cues the lexer found in it (possibly none for hard)."""
+
+    path: str
+    """Relative POSIX path of the note."""
+    kind: Kind
+    """'hard' or 'soft'."""
+    text: str
+    """The block's source text."""
+    start_line: int
+    """0-based first line."""
+    end_line: int
+    """0-based line after the last (exclusive)."""
+    heading_path: tuple[str, ...]
+    cues: tuple[RuleCue, ...]
+
+    @property
+    def modality(self) -> str | None:
+        """Modality of the first cue, None for a hard rule stated without one ("- Dates are ISO 8601")."""
+        return self.cues[0].modality if self.cues else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The directive as AIF-BIN metadata and JSON (snake_case keys, as the rest of the metadata)."""
+        return {
+            "kind": self.kind, "text": self.text, "start_line": self.start_line, "end_line": self.end_line,
+            "heading_path": list(self.heading_path),
+            "cues": [{"modality": c.modality, "cue": c.cue, "line": c.line, "positive": c.positive,
+                      "action": c.action} for c in self.cues],
+        }
+
+    @classmethod
+    def from_dict(cls, path: str, raw: Any) -> Directive | None:
+        """Rebuild from ``to_dict`` output; None when ``raw`` is not such a map (an older or foreign file)."""
+        try:
+            cues = tuple(RuleCue(str(c["modality"]), str(c["cue"]), int(c["line"]), bool(c["positive"]),
+                                 str(c["action"])) for c in raw["cues"])
+            kind: Kind = "hard" if raw["kind"] == "hard" else "soft"
+            return cls(path, kind, str(raw["text"]), int(raw["start_line"]), int(raw["end_line"]),
+                       tuple(str(h) for h in raw["heading_path"]), cues)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+@dataclass(frozen=True)
+class Partition:
+    """The kinds of one note's blocks and its directives."""
+
+    instruction: bool
+    """True for an instruction note."""
+    kinds: tuple[Kind, ...]
+    """Kind of each block of ``ParsedNote.blocks``, same order."""
+    directives: tuple[Directive, ...]
+    """Hard and soft blocks in source order (a hard frontmatter first)."""
+
+
+def is_instruction_note(note: ParsedNote) -> bool:
+    """True for ``MEMORY.md``, ``AGENTS.md``, ``CLAUDE.md``, or frontmatter ``botbin: instructions``."""
+    name = note.path.rsplit("/", 1)[-1].lower()
+    marker = note.frontmatter.data.get("botbin")
+    marked = marker == "instructions" or (isinstance(marker, list) and "instructions" in marker)
+    return name in INSTRUCTION_NAMES or marked
+
+
+def _action(text: str, cue: Cue) -> str:
+    words = text[cue.action_start:cue.sentence_end].split()
+    return " ".join(words)
+
+
+def _rule_cues(block_text: str, start_line: int, cues: list[Cue]) -> tuple[RuleCue, ...]:
+    return tuple(
+        RuleCue(c.modality, c.cue, start_line + block_text.count("\n", 0, c.start), c.positive, _action(block_text, c))
+        for c in cues
+    )
+
+
+def _block_kind(block: Block, instruction: bool, has_cues: bool) -> Kind:
+    if instruction and block.kind == "list_item":
+        return "hard"
+    if instruction and block.kind == "quote":
+        return "soft"
+    return "soft" if has_cues and block.kind in _LEXED_KINDS else "lore"
+
+
+def partition_note(note: ParsedNote, source: str | None = None) -> Partition:
+    """Kinds of the blocks of ``note`` and its directives; ``source`` (the note's LF text) adds a hard frontmatter.
+
+    Deterministic; never raises.
+    """
+    instruction = is_instruction_note(note)
+    kinds: list[Kind] = []
+    directives: list[Directive] = []
+    fm_lines = note.frontmatter_lines
+    if instruction and source is not None and fm_lines and set(note.frontmatter.data) - _META_KEYS:
+        text = "\n".join(source.split("\n")[fm_lines[0]:fm_lines[1]])
+        directives.append(Directive(note.path, "hard", text, fm_lines[0], fm_lines[1], (), ()))
+    for block in note.blocks:
+        cues = lex(block.text) if block.kind in _LEXED_KINDS else []
+        kind = _block_kind(block, instruction, bool(cues))
+        kinds.append(kind)
+        if kind != "lore":
+            directives.append(Directive(note.path, kind, block.text, block.start_line, block.end_line,
+                                        block.heading_path, _rule_cues(block.text, block.start_line, cues)))
+    return Partition(instruction, tuple(kinds), tuple(directives))
+
+
+_CACHE: OrderedDict[tuple[str, str], tuple[ParsedNote, Partition]] = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def partition_source(source: str, path: str) -> tuple[ParsedNote, Partition]:
+    """Parse and partition the LF-normalized text of note ``path``; cached by (path, MD5 of the text).
+
+    For editors: hovering over an unsaved buffer re-partitions only when the text changed.
+    """
+    from botbin.parsing import parse_note
+
+    key = (path, hashlib.md5(source.encode("utf-8", "surrogatepass")).hexdigest())
+    cached = _CACHE.get(key)
+    if cached is None:
+        note = parse_note(source, path)
+        cached = (note, partition_note(note, source))
+        _CACHE[key] = cached
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return cached
