@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", dest="extract_to", type=Path, metavar="FILE",
                    help="write to this file instead of stdout")
 
+    p = add(sub, common, "lsp", "run the language server (stdio) for editors")
+    p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")
+
     p = add(sub, common, "watch", "sync whenever tracked notes change")
     p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
     return parser
@@ -245,8 +248,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return watch_workspace(service, print_sync)
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from botbin.lsp.server import main as serve
+
+    return serve(args.tcp)
+
+
 COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "directives": cmd_directives,
-            "info": cmd_info, "extract": cmd_extract, "watch": cmd_watch}
+            "info": cmd_info, "extract": cmd_extract, "watch": cmd_watch, "lsp": cmd_lsp}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

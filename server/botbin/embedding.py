@@ -216,3 +216,17 @@ def model_info(spec: ModelSpec) -> tuple[int, int]:
     except (OSError, ValueError):
         pass
     return dim, max_tokens
+
+
+_SHARED: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> SentenceTransformerEmbedder:
+    """One embedder per (model folder, batch size) in this process, so that several workspace folders of a
+    language server load the model once (about 90 MB of weights and 6 s on 2 cores)."""
+    key = (str(spec.path), batch_size)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = SentenceTransformerEmbedder(spec, batch_size)
+        return _SHARED[key]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -18,10 +19,10 @@ from botbin.config import Settings, load_settings
 from botbin.embedding import (
     Embedder,
     ModelSpec,
-    SentenceTransformerEmbedder,
     WordPieceCounter,
     model_info,
     resolve_model,
+    shared_embedder,
 )
 from botbin.errors import AifBinFormatError, BotbinError, ModelError
 from botbin.sync.documents import ModelMeta
@@ -103,15 +104,22 @@ class MemoryService:
         overrides: Mapping[str, Any] | None = None,
         embedder: Embedder | None = None,
         env: Mapping[str, str] | None = None,
+        overrides_source: str = "command line",
     ) -> None:
-        """``overrides``: settings from flags; ``embedder``: replaces the model (tests, benchmarks)."""
+        """``overrides``: settings from flags or LSP options (named ``overrides_source`` in warnings);
+        ``embedder``: replaces the model (tests, benchmarks). Safe to call from several threads: index
+        reads and patches hold one lock, and a long sync holds it only to patch each written note."""
         self.root = Path(workspace).resolve()
-        loaded = load_settings(self.root, overrides, env)
+        loaded = load_settings(self.root, overrides, env, overrides_source)
         self.settings: Settings = loaded.settings
         self.warnings: tuple[str, ...] = loaded.warnings
         self._embedder = embedder
+        self._custom_embedder = embedder is not None
         self._index: MemoryIndex | None = None
         self._indexed_at: str | None = None
+        self._lock = threading.RLock()
+        self._damaged: set[str] = set()
+        """Notes whose output failed to decode at index load; the next sync rewrites them."""
 
     # -- model --------------------------------------------------------------------------------
     @cached_property
@@ -122,7 +130,7 @@ class MemoryService:
     @cached_property
     def model_meta(self) -> ModelMeta:
         """Model id, dimension and input limit, from the config files (no weights are loaded)."""
-        if self._embedder is not None:
+        if self._custom_embedder and self._embedder is not None:
             return ModelMeta(self._embedder.model_id, self._embedder.dim, self._embedder.max_tokens)
         dim, max_tokens = model_info(self.model_spec)
         return ModelMeta(self.model_spec.model_id, dim, max_tokens)
@@ -130,14 +138,14 @@ class MemoryService:
     @cached_property
     def counter(self) -> TokenCounter:
         """The model's tokenizer, for chunk sizing (a test embedder borrows the bundled one)."""
-        path = self.model_spec.path if self._embedder is None else resolve_model(None).path
+        path = self.model_spec.path if not self._custom_embedder else resolve_model(None).path
         return WordPieceCounter(path)
 
     @property
     def embedder(self) -> Embedder:
         """The embedder in use (the model itself loads on the first embed call)."""
         if self._embedder is None:
-            embedder: Embedder = SentenceTransformerEmbedder(self.model_spec, self.settings.batch_size)
+            embedder: Embedder = shared_embedder(self.model_spec, self.settings.batch_size)
             self._embedder = embedder
             return embedder
         return self._embedder
@@ -157,24 +165,36 @@ class MemoryService:
     # -- operations ---------------------------------------------------------------------------
     def sync(self, progress: ProgressFn | None = None, full: bool = False,
              keep_documents: bool = False) -> SyncReport:
-        """Sync the workspace (see sync_workspace for errors); patches a loaded index in place.
+        """Sync the workspace (see sync_workspace for errors); a loaded index is patched note by note as
+        each output is written, so searches during a long sync already see what is done. Load the index
+        (``index()``) before a sync whose progress should be searchable.
 
-        ``keep_documents``: return the written documents in the report; they are always kept when an
-        index is loaded (it needs them), else none are held, so a cold sync of a big vault stays small.
+        ``keep_documents``: also return the written documents in the report (else none are held, so a cold
+        sync of a big vault stays small). Notes whose output failed to decode are rewritten.
         """
         ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder)
-        keep = bool(keep_documents) or self._index is not None
-        report = sync_workspace(ctx, progress, full, keep_documents=keep)
-        self._indexed_at = report.synced_at
-        if self._index is not None:
-            for path in report.deleted:
-                self._index.remove(path)
-            for doc in report.documents.values():
-                self._index.upsert(doc)
+
+        def patch(rel: str, doc: aifbin.AifBinDocument) -> None:
+            with self._lock:
+                if self._index is not None:
+                    self._index.upsert(doc)
+                self._damaged.discard(rel)
+
+        report = sync_workspace(ctx, progress, full, keep_documents=keep_documents, written=patch,
+                                force_paths=frozenset(self._damaged))
+        with self._lock:
+            self._indexed_at = report.synced_at
+            if self._index is not None:
+                for path in report.deleted:
+                    self._index.remove(path)
         return report
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index, loaded from the state file's outputs on first use."""
+        with self._lock:
+            return self._load_index()
+
+    def _load_index(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.store import load_index
 
         warnings: list[str] = []
@@ -188,7 +208,10 @@ class MemoryService:
             except ModelError as exc:
                 warnings.append(str(exc))
             files = [self.root / e.output for e in state.files.values()]
-            self._index, load_warnings = load_index(files, dim)
+            damaged: list[Path] = []
+            self._index, load_warnings = load_index(files, dim, damaged)
+            by_output = {self.root / e.output: rel for rel, e in state.files.items()}
+            self._damaged.update(by_output[p] for p in damaged)
             self._indexed_at = state.last_sync
             warnings += load_warnings
         return self._index, warnings
@@ -220,11 +243,33 @@ class MemoryService:
                 degraded = True
                 warnings = [w for w in warnings if w != str(exc)]  # one cause, one warning
                 warnings.append(f"model unavailable, keyword search only: {exc}")
-        hits = index.search(
-            query, vector, k or self.settings.top_k, self.settings.alpha if alpha is None else alpha,
-            filters, best_per_note,
-        )
+        with self._lock:
+            hits = index.search(
+                query, vector, k or self.settings.top_k, self.settings.alpha if alpha is None else alpha,
+                filters, best_per_note,
+            )
         return SearchResult(hits, degraded, tuple(warnings), self._indexed_at)
+
+    def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None,
+                k: int = 5) -> SearchResult:
+        """Memories most related to ``text`` (a paragraph), best first, at most one per note, never the
+        paragraph itself: hits of note ``path`` overlapping ``lines`` (0-based, end exclusive) are dropped.
+
+        Raises WorkspaceError if the workspace folder is missing.
+        """
+        result = self.search(" ".join(text.split()[:200]), k=k * 4)
+
+        def is_self(hit: Hit) -> bool:
+            return (hit.path == path and lines is not None
+                    and hit.start_line < lines[1] and lines[0] < hit.end_line)
+
+        kept: list[Hit] = []
+        seen: set[str] = set()
+        for hit in result.hits:
+            if not is_self(hit) and hit.path not in seen:
+                seen.add(hit.path)
+                kept.append(hit)
+        return SearchResult(kept[:k], result.degraded, result.warnings, result.indexed_at)
 
     def status(self) -> Status:
         """Index size, last sync and the notes that changed since (no hashing: size and mtime only).

@@ -258,8 +258,9 @@ class MemoryIndex:
         )
 
 
-def load_index(files: list[Path], dim: int | None) -> tuple[MemoryIndex, list[str]]:
-    """Read AIF-BIN ``files`` into a new index; a bad file is skipped with a warning naming it."""
+def load_index(files: list[Path], dim: int | None, damaged: list[Path] | None = None) -> tuple[MemoryIndex, list[str]]:
+    """Read AIF-BIN ``files`` into a new index; a bad file is skipped with a warning naming it (and is
+    appended to ``damaged`` when given)."""
     index = MemoryIndex(dim)
     warnings: list[str] = []
     for path in files:
@@ -267,5 +268,7 @@ def load_index(files: list[Path], dim: int | None) -> tuple[MemoryIndex, list[st
             index.upsert(decode(path.read_bytes(), str(path)))
         except (OSError, AifBinFormatError, ValueError) as exc:
             reason = str(exc) if isinstance(exc, AifBinFormatError) else f"{path}: {exc}"
-            warnings.append(f"{reason}; skipped, `botbin sync --full` rewrites it")
+            warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
+            if damaged is not None:
+                damaged.append(path)
     return index, warnings

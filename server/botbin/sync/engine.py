@@ -41,6 +41,8 @@ CHECKPOINT_S = 5.0
 
 #: progress(done_notes, total_notes)
 ProgressFn = Callable[[int, int], None]
+#: written(note_path, document): called after each document is durably written (to patch an index live)
+WrittenFn = Callable[[str, AifBinDocument], None]
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,8 @@ class SyncContext:
 class _Run:
     """One sync run's working state."""
 
-    def __init__(self, ctx: SyncContext, state: SyncState, keep_documents: bool) -> None:
-        self.ctx, self.state, self.keep_documents = ctx, state, keep_documents
+    def __init__(self, ctx: SyncContext, state: SyncState, keep_documents: bool, written: WrittenFn | None) -> None:
+        self.ctx, self.state, self.keep_documents, self.written = ctx, state, keep_documents, written
         self.cache = EmbeddingCache(ctx.model.name)
         self.added: list[str] = []
         self.modified: list[str] = []
@@ -217,6 +219,8 @@ class _Run:
             )
             if self.keep_documents:
                 self.documents[prep.rel] = doc
+            if self.written is not None:
+                self.written(prep.rel, doc)
             self.dirty = True
         for folder in folders:
             fsync_dir(folder)
@@ -275,12 +279,14 @@ def output_intact(path: Path, expected_bytes: int) -> bool:
         return False
 
 
-def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool) -> tuple[list[str], int]:
+def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool,
+                force_paths: frozenset[str]) -> tuple[list[str], int]:
     """Notes that may have changed (new, or size/mtime/output differ), and the count of the rest."""
     out, unchanged = [], 0
     for rel, st in scan.files.items():
         entry = state.files.get(rel)
-        if (not force and entry is not None and entry.size == st.size and entry.mtime_ns == st.mtime_ns
+        if (not force and rel not in force_paths and entry is not None
+                and entry.size == st.size and entry.mtime_ns == st.mtime_ns
                 and output_intact(ctx.root / entry.output, entry.output_bytes)):
             unchanged += 1
         else:
@@ -289,12 +295,15 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
 
 
 def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False,
-                   keep_documents: bool = False) -> SyncReport:
+                   keep_documents: bool = False, written: WrittenFn | None = None,
+                   force_paths: frozenset[str] = frozenset()) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
     ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
-    unchanged). ``keep_documents`` returns the written documents in the report (to patch an index in
-    memory); otherwise none are held, so a cold sync of a big vault stays small.
+    unchanged); ``force_paths`` does that for some notes only (e.g. those whose output failed to decode).
+    ``keep_documents`` returns the written documents in the report (to patch an index in memory);
+    otherwise none are held, so a cold sync of a big vault stays small. ``written`` is called after each
+    document is written, while the sync goes on.
 
     Raises WorkspaceError if the workspace cannot be read (nothing is changed then), LockedError if
     another process is syncing, ModelError if the model cannot embed.
@@ -305,16 +314,16 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         remove_stale_temps(ctx.output_dir)
         state, warnings = load_state(ctx.output_dir / STATE_FILE)
         force = full or _needs_full_check(state, ctx)
-        run = _Run(ctx, state, keep_documents)
+        run = _Run(ctx, state, keep_documents, written)
         run.dirty = force or not (ctx.output_dir / STATE_FILE).is_file()
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])
-        candidates, unchanged = _candidates(scan, state, ctx, force)
+        candidates, unchanged = _candidates(scan, state, ctx, force, force_paths)
         run.cache_sources = [ctx.root / e.output for rel, e in state.files.items() if rel not in scan.files]
         vanished: set[str] = set()
         for done, rel in enumerate(candidates, 1):
             st = scan.files[rel]
-            if not run.handle(rel, st.size, st.mtime_ns, force):
+            if not run.handle(rel, st.size, st.mtime_ns, force or rel in force_paths):
                 vanished.add(rel)
             if progress is not None:
                 progress(done, len(candidates))

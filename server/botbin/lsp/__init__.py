@@ -1,0 +1,1 @@
+"""The language server (``botbin lsp``): the only package that imports pygls."""

@@ -1,0 +1,15 @@
+"""LSP feature handlers, one module per area; each module's ``register`` adds its handlers to the server."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from botbin.lsp.server import BotbinLanguageServer
+
+
+def register_all(server: BotbinLanguageServer) -> None:
+    from botbin.lsp.features import commands, diagnostics, hover, lifecycle, search, textsync
+
+    for module in (lifecycle, textsync, hover, search, commands, diagnostics):
+        module.register(server)

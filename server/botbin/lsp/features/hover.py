@@ -1,0 +1,88 @@
+"""``textDocument/hover``: the memories most related to the paragraph under the cursor, from the unsaved
+buffer, never that paragraph itself; on a directive, also its class and modality."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from botbin.directives.partition import Directive, partition_source
+from botbin.lsp.positions import lines_range, offset_at, position_at
+from botbin.lsp.render import hover_markdown
+
+if TYPE_CHECKING:
+    from botbin.index.store import Hit
+    from botbin.lsp.server import BotbinLanguageServer
+    from botbin.parsing import Block
+
+log = logging.getLogger(__name__)
+HOVER_HITS = 5
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """The block under a position, and the directive it is (if any)."""
+
+    block: Block
+    directive: Directive | None
+
+
+def paragraph_at(text: str, path: str, line: int) -> Paragraph | None:
+    """The block of note text holding 0-based ``line`` (headings and code count), or None on a blank line."""
+    normalized = text.replace("\r\n", "\n").replace("\r", "\n")  # same line numbers as LSP counts them
+    note, part = partition_source(normalized, path)
+    for block in note.blocks:
+        if block.start_line <= line < block.end_line:
+            directive = next((d for d in part.directives
+                              if d.start_line == block.start_line and d.end_line == block.end_line), None)
+            return Paragraph(block, directive)
+    return None
+
+
+def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int, int] | None,
+                 k: int) -> tuple[list[tuple[Hit, str]], bool]:
+    """Hits related to ``text`` across all folders, best first, with their URIs; and whether degraded.
+
+    Blocking (embeds the text): call from a worker thread.
+    """
+    found = ls.folders.folder_of(uri)
+    merged: list[tuple[Hit, str]] = []
+    degraded = False
+    for folder in list(ls.folders.folders.values()):
+        rel = found[1] if found is not None and found[0] is folder else None
+        result = folder.service.related(text, rel, lines if rel is not None else None, k)
+        degraded = degraded or result.degraded
+        merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
+    merged.sort(key=lambda pair: pair[0].score, reverse=True)
+    return merged[:k], degraded
+
+
+def register(server: BotbinLanguageServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(ls: BotbinLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        uri = params.text_document.uri
+        text = ls.text_of(uri)
+        if text is None or not ls.folders.folders:
+            return None
+        # Round-trip through an offset: the line a client position names, in LSP's own line counting.
+        line = position_at(text, offset_at(text, params.position, ls.encoding), ls.encoding).line
+        found = ls.folders.folder_of(uri)
+        path = found[1] if found is not None else uri.rsplit("/", 1)[-1]
+        paragraph = paragraph_at(text, path, line)
+        if paragraph is None:
+            return None
+        block = paragraph.block
+        lines = (block.start_line, block.end_line)
+        loop = asyncio.get_running_loop()
+        hits, degraded = await loop.run_in_executor(None, related_hits, ls, uri, block.text, lines, HOVER_HITS)
+        markdown = hover_markdown(hits, paragraph.directive, ls.folders.indexing, degraded)
+        if markdown is None:
+            return None
+        return types.Hover(
+            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=markdown),
+            range=lines_range(block.start_line, block.end_line),
+        )

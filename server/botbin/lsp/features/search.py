@@ -1,0 +1,149 @@
+"""Search over LSP: ``workspace/symbol`` (any editor), ``botbin/search``, ``botbin/related``, ``botbin/status``.
+
+Every answer says whether indexing is still running (``indexing``) and whether ranking fell back to
+keywords because the model is unavailable (``degraded``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from botbin.lsp import protocol
+from botbin.lsp.features.hover import HOVER_HITS, paragraph_at, related_hits
+from botbin.lsp.positions import offset_at, position_at
+from botbin.lsp.render import hit_payload, symbol
+
+if TYPE_CHECKING:
+    from botbin.index.store import Hit, SearchFilters
+    from botbin.lsp.server import BotbinLanguageServer
+
+_FILTER_KEYS = {"pathGlob": "path_glob", "tag": "tag", "kind": "kind", "dateFrom": "date_from", "dateTo": "date_to"}
+
+
+def plain(value: Any) -> Any:
+    """Custom-request params as plain JSON data (pygls hands them over as namedtuples)."""
+    if hasattr(value, "_asdict"):
+        return {k: plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def _filters(raw: Any) -> SearchFilters:
+    from botbin.index.store import SearchFilters
+
+    if raw is None:
+        return SearchFilters()
+    if not isinstance(raw, Mapping):
+        raise JsonRpcInvalidParams("filters must be an object")
+    unknown = set(raw) - set(_FILTER_KEYS)
+    if unknown:
+        raise JsonRpcInvalidParams(f"unknown filters: {', '.join(sorted(unknown))}")
+    if raw.get("kind") not in (None, "hard", "soft", "lore"):
+        raise JsonRpcInvalidParams("filters.kind must be 'hard', 'soft' or 'lore'")
+    return SearchFilters(**{_FILTER_KEYS[k]: v for k, v in raw.items() if v is not None})
+
+
+def _k(raw: Any, default: int) -> int:
+    if raw is None:
+        return default
+    if not isinstance(raw, int) or isinstance(raw, bool) or not 1 <= raw <= 1000:
+        raise JsonRpcInvalidParams("k must be an integer from 1 to 1000")
+    return raw
+
+
+@dataclass(frozen=True)
+class Merged:
+    """Hits of every folder, best first, each with its note's URI."""
+
+    hits: list[tuple[Hit, str]]
+    indexed_at: str | None
+    degraded: bool
+
+
+def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilters | None,
+               best_per_note: bool = False) -> Merged:
+    """Search every folder and merge by score. Blocking: run in a worker thread."""
+    merged: list[tuple[Hit, str]] = []
+    degraded = False
+    indexed_at: str | None = None
+    for folder in list(ls.folders.folders.values()):
+        result = folder.service.search(query, k, None, filters, best_per_note)
+        degraded = degraded or result.degraded
+        indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
+        merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
+    merged.sort(key=lambda pair: pair[0].score, reverse=True)
+    return Merged(merged[:k], indexed_at, degraded)
+
+
+def status(ls: BotbinLanguageServer) -> dict[str, Any]:
+    """``botbin/status``: totals over the folders, and each folder's own report."""
+    folders = []
+    for folder in list(ls.folders.folders.values()):
+        report = folder.service.status().to_dict()
+        report.update(uri=folder.uri, lastError=folder.last_error, modelError=folder.model_error)
+        folders.append(report)
+    last_syncs = [f["lastSync"] for f in folders if f["lastSync"]]
+    degraded = any(f["modelError"] for f in folders)
+    return {
+        "files": sum(f["files"] for f in folders), "chunks": sum(f["chunks"] for f in folders),
+        "pending": sum(len(f["stale"]) for f in folders) + ls.folders.pending(),
+        "lastSync": max(last_syncs, default=None),
+        "model": folders[0]["model"] if folders else None,
+        "degraded": degraded, "indexing": ls.folders.indexing, "folders": folders,
+    }
+
+
+def register(server: BotbinLanguageServer) -> None:
+    @server.feature(types.WORKSPACE_SYMBOL)
+    async def workspace_symbol(ls: BotbinLanguageServer,
+                               params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        if not params.query.strip() or not ls.folders.folders:
+            return []
+        k = next(iter(ls.folders.folders.values())).service.settings.top_k
+        result = await asyncio.get_running_loop().run_in_executor(None, search_all, ls, params.query, k, None)
+        return [symbol(hit, uri) for hit, uri in result.hits]
+
+    @server.feature(protocol.SEARCH)
+    async def botbin_search(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
+        raw = plain(params) or {}
+        query = raw.get("query")
+        if not isinstance(query, str) or not query.strip():
+            raise JsonRpcInvalidParams("query must be a non-empty string")
+        default_k = next(iter(ls.folders.folders.values())).service.settings.top_k if ls.folders.folders else 10
+        k, filters = _k(raw.get("k"), default_k), _filters(raw.get("filters"))
+        result = await asyncio.get_running_loop().run_in_executor(
+            None, search_all, ls, query, k, filters, bool(raw.get("bestPerNote", False)))
+        return {"hits": [hit_payload(h, uri) for h, uri in result.hits], "indexedAt": result.indexed_at,
+                "indexing": ls.folders.indexing, "degraded": result.degraded}
+
+    @server.feature(protocol.RELATED)
+    async def botbin_related(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
+        raw = plain(params) or {}
+        uri, k = raw.get("uri") or "", _k(raw.get("k"), HOVER_HITS)
+        text, lines = raw.get("text"), None
+        if not isinstance(text, str):
+            position = raw.get("position")
+            source = ls.text_of(uri) if isinstance(uri, str) and uri else None
+            if source is None or not isinstance(position, Mapping):
+                raise JsonRpcInvalidParams("give {uri, position} of an open or saved note, or {text}")
+            pos = types.Position(int(position.get("line", 0)), int(position.get("character", 0)))
+            line = position_at(source, offset_at(source, pos, ls.encoding), ls.encoding).line
+            found = ls.folders.folder_of(uri)
+            paragraph = paragraph_at(source, found[1] if found else uri, line)
+            if paragraph is None:
+                return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
+            text, lines = paragraph.block.text, (paragraph.block.start_line, paragraph.block.end_line)
+        hits, degraded = await asyncio.get_running_loop().run_in_executor(None, related_hits, ls, uri, text, lines, k)
+        return {"hits": [hit_payload(h, u) for h, u in hits], "indexing": ls.folders.indexing, "degraded": degraded}
+
+    @server.feature(protocol.STATUS)
+    async def botbin_status(ls: BotbinLanguageServer, _params: Any) -> dict[str, Any]:
+        return await asyncio.get_running_loop().run_in_executor(None, status, ls)
+

@@ -1,0 +1,33 @@
+"""Names on the wire: botbin's custom LSP methods, commands and progress titles (mirrored in TypeScript
+by ``extensions/protocol``; a test keeps the two in step). Payloads are camelCase JSON; see docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+SERVER_NAME = "botbin"
+
+#: Request ``{query, k?, filters?: {pathGlob?, tag?, kind?, dateFrom?, dateTo?}, bestPerNote?}``
+#: -> ``{hits, indexedAt, indexing, degraded}``.
+SEARCH = "botbin/search"
+#: Request ``{uri, position} | {text, uri?}`` plus ``k?`` -> ``{hits, indexing, degraded}``.
+RELATED = "botbin/related"
+#: Request ``{}`` -> ``{files, chunks, pending, lastSync, model, degraded, indexing, folders}``.
+STATUS = "botbin/status"
+#: Request ``{query, budgetTokens}`` -> ``{tiers, usedTokens}`` (agent memory; not served yet).
+CONTEXT = "botbin/context"
+#: Request ``{text, tags?}`` -> ``{path, range}`` (agent memory; not served yet).
+REMEMBER = "botbin/remember"
+
+#: ``workspace/executeCommand``: sync changed notes now (argument: none) -> sync summary.
+COMMAND_SYNC = "botbin.sync"
+#: ``workspace/executeCommand``: re-read and re-chunk every note (embeddings reused) -> sync summary.
+COMMAND_REINDEX = "botbin.reindex"
+COMMANDS = (COMMAND_SYNC, COMMAND_REINDEX)
+
+#: Title of the ``$/progress`` work-done report while notes are indexed.
+PROGRESS_TITLE = "botbin: indexing notes"
+#: ``source`` of published diagnostics.
+DIAGNOSTIC_SOURCE = "botbin"
+
+#: Every custom request, for the cross-language constants test.
+CUSTOM_REQUESTS = (SEARCH, RELATED, STATUS, CONTEXT, REMEMBER)

@@ -1,0 +1,163 @@
+"""The botbin language server: state shared by the feature handlers, and the entry point ``botbin lsp``.
+
+Handlers live in ``botbin.lsp.features`` (one module per LSP area); this module holds what they share:
+open buffers, workspace folders, the negotiated position encoding, progress and messages. Work that may
+block (model, disk) runs off the event loop; anything sent from a worker thread goes through ``call_soon``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+
+from botbin import __version__
+from botbin.lsp import protocol
+from botbin.lsp.folders import Folder, Folders, uri_to_path
+from botbin.lsp.positions import UTF16, encoding_name
+from botbin.sync.engine import SyncReport
+
+log = logging.getLogger(__name__)
+
+
+class BotbinLanguageServer(LanguageServer):
+    """pygls server plus botbin's state."""
+
+    def __init__(self) -> None:
+        super().__init__(protocol.SERVER_NAME, __version__, max_workers=4)
+        self.folders = Folders(self._sync_progress, self._sync_done)
+        self.buffers: dict[str, str] = {}
+        """Open documents' text by URI, kept with LSP line rules (pygls' own copy splits lines as Python does)."""
+        self.encoding = UTF16
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.client_watches = False
+        """True once the client agreed to watch ``**/*.md`` for us (then no watchfiles watcher runs)."""
+        self.watch_tasks: list[asyncio.Task[None]] = []
+        self._progress: dict[str, str] = {}
+        """Folder URI -> work-done progress token of its running sync."""
+        self._shown: set[str] = set()
+        self.diagnosed: set[str] = set()
+        """URIs that currently carry botbin diagnostics (to clear them when the conflict goes)."""
+        self.on_synced: list[Callable[[Folder, SyncReport | None], None]] = []
+
+    # -- capabilities ---------------------------------------------------------------------------
+    def client_supports(self, path: str) -> bool:
+        return bool(get_capability(self.client_capabilities, path, False))
+
+    def adopt_encoding(self) -> None:
+        self.encoding = encoding_name(self.workspace.position_encoding)
+
+    # -- thread-safe messaging ------------------------------------------------------------------
+    def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn(*args)`` on the event loop, from any thread."""
+        if self.loop is None:
+            fn(*args)
+        else:
+            self.loop.call_soon_threadsafe(fn, *args)
+
+    def show_once(self, message: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """One ``window/showMessage`` per distinct message for the server's lifetime; always logged."""
+        log.warning("%s", message)
+        if message not in self._shown:
+            self._shown.add(message)
+            self.call_soon(self.window_show_message, types.ShowMessageParams(kind, message))
+
+    def log_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
+        self.call_soon(self.window_log_message, types.LogMessageParams(kind, message))
+
+    # -- documents ------------------------------------------------------------------------------
+    def text_of(self, uri: str) -> str | None:
+        """The unsaved buffer of ``uri`` if open, else the file on disk; None when unreadable."""
+        if uri in self.buffers:
+            return self.buffers[uri]
+        path = uri_to_path(uri)
+        if path is None:
+            return None
+        try:
+            return Path(path).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            return None
+
+    # -- indexing progress ----------------------------------------------------------------------
+    async def start_sync(self, uris: list[str] | None = None, full: bool = False) -> None:
+        """Queue a background sync and open a progress report for each folder in it."""
+        targets = uris if uris is not None else list(self.folders.folders)
+        if self.client_supports("window.work_done_progress"):
+            for uri in targets:
+                if uri not in self._progress:
+                    token = str(uuid.uuid4())
+                    self._progress[uri] = token
+                    try:
+                        await self.work_done_progress.create_async(token)
+                    except Exception as exc:  # a client that refuses progress still gets its sync
+                        log.info("no progress report: %s", exc)
+                        self._progress.pop(uri, None)
+                        continue
+                    name = Path(uri_to_path(uri) or uri).name
+                    self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                        title=protocol.PROGRESS_TITLE, message=name, percentage=0, cancellable=False))
+        self.folders.request_sync(targets, full)
+
+    def _sync_progress(self, folder: Folder, done: int, total: int) -> None:
+        token = self._progress.get(folder.uri)
+        if token is not None and total:
+            report = types.WorkDoneProgressReport(message=f"{done}/{total} notes", percentage=done * 100 // total)
+            self.call_soon(self.work_done_progress.report, token, report)
+
+    def _sync_done(self, folder: Folder, report: SyncReport | None, error: str | None) -> None:
+        self.call_soon(self._finish_sync, folder, report, error)
+
+    def _finish_sync(self, folder: Folder, report: SyncReport | None, error: str | None) -> None:
+        token = self._progress.pop(folder.uri, None)
+        if error is not None:
+            self.show_once(f"botbin: {error}", types.MessageType.Error)
+        elif report is not None:
+            for failure in report.failed:
+                self.log_message(f"{failure.path}: {failure.reason}", types.MessageType.Warning)
+            for warning in report.warnings:
+                self.log_message(warning, types.MessageType.Warning)
+        if token is not None:
+            summary = "failed" if error else _summary(report)
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=summary))
+        for hook in self.on_synced:
+            try:
+                hook(folder, report)
+            except Exception:
+                log.exception("after-sync hook failed")
+
+
+def _summary(report: SyncReport | None) -> str:
+    if report is None:
+        return "done"
+    return (f"{len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted, "
+            f"{report.unchanged} unchanged")
+
+
+def create_server() -> BotbinLanguageServer:
+    """A server with every feature registered."""
+    from botbin.lsp.features import register_all
+
+    server = BotbinLanguageServer()
+    register_all(server)
+    return server
+
+
+def main(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
+    """Serve LSP on stdio (or TCP for debugging). stdout carries only the protocol: print() goes to stderr."""
+    logging.getLogger("pygls").setLevel(logging.WARNING)  # pygls logs every message body at INFO
+    server = create_server()
+    if tcp_port is not None:
+        server.start_tcp(host, tcp_port)
+        return 0
+    rpc_out = sys.stdout.buffer
+    sys.stdout = sys.stderr  # a stray print must never corrupt the JSON-RPC stream
+    server.start_io(sys.stdin.buffer, rpc_out)
+    return 0
