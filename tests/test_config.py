@@ -36,7 +36,7 @@ def test_defaults(tmp_path: Path) -> None:
     loaded = load(tmp_path)
     assert loaded == LoadedSettings(Settings(), ())
     s = loaded.settings
-    assert s.include == DEFAULT_INCLUDE == ("MEMORY.md", "memory/**/*.md")
+    assert s.include == DEFAULT_INCLUDE == ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memory/**/*.md")
     assert s.exclude == ()
     assert s.output_dir == "memory/aifbin"
     assert (s.alpha, s.top_k, s.target_tokens, s.overlap_tokens, s.min_tokens) == (0.7, 10, 256, 32, 50)

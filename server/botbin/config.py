@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 CONFIG_FILE = "botbin.toml"
-DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "memory/**/*.md")
+#: Bot-BIN's MEMORY.md and memory/ notes, plus the instruction files agents read (AGENTS.md, CLAUDE.md).
+DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memory/**/*.md")
 VAULT_INCLUDE: tuple[str, ...] = ("**/*.md",)
 #: Folders never scanned, whatever the globs say.
 ALWAYS_EXCLUDED_DIRS: frozenset[str] = frozenset({".git", ".obsidian", ".trash", "node_modules"})

@@ -4,15 +4,16 @@ profile (VS Code, Neovim) talking to the real ``botbin lsp`` over stdio, and hel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lsprotocol import types
-from pytest_lsp import LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from tests.conftest import REPO
 
 EXAMPLES = REPO / "examples" / "workspace"
@@ -86,3 +87,19 @@ def workspace(tmp_path: Path, synced_examples: Path) -> Path:
     root = tmp_path / "workspace"
     shutil.copytree(synced_examples, root)
     return root
+
+
+@contextlib.asynccontextmanager
+async def serve(folders: list[Path], options: dict[str, Any] | None = None,
+                profile: str = "visual_studio_code", wait: bool = True) -> AsyncIterator[LanguageClient]:
+    """Start a real ``botbin lsp`` for a test that prepares its own workspace; shut it down after."""
+    client = await ClientServerConfig(server_command=SERVER).start()
+    assert isinstance(client, LanguageClient)
+    client.root = folders[0]  # type: ignore[attr-defined]
+    try:
+        await start(client, profile, folders, options)
+        if wait:
+            await wait_until(lambda: progress_ended(client), what="the initial indexing to end")
+        yield client
+    finally:
+        await client.shutdown_session()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -25,12 +26,16 @@ def hit_payload(hit: Hit, uri: str) -> dict[str, Any]:
     return {**hit.to_dict(), "uri": uri, "range": range_dict(hit.start_line, hit.end_line)}
 
 
+_BLOCK_START = re.compile(r"^([-+=]|\d+[.)])")
+
+
 def _escape(text: str) -> str:
-    """Markdown-safe one-liner: no line breaks, no characters that open links, emphasis or HTML."""
+    """Markdown-safe one-liner: no line breaks, no characters that open links, emphasis, strikethrough or HTML,
+    and no leading list marker or setext underline (``- a``, ``1. a``, ``---``) that would make it a block."""
     flat = " ".join(text.split())
-    for ch in "\\`*_[]<>|#":
+    for ch in "\\`*_[]<>|#~":
         flat = flat.replace(ch, "\\" + ch)
-    return flat
+    return _BLOCK_START.sub(lambda m: m.group(1)[:-1] + "\\" + m.group(1)[-1], flat)
 
 
 def _snippet(hit: Hit) -> str:

@@ -70,6 +70,10 @@ class BotbinLanguageServer(LanguageServer):
             self._shown.add(message)
             self.call_soon(self.window_show_message, types.ShowMessageParams(kind, message))
 
+    def model_unavailable(self, reason: str) -> None:
+        """The one message for a model that cannot load (from the warm-up or from a sync, whichever first)."""
+        self.show_once(f"botbin: the embedding model is unavailable, search is keyword-only: {reason}")
+
     def log_message(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.call_soon(self.window_log_message, types.LogMessageParams(kind, message))
 
@@ -117,7 +121,9 @@ class BotbinLanguageServer(LanguageServer):
 
     def _finish_sync(self, folder: Folder, report: SyncReport | None, error: str | None) -> None:
         token = self._progress.pop(folder.uri, None)
-        if error is not None:
+        if error is not None and error == folder.model_error:
+            self.model_unavailable(error)
+        elif error is not None:
             self.show_once(f"botbin: {error}", types.MessageType.Error)
         elif report is not None:
             for failure in report.failed:

@@ -35,6 +35,9 @@ def settings_from(raw: Any) -> tuple[dict[str, Any], list[str]]:
     if not isinstance(raw, Mapping):
         return {}, [f"LSP settings: expected an object, got {type(raw).__name__}; using defaults"]
     section = raw.get("botbin")
+    as_dict = getattr(section, "_asdict", None)
+    if as_dict is not None:
+        section = as_dict()
     if isinstance(section, Mapping):
         raw = section
     return {_CAMEL.sub(r"_\1", str(k)).lower(): v for k, v in raw.items()}, []
@@ -61,7 +64,7 @@ def _warm_model(ls: BotbinLanguageServer) -> None:
             folder.model_error = None
         except ModelError as exc:
             folder.model_error = str(exc)
-            ls.show_once(f"botbin: the embedding model is unavailable, search is keyword-only: {exc}")
+            ls.model_unavailable(str(exc))
         return
 
 

@@ -1,0 +1,104 @@
+"""End to end, settings and failures: bad settings, configuration changes, conflicting rules as diagnostics,
+an unavailable model, a damaged AIF-BIN file, handler errors, several workspace folders."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from tests.lsp.conftest import request, serve, wait_until
+
+from botbin.aifbin import decode
+
+pytestmark = pytest.mark.model
+
+
+async def test_bad_settings_fall_back_with_one_message(workspace: Path) -> None:
+    async with serve([workspace], {"alpha": 5, "topK": "many", "noSuchKey": 1}) as client:
+        warnings = [m for m in client.messages if m.type == types.MessageType.Warning]
+        assert len(warnings) == 1
+        assert "alpha" in warnings[0].message and "top_k" in warnings[0].message
+        result = await request(client, "botbin/search", {"query": "database"})
+        assert len(result["hits"]) == 10  # top_k fell back to its default
+
+
+async def test_configuration_change_reindexes_with_new_globs(workspace: Path) -> None:
+    async with serve([workspace]) as client:
+        before = (await request(client, "botbin/status", {}))["files"]
+        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+            settings={"botbin": {"exclude": ["memory/2026-11-0*.md"]}}))
+        await wait_until(lambda: len([r for rs in client.progress_reports.values() for r in rs
+                                      if isinstance(r, types.WorkDoneProgressEnd)]) >= 2, what="a second sync")
+        status = await request(client, "botbin/status", {})
+        assert status["files"] < before
+        paths = {h["path"] for h in (await request(client, "botbin/search", {"query": "alerts", "k": 20}))["hits"]}
+        assert not any(p.startswith("memory/2026-11-0") for p in paths)
+
+
+async def test_conflicting_rules_are_published_as_diagnostics(workspace: Path) -> None:
+    memory = workspace / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "\n- Always commit secrets to the repo.\n", encoding="utf-8")
+    async with serve([workspace]) as client:
+        uri = memory.as_uri()
+        await wait_until(lambda: client.diagnostics.get(uri), what="diagnostics on MEMORY.md")
+        diagnostics = client.diagnostics[uri]
+        assert len(diagnostics) == 2
+        assert all(d.severity == types.DiagnosticSeverity.Warning and d.source == "botbin" for d in diagnostics)
+        assert any("Never commit secrets" in d.message for d in diagnostics)
+        related = diagnostics[0].related_information
+        assert related and related[0].location.uri == uri
+        # fixing the rule clears them after the save
+        memory.write_text(memory.read_text(encoding="utf-8").replace("- Always commit secrets to the repo.\n", ""),
+                          encoding="utf-8")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
+        await wait_until(lambda: len(client.diagnostics.get(uri, ())) == 0, what="the diagnostics to clear")
+
+
+async def test_unavailable_model_degrades_to_keyword_search(workspace: Path) -> None:
+    (workspace / "botbin.toml").write_text('model = "no-such-model-folder"\n', encoding="utf-8")
+    async with serve([workspace], wait=False) as client:
+        await wait_until(lambda: [m for m in client.messages if "model" in m.message.lower()], what="a model message")
+        result = await request(client, "botbin/search", {"query": "Postgres"})
+        assert result["degraded"] is True and result["hits"]
+        status = await request(client, "botbin/status", {})
+        assert status["degraded"] is True
+        await asyncio.sleep(0.5)
+        assert len([m for m in client.messages if "model" in m.message.lower()]) == 1
+
+
+async def test_damaged_aifbin_is_rebuilt_from_its_note(workspace: Path) -> None:
+    output = workspace / "memory" / "aifbin" / "memory" / "2026-11-17.aif-bin"
+    data = bytearray(output.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size: only decoding notices
+    output.write_bytes(bytes(data))
+    async with serve([workspace]) as client:
+        decode(output.read_bytes(), str(output))  # raises if still damaged
+        result = await request(client, "botbin/search", {"query": "SMS verification code", "k": 5})
+        assert "memory/2026-11-17.md" in {h["path"] for h in result["hits"]}
+
+
+async def test_a_bad_request_is_answered_and_the_server_lives_on(workspace: Path) -> None:
+    async with serve([workspace]) as client:
+        for bad in ({"query": ""}, {"query": "x", "k": 0}, {"query": "x", "filters": {"kind": "nope"}}):
+            with pytest.raises(JsonRpcException):
+                await request(client, "botbin/search", bad)
+        with pytest.raises(JsonRpcException):
+            await request(client, "botbin/related", {"uri": "file:///nowhere.md", "position": {"line": 0}})
+        assert (await request(client, "botbin/search", {"query": "Postgres"}))["hits"]
+
+
+async def test_several_workspace_folders_are_searched_together(workspace: Path, tmp_path: Path) -> None:
+    other = tmp_path / "second"
+    (other / "memory").mkdir(parents=True)
+    (other / "memory" / "garden.md").write_text("# Garden\n\nThe tomatoes need watering every evening.\n",
+                                                encoding="utf-8")
+    async with serve([workspace, other]) as client:
+        await wait_until(lambda: len([r for rs in client.progress_reports.values() for r in rs
+                                      if isinstance(r, types.WorkDoneProgressEnd)]) >= 2, what="both folders")
+        result = await request(client, "botbin/search", {"query": "watering tomatoes", "k": 3})
+        assert result["hits"][0]["uri"] == (other / "memory" / "garden.md").as_uri()
+        status = await request(client, "botbin/status", {})
+        assert len(status["folders"]) == 2 and status["files"] == 16
