@@ -71,7 +71,7 @@ def rule_text(cue: RuleCue) -> str:
 
 def _lemma(word: str) -> str:
     """Base form of a leading -ing verb ("using" -> "use", "pushing" -> "push"), else the word."""
-    if word.endswith("ing") and len(word) > 5:
+    if word.endswith("ing") and len(word) > 4:
         stem = word[:-3]
         for base in (stem, stem + "e", stem[:-1]):
             if base in IMPERATIVE_VERBS:
@@ -81,7 +81,7 @@ def _lemma(word: str) -> str:
 
 def normalize_action(action: str) -> tuple[str, ...]:
     """Content words of an action, casefolded, up to the first clause break, at most 8 words."""
-    clause = _CLAUSE_END.split(action, maxsplit=1)[0]
+    clause = _CLAUSE_END.split(action.lstrip(" ,;:\u2014-"), maxsplit=1)[0]  # "Never, ever use tabs"
     words = [w.casefold().strip("'-") for w in _WORD.findall(clause)]
     words = [w for w in words if w and w not in _FILLER][:_MAX_WORDS]
     if words:

@@ -100,8 +100,8 @@ def _explicit_at(toks: Sequence[Tok], i: int) -> Found | None:
             return None  # "It should work now", "You should have asked": expectation or hindsight
         negated = word.endswith("n't") or nxt in _NEG
         return ("recommendation", *span(toks, i, i + 1 if negated else i), not negated)
-    if word in ("never", "not", "don't", "do", "doesn't") and _flip_at(toks, i):
-        return ("obligation", *span(toks, i, i + 2 if word == "do" else i + 1), True)
+    if word in ("never", "not", "don't", "do", "doesn't") and (flip := _flip_at(toks, i)) is not None:
+        return ("obligation", *span(toks, i, flip), True)
     if word in ("may", "can", "can't", "cannot") and subject in ("you", "u"):
         if nxt == "have" and is_participle(word_at(toks, i + 2)):
             return None  # "You may have noticed"
@@ -205,17 +205,19 @@ def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     return None
 
 
-def _flip_at(toks: Sequence[Tok], i: int) -> bool:
-    """True for "never fail to", "do not forget to", "don't neglect to": a negated omission, so a duty."""
+def _flip_at(toks: Sequence[Tok], i: int) -> int | None:
+    """Index of the flipped verb in "never fail to", "do not forget to", "don't ever neglect to" (a negated
+    omission, so a duty), else None."""
     word = toks[i].word
     j = i + 2 if word == "do" and word_at(toks, i + 1) == "not" else i + 1
     if word == "do" and j == i + 1:
-        return False
+        return None
     if word_at(toks, j) == "ever":  # "Don't ever forget to"
         j += 1
     if word == "not" and word_at(toks, i - 1) not in ("do", "must", "should"):
-        return False
-    return word_at(toks, j) in _FLIP and (word_at(toks, j + 1) == "to" or word_at(toks, j) == "omit")
+        return None
+    flipped = word_at(toks, j) in _FLIP and (word_at(toks, j + 1) == "to" or word_at(toks, j) == "omit")
+    return j if flipped else None
 
 
 def _status_word(toks: Sequence[Tok], i: int) -> Found | None:

@@ -142,8 +142,11 @@ def lex(text: str) -> list[Cue]:
     """
     masked = mask(text)
     cues: list[Cue] = []
+    line_start, seen = 0, 0
     for s, e in sentences(masked):
-        cue = _sentence_cue(masked, s, e)
+        newline = masked.rfind("\n", seen, s)  # only the text since the last sentence: linear overall
+        line_start, seen = (newline + 1 if newline >= 0 else line_start), s
+        cue = _sentence_cue(masked, s, e, line_start)
         if cue is not None:
             modality, cs, ce, positive = cue
             word = masked[cs:ce].lower()
@@ -161,7 +164,7 @@ def classify(text: str) -> Modality | None:
 
 
 
-def _sentence_cue(masked: str, s: int, e: int) -> Found | None:
+def _sentence_cue(masked: str, s: int, e: int, line_start: int) -> Found | None:
     body = masked[s:e].rstrip(" *_\"')]")
     if body.endswith("?"):
         return None
@@ -181,7 +184,7 @@ def _sentence_cue(masked: str, s: int, e: int) -> Found | None:
         return None if reported else found
     if label and len(toks) > 1 and not (name in _RULE_LABELS or name.split(" ")[0] in ("step", "rule", "todo")):
         return None  # "**Felix Brandt**: contact at ...": a term and its description, not a command
-    heading = _HEADING.match(masked, masked.rfind("\n", 0, s) + 1) is not None
+    heading = _HEADING.match(masked, line_start) is not None
     if heading and len(toks) < 3:
         return None  # "## Commit conventions": a short heading names a topic
     return clause_start_cue(toks, masked, s)

@@ -113,10 +113,13 @@ def _action(text: str, cue: Cue) -> str:
 
 
 def _rule_cues(block_text: str, start_line: int, cues: list[Cue]) -> tuple[RuleCue, ...]:
-    return tuple(
-        RuleCue(c.modality, c.cue, start_line + block_text.count("\n", 0, c.start), c.positive, _action(block_text, c))
-        for c in cues
-    )
+    out: list[RuleCue] = []
+    line, counted = start_line, 0
+    for c in cues:  # cues come in text order: count newlines from the previous cue, not from the start
+        line += block_text.count("\n", counted, c.start)
+        counted = c.start
+        out.append(RuleCue(c.modality, c.cue, line, c.positive, _action(block_text, c)))
+    return tuple(out)
 
 
 def _block_kind(block: Block, instruction: bool, has_cues: bool) -> Kind:

@@ -1,0 +1,160 @@
+"""Language-server latency on the Obsidian help vault: hover, botbin/search and workspace/symbol (p50/p95, ms),
+and save-to-searchable time (a note edited on disk + didSave, until botbin/search returns the new text).
+
+The real ``botbin lsp`` runs as a child process over stdio, driven by the pygls client; the vault (173 notes,
+../shared/data/obsidian-help/en) is copied to a temp folder and synced once before the server starts, so
+the figures are for a warm index and a warm model, as an editor sees them after start-up. Prints JSON.
+
+Run: ``python bench/bench_lsp.py [--hovers 100] [--saves 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+
+from common import log, percentile, r
+
+REPO = Path(__file__).resolve().parents[1]
+VAULT = REPO.parent / "shared" / "data" / "obsidian-help" / "en"
+QUERIES = ["how do I link to another note", "sync notes between phone and computer", "change the theme",
+           "create a canvas", "publish my notes as a website", "keyboard shortcuts", "embed an image",
+           "search for a tag", "daily notes template", "import from Evernote"]
+
+
+def paragraphs(root: Path, count: int, seed: int = 7) -> list[tuple[Path, int]]:
+    """(note, 0-based line) of ``count`` random prose lines outside frontmatter and code."""
+    candidates: list[tuple[Path, int]] = []
+    for note in sorted(root.rglob("*.md")):
+        lines = note.read_text(encoding="utf-8").split("\n")
+        start = lines.index("---", 1) + 1 if lines and lines[0] == "---" and "---" in lines[1:] else 0
+        fenced = False
+        for i in range(start, len(lines)):
+            fenced ^= lines[i].lstrip().startswith("```")
+            if not fenced and len(lines[i]) > 40 and lines[i][0].isalpha():
+                candidates.append((note, i))
+    random.Random(seed).shuffle(candidates)
+    return candidates[:count]
+
+
+def stats(values_ms: list[float]) -> dict[str, float]:
+    return {"n": len(values_ms), "p50_ms": r(percentile(values_ms, 50), 1), "p95_ms": r(percentile(values_ms, 95), 1),
+            "max_ms": r(max(values_ms), 1)}
+
+
+async def until_indexed(client: LanguageClient, timeout_s: float = 600.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        status = await client.protocol.send_request_async("botbin/status", {})
+        if not status.indexing and status.pending == 0:
+            return
+        await asyncio.sleep(0.2)
+    raise TimeoutError("the server did not finish indexing")
+
+
+async def measure(root: Path, hovers: int, saves: int) -> dict[str, Any]:
+    client = LanguageClient("bench", "1")
+    await client.start_io(sys.executable, "-m", "botbin", "lsp")
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), initialization_options={"vault": True},
+        workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)]))
+    client.initialized(types.InitializedParams())
+    started = time.perf_counter()
+    await until_indexed(client)
+    log(f"indexed in {time.perf_counter() - started:.1f} s (no-op sync of a synced vault)")
+    result: dict[str, Any] = {}
+
+    async def hover(note: Path, line: int) -> float:
+        t = time.perf_counter()
+        await client.text_document_hover_async(types.HoverParams(
+            types.TextDocumentIdentifier(note.as_uri()), types.Position(line, 0)))
+        return (time.perf_counter() - t) * 1000
+
+    spots = paragraphs(root, hovers + 5)
+    for note, line in spots[:5]:  # warm: model loaded, index assembled
+        await hover(note, line)
+    result["hover"] = stats([await hover(n, ln) for n, ln in spots[5:]])
+    log(f"hover {result['hover']}")
+    # the same paragraphs again: an editor hovers the same text repeatedly
+    result["hover_repeat"] = stats([await hover(n, ln) for n, ln in spots[5:]])
+
+    async def search(query: str) -> float:
+        t = time.perf_counter()
+        await client.protocol.send_request_async("botbin/search", {"query": query, "k": 10})
+        return (time.perf_counter() - t) * 1000
+
+    result["search"] = stats([await search(q) for _ in range(5) for q in QUERIES])
+    t_symbols = []
+    for q in QUERIES:
+        t = time.perf_counter()
+        await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=q))
+        t_symbols.append((time.perf_counter() - t) * 1000)
+    result["workspace_symbol"] = stats(t_symbols)
+    log(f"search {result['search']}")
+    result["save_to_searchable"] = stats(await save_to_searchable(client, root, saves))
+    log(f"save to searchable {result['save_to_searchable']}")
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return result
+
+
+async def save_to_searchable(client: LanguageClient, root: Path, saves: int) -> list[float]:
+    """ms from didSave of an edited note until botbin/search finds the new sentence in it."""
+    note = root / "Getting started" / "Create a vault.md"
+    original = note.read_text(encoding="utf-8")
+    times = []
+    for i in range(saves):
+        token = f"zqx{i}marmot"
+        note.write_text(original + f"\n\nThe {token} migrates across the quiet valley every spring.\n",
+                        encoding="utf-8")
+        t = time.perf_counter()
+        client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(note.as_uri())))
+        while True:
+            found = await client.protocol.send_request_async("botbin/search", {"query": token, "k": 1})
+            if found.hits and token in found.hits[0].snippet:
+                break
+            if time.perf_counter() - t > 30:
+                raise TimeoutError(f"save {i} not searchable after 30 s")
+            await asyncio.sleep(0.01)
+        times.append((time.perf_counter() - t) * 1000)
+    note.write_text(original, encoding="utf-8")
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--hovers", type=int, default=100)
+    parser.add_argument("--saves", type=int, default=20)
+    args = parser.parse_args()
+    if not VAULT.is_dir():
+        log(f"{VAULT} is absent; nothing to measure")
+        print(json.dumps({"skipped": f"{VAULT} absent"}))
+        return 0
+    from botbin.service import MemoryService
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "vault"
+        shutil.copytree(VAULT, root)
+        log("syncing a copy of the help vault (cold, real model)")
+        started = time.perf_counter()
+        MemoryService(root, {"vault": True}).sync()
+        log(f"cold sync {time.perf_counter() - started:.1f} s")
+        result = asyncio.run(measure(root, args.hovers, args.saves))
+    print(json.dumps({"lsp": result}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
