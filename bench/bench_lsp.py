@@ -82,12 +82,24 @@ async def measure(root: Path, hovers: int, saves: int) -> dict[str, Any]:
         return (time.perf_counter() - t) * 1000
 
     spots = paragraphs(root, hovers + 5)
+    await client.protocol.send_request_async("botbin/search", {"query": "wait for the model to load"})
     for note, line in spots[:5]:  # warm: model loaded, index assembled
         await hover(note, line)
     result["hover"] = stats([await hover(n, ln) for n, ln in spots[5:]])
     log(f"hover {result['hover']}")
     # the same paragraphs again: an editor hovers the same text repeatedly
     result["hover_repeat"] = stats([await hover(n, ln) for n, ln in spots[5:]])
+    # unsaved edits: the buffer differs from the indexed note, so the paragraph is embedded by the model
+    edited = []
+    for note, line in spots[5:35]:
+        text = note.read_text(encoding="utf-8").split("\n")
+        text[line] += f" edited {line}"
+        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
+            uri=note.as_uri(), language_id="markdown", version=1, text="\n".join(text))))
+        edited.append(await hover(note, line))
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(note.as_uri())))
+    result["hover_unsaved_buffer"] = stats(edited)
+    log(f"hover on unsaved buffers {result['hover_unsaved_buffer']}")
 
     async def search(query: str) -> float:
         t = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -217,8 +218,19 @@ class MemoryService:
         return self._index, warnings
 
     def embed_query(self, query: str) -> npt.NDArray[np.float32]:
-        """float32 (dim,) normalized embedding of ``query``. Raises ModelError."""
-        return np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        """float32 (dim,) normalized embedding of ``query`` (the last 256 are cached). Raises ModelError."""
+        key = (self.embedder.model_id, query)
+        with self._lock:
+            cached = _QUERY_CACHE.get(key)
+            if cached is not None:
+                _QUERY_CACHE.move_to_end(key)
+                return cached
+        vector = np.asarray(self.embedder.embed([query])[0], dtype=np.float32)
+        with self._lock:
+            _QUERY_CACHE[key] = vector
+            if len(_QUERY_CACHE) > _QUERY_CACHE_SIZE:
+                _QUERY_CACHE.popitem(last=False)
+        return vector
 
     def search(
         self,
@@ -227,16 +239,18 @@ class MemoryService:
         alpha: float | None = None,
         filters: SearchFilters | None = None,
         best_per_note: bool = False,
+        query_vector: npt.NDArray[np.float32] | None = None,
     ) -> SearchResult:
         """Hybrid search of the synced notes. Falls back to BM25 alone if the model cannot load.
 
+        ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``.
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.root)
         index, warnings = self.index()
         degraded = False
-        vector = None
-        if query.strip() and len(index):
+        vector = query_vector
+        if vector is None and query.strip() and len(index):
             try:
                 vector = self.embed_query(query)
             except ModelError as exc:
@@ -251,13 +265,21 @@ class MemoryService:
         return SearchResult(hits, degraded, tuple(warnings), self._indexed_at)
 
     def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None,
-                k: int = 5) -> SearchResult:
+                k: int = 5, source_md5: str | None = None) -> SearchResult:
         """Memories most related to ``text`` (a paragraph), best first, at most one per note, never the
         paragraph itself: hits of note ``path`` overlapping ``lines`` (0-based, end exclusive) are dropped.
 
+        ``source_md5``: MD5 of the note's current text; when the index holds that very version, the stored
+        embedding of the chunk covering ``lines`` stands in for the paragraph's, and the model is not run
+        (a hover then costs a search, a few ms, instead of a ~30-50 ms embedding on 2 CPU cores).
         Raises WorkspaceError if the workspace folder is missing.
         """
-        result = self.search(" ".join(text.split()[:200]), k=k * 4)
+        vector = None
+        if path is not None and lines is not None and source_md5 is not None:
+            index, _ = self.index()
+            with self._lock:
+                vector = index.chunk_vector(path, lines, source_md5)
+        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector)
 
         def is_self(hit: Hit) -> bool:
             return (hit.path == path and lines is not None
@@ -353,6 +375,10 @@ def _directives_on_disk(root: Path, rel: str) -> list[Directive]:
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
     _, part = partition_source(decode_note(data, rel).text, rel)
     return list(part.directives)
+
+
+_QUERY_CACHE: OrderedDict[tuple[str, str], npt.NDArray[np.float32]] = OrderedDict()
+_QUERY_CACHE_SIZE = 256
 
 
 def read_document(path: Path) -> aifbin.AifBinDocument:

@@ -102,3 +102,54 @@ async def test_several_workspace_folders_are_searched_together(workspace: Path, 
         assert result["hits"][0]["uri"] == (other / "memory" / "garden.md").as_uri()
         status = await request(client, "botbin/status", {})
         assert len(status["folders"]) == 2 and status["files"] == 16
+
+
+async def test_requests_answer_while_indexing(tmp_path: Path) -> None:
+    import shutil
+
+    from tests.lsp.conftest import EXAMPLES, progress_ended
+
+    root = tmp_path / "cold"
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
+    async with serve([root], wait=False) as client:
+        await wait_until(lambda: client.progress_reports, what="indexing to begin")
+        during = await request(client, "botbin/search", {"query": "database"})
+        assert during["indexing"] is True  # answered now, with what is indexed so far
+        await wait_until(lambda: progress_ended(client), what="indexing to end")
+        after = await request(client, "botbin/search", {"query": "database"})
+        assert after["indexing"] is False and after["hits"]
+
+
+def test_tcp_mode_serves_lsp(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "botbin", "lsp", "--tcp", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=1)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the TCP server never listened"
+                time.sleep(0.1)
+        body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{},"processId":null}}'
+        conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        conn.settimeout(20)
+        reply = b""
+        while b'"serverInfo"' not in reply:
+            chunk = conn.recv(65536)
+            assert chunk, "connection closed before the initialize result"
+            reply += chunk
+        assert b'"name":"botbin"' in reply.replace(b" ", b"")
+        conn.close()
+    finally:
+        server.kill()
+        server.wait()

@@ -3,6 +3,7 @@ mode, with one server per editor profile."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -59,7 +60,7 @@ async def test_hover_relates_a_paragraph_to_other_pages(client: LanguageClient) 
     hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
                                                                      types.Position(line, 0)))
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
-    links = [part.split(")")[0] for part in hover.contents.value.split("](")[1:]]
+    links = re.findall(r"^\d+\. \[.*?[^\\]\]\((file://[^)\s]+)\)", hover.contents.value, re.MULTILINE)
     assert 3 <= len(links) <= 5
     assert all(link.startswith("file://") and "#L" in link for link in links)
     assert f"{uri}#L{line + 1}" not in links

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from botbin.directives.lexer import Cue, lex
 from botbin.parsing.blocks import Block, ParsedNote
@@ -152,8 +152,39 @@ def partition_note(note: ParsedNote, source: str | None = None) -> Partition:
     return Partition(instruction, tuple(kinds), tuple(directives))
 
 
-_CACHE: OrderedDict[tuple[str, str], tuple[ParsedNote, Partition]] = OrderedDict()
+def block_directive(note: ParsedNote, index: int) -> Directive | None:
+    """The directive that block ``index`` of ``note`` is, or None for lore (the lexer runs on that block only)."""
+    block = note.blocks[index]
+    cues = lex(block.text) if block.kind in _LEXED_KINDS else []
+    kind = _block_kind(block, is_instruction_note(note), bool(cues))
+    if kind == "lore":
+        return None
+    return Directive(note.path, kind, block.text, block.start_line, block.end_line, block.heading_path,
+                     _rule_cues(block.text, block.start_line, cues))
+
+
+_CACHE: OrderedDict[tuple[str, str], tuple[ParsedNote, Partition | None]] = OrderedDict()
 _CACHE_SIZE = 256
+
+
+def _cached(source: str, path: str) -> tuple[tuple[str, str], tuple[ParsedNote, Partition | None]]:
+    from botbin.parsing import parse_note
+
+    key = (path, hashlib.md5(source.encode("utf-8", "surrogatepass")).hexdigest())
+    cached = _CACHE.get(key)
+    if cached is None:
+        cached = (parse_note(source, path), None)
+        _CACHE[key] = cached
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    else:
+        _CACHE.move_to_end(key)
+    return key, cached
+
+
+def parse_source(source: str, path: str) -> ParsedNote:
+    """``parse_note`` of the LF-normalized text of note ``path``, cached by (path, MD5 of the text)."""
+    return _cached(source, path)[1][0]
 
 
 def partition_source(source: str, path: str) -> tuple[ParsedNote, Partition]:
@@ -161,16 +192,10 @@ def partition_source(source: str, path: str) -> tuple[ParsedNote, Partition]:
 
     For editors: hovering over an unsaved buffer re-partitions only when the text changed.
     """
-    from botbin.parsing import parse_note
-
-    key = (path, hashlib.md5(source.encode("utf-8", "surrogatepass")).hexdigest())
-    cached = _CACHE.get(key)
-    if cached is None:
-        note = parse_note(source, path)
-        cached = (note, partition_note(note, source))
-        _CACHE[key] = cached
-        if len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
-    else:
-        _CACHE.move_to_end(key)
-    return cached
+    key, cached = _cached(source, path)
+    note, part = cached
+    if part is not None:
+        return cast(tuple[ParsedNote, Partition], cached)  # the cached pair itself
+    done = (note, partition_note(note, source))
+    _CACHE[key] = done
+    return done

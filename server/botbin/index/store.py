@@ -84,6 +84,8 @@ class _Note:
     """BM25 token ids per chunk."""
     directives: tuple[Directive, ...] = ()
     """Hard and soft blocks of the note, from the AIF-BIN metadata."""
+    source_md5: str | None = None
+    """MD5 hex of the note bytes this entry was built from."""
 
 
 @dataclass
@@ -119,7 +121,9 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
         d for d in (Directive.from_dict(doc.source, r) for r in (raw_directives if isinstance(raw_directives, list)
                                                                   else [])) if d is not None
     )
-    return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens, directives)
+    md5 = doc.metadata.get("source_md5")
+    return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens, directives,
+                 md5 if isinstance(md5, str) else None)
 
 
 class MemoryIndex:
@@ -152,6 +156,16 @@ class MemoryIndex:
     def directives(self) -> list[Directive]:
         """Every hard and soft directive of the indexed notes, by path, then line."""
         return [d for p in sorted(self._notes) for d in self._notes[p].directives]
+
+    def chunk_vector(self, path: str, lines: tuple[int, int], source_md5: str) -> npt.NDArray[np.float32] | None:
+        """float32 (dim,) embedding of the chunk of note ``path`` that overlaps ``lines`` (0-based, end
+        exclusive) the most, if the index holds exactly the version ``source_md5`` of the note; else None."""
+        note = self._notes.get(path)
+        if note is None or note.source_md5 != source_md5 or not note.chunks:
+            return None
+        overlaps = [min(c.end_line, lines[1]) - max(c.start_line, lines[0]) for c in note.chunks]
+        best = int(np.argmax(overlaps))
+        return note.matrix[best].copy() if overlaps[best] > 0 else None
 
     def remove(self, path: str) -> None:
         """Drop note ``path`` (no-op if absent)."""

@@ -4,13 +4,14 @@ buffer, never that paragraph itself; on a directive, also its class and modality
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from botbin.directives.partition import Directive, partition_source
+from botbin.directives.partition import Directive, block_directive, parse_source
 from botbin.lsp.positions import lines_range, offset_at, position_at
 from botbin.lsp.render import hover_markdown
 
@@ -34,27 +35,28 @@ class Paragraph:
 def paragraph_at(text: str, path: str, line: int) -> Paragraph | None:
     """The block of note text holding 0-based ``line`` (headings and code count), or None on a blank line."""
     normalized = text.replace("\r\n", "\n").replace("\r", "\n")  # same line numbers as LSP counts them
-    note, part = partition_source(normalized, path)
-    for block in note.blocks:
+    note = parse_source(normalized, path)
+    for index, block in enumerate(note.blocks):
         if block.start_line <= line < block.end_line:
-            directive = next((d for d in part.directives
-                              if d.start_line == block.start_line and d.end_line == block.end_line), None)
-            return Paragraph(block, directive)
+            return Paragraph(block, block_directive(note, index))
     return None
 
 
 def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int, int] | None,
-                 k: int) -> tuple[list[tuple[Hit, str]], bool]:
+                 k: int, source: str | None = None) -> tuple[list[tuple[Hit, str]], bool]:
     """Hits related to ``text`` across all folders, best first, with their URIs; and whether degraded.
+    ``source``: the whole note's current text; when it is what was indexed, the stored chunk embedding is used.
 
-    Blocking (embeds the text): call from a worker thread.
+    Blocking (may embed the text): call from a worker thread.
     """
+    md5 = hashlib.md5(source.encode("utf-8", "surrogatepass")).hexdigest() if source is not None else None
     found = ls.folders.folder_of(uri)
     merged: list[tuple[Hit, str]] = []
     degraded = False
     for folder in list(ls.folders.folders.values()):
         rel = found[1] if found is not None and found[0] is folder else None
-        result = folder.service.related(text, rel, lines if rel is not None else None, k)
+        result = folder.service.related(text, rel, lines if rel is not None else None, k,
+                                        md5 if rel is not None else None)
         degraded = degraded or result.degraded
         merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
     merged.sort(key=lambda pair: pair[0].score, reverse=True)
@@ -78,7 +80,7 @@ def register(server: BotbinLanguageServer) -> None:
         block = paragraph.block
         lines = (block.start_line, block.end_line)
         loop = asyncio.get_running_loop()
-        hits, degraded = await loop.run_in_executor(None, related_hits, ls, uri, block.text, lines, HOVER_HITS)
+        hits, degraded = await loop.run_in_executor(None, related_hits, ls, uri, block.text, lines, HOVER_HITS, text)
         markdown = hover_markdown(hits, paragraph.directive, ls.folders.indexing, degraded)
         if markdown is None:
             return None

@@ -127,7 +127,7 @@ def register(server: BotbinLanguageServer) -> None:
     async def botbin_related(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
         raw = plain(params) or {}
         uri, k = raw.get("uri") or "", _k(raw.get("k"), HOVER_HITS)
-        text, lines = raw.get("text"), None
+        text, lines, source = raw.get("text"), None, None
         if not isinstance(text, str):
             position = raw.get("position")
             source = ls.text_of(uri) if isinstance(uri, str) and uri else None
@@ -140,7 +140,8 @@ def register(server: BotbinLanguageServer) -> None:
             if paragraph is None:
                 return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
             text, lines = paragraph.block.text, (paragraph.block.start_line, paragraph.block.end_line)
-        hits, degraded = await asyncio.get_running_loop().run_in_executor(None, related_hits, ls, uri, text, lines, k)
+        hits, degraded = await asyncio.get_running_loop().run_in_executor(
+            None, related_hits, ls, uri, text, lines, k, source if lines is not None else None)
         return {"hits": [hit_payload(h, u) for h, u in hits], "indexing": ls.folders.indexing, "degraded": degraded}
 
     @server.feature(protocol.STATUS)
