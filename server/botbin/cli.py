@@ -102,6 +102,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", "-o", dest="extract_to", type=Path, metavar="FILE",
                    help="write to this file instead of stdout")
 
+    p = add(sub, common, "context", "the context block an agent gets for a request, within a token budget")
+    p.add_argument("query", help="the task or question")
+    p.add_argument("--budget", type=int, default=2000, metavar="N", help="most tokens (default 2000)")
+    p.add_argument("--json", action="store_true", help="print tiers, items and token counts as JSON")
+
+    p = add(sub, common, "remember", "append an entry to today's memory/YYYY-MM-DD.md and sync it")
+    p.add_argument("text", help="what to remember")
+    p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+
+    p = add(sub, common, "mcp", "run the MCP server (stdio) for AI agents")
+
     p = add(sub, common, "lsp", "run the language server (stdio) for editors")
     p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")
 
@@ -248,6 +259,31 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return watch_workspace(service, print_sync)
 
 
+def cmd_context(args: argparse.Namespace) -> int:
+    result = _service(args).context(args.query, args.budget)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(result.text)
+        used = ", ".join(f"{t.name} {t.tokens}" for t in result.tiers if t.tokens)
+        print(f"botbin: {result.used_tokens}/{result.budget_tokens} tokens ({used})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    written, report = _service(args).remember(args.text, args.tag)
+    print(f"{written.path}:{written.start_line + 1}-{written.end_line}")
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from botbin.mcp import main as serve
+
+    overrides = {k: getattr(args, k, None) for k in ("include", "exclude", "vault", "output_dir", "model")}
+    # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
+    return serve(getattr(args, "workspace", Path.cwd()), overrides)
+
+
 def cmd_lsp(args: argparse.Namespace) -> int:
     from botbin.lsp.server import main as serve
 
@@ -255,7 +291,8 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "directives": cmd_directives,
-            "info": cmd_info, "extract": cmd_extract, "watch": cmd_watch, "lsp": cmd_lsp}
+            "info": cmd_info, "extract": cmd_extract, "watch": cmd_watch, "lsp": cmd_lsp, "mcp": cmd_mcp,
+            "context": cmd_context, "remember": cmd_remember}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

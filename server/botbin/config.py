@@ -56,6 +56,14 @@ class Settings:
     """Seconds to wait for another process's sync lock before giving up."""
     debounce_ms: int = 400
     """Quiet time before ``botbin watch`` syncs a burst of file changes."""
+    recency_weight: float = 0.15
+    """Weight of recency decay in agent recall (MCP search, context tier 4); see memory/recency.py."""
+    scope_weight: float = 0.10
+    """Weight of scope preference (instruction > durable > daily notes) in agent recall."""
+    daily_half_life_h: float = 72.0
+    """Hours for a daily note's recency to halve (memory/YYYY-MM-DD.md)."""
+    durable_half_life_h: float = 2160.0
+    """Hours for any other note's recency to halve (90 days); instruction notes never decay."""
 
     @property
     def tracked_globs(self) -> tuple[str, ...]:
@@ -119,6 +127,15 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     bad: dict[str, str] = {}
     if not 0.0 <= values["alpha"] <= 1.0:
         bad["alpha"] = "must be between 0 and 1"
+    for key in ("recency_weight", "scope_weight"):
+        if not 0.0 <= values[key] <= 1.0:
+            bad[key] = "must be between 0 and 1"
+    if 0 <= values["recency_weight"] <= 1 and 0 <= values["scope_weight"] <= 1 and \
+            values["recency_weight"] + values["scope_weight"] > 1.0:
+        bad["scope_weight"] = "recency_weight + scope_weight must be at most 1 (the rest weighs similarity)"
+    for key in ("daily_half_life_h", "durable_half_life_h"):
+        if values[key] <= 0:
+            bad[key] = "must be positive"
     for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes"):
         if values[key] <= 0:
             bad[key] = "must be positive"

@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, n
     from botbin.directives.conflicts import Conflict
     from botbin.directives.partition import Directive
     from botbin.index.store import Hit, MemoryIndex, SearchFilters
+    from botbin.memory.agent import Remembered
+    from botbin.memory.context import ContextResult
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +176,7 @@ class MemoryService:
         sync of a big vault stays small). Notes whose output failed to decode are rewritten.
         """
         ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder)
+        self._reload_if_synced_elsewhere()
 
         def patch(rel: str, doc: aifbin.AifBinDocument) -> None:
             with self._lock:
@@ -189,6 +192,23 @@ class MemoryService:
                 for path in report.deleted:
                     self._index.remove(path)
         return report
+
+    def _reload_if_synced_elsewhere(self) -> None:
+        """Drop a loaded index when another process (a CLI sync, a second editor) synced since it was
+        loaded: the state file's last_sync moved on without us. The next index() reloads from disk."""
+        with self._lock:
+            if self._index is None:
+                return
+            state, _ = self._state()
+            if state.last_sync != self._indexed_at:
+                log.info("%s was synced by another process; reloading the index", self.root)
+                self._index = None
+                self._load_index()
+
+    def forget_index(self) -> None:
+        """Drop the in-memory index; the next search reloads it from the AIF-BIN files."""
+        with self._lock:
+            self._index = None
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index, loaded from the state file's outputs on first use."""
@@ -327,6 +347,33 @@ class MemoryService:
             sum(e.chunks for e in state.files.values()), state.last_sync, tracked, tuple(stale),
             (*self.warnings, *warnings), tuple(conflicts),
         )
+
+    # -- agent memory (memory/) -----------------------------------------------------------------
+    def recall(self, query: str, k: int | None = None, filters: SearchFilters | None = None) -> SearchResult:
+        """Search re-ranked by similarity, recency and scope for agents (memory/recency.py); scores in [0, 1]."""
+        from botbin.memory.agent import recall
+
+        hits, degraded = recall(self, query, k or self.settings.top_k, filters)
+        return SearchResult(hits, degraded, (), self._indexed_at)
+
+    def context(self, query: str, budget_tokens: int) -> ContextResult:
+        """The context block for ``query`` within ``budget_tokens`` (memory/context.py for the tier laws).
+
+        Raises ContextBudgetError if the hard rules alone exceed the budget.
+        """
+        from botbin.memory.agent import gather
+        from botbin.memory.context import assemble
+
+        check_root(self.root)
+        return assemble(gather(self, query), budget_tokens, self.counter.count)
+
+    def remember(self, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
+        """Append ``text`` to today's daily note and sync it at once. Raises BotbinError for bad input."""
+        from botbin.memory.agent import remember
+
+        check_root(self.root)
+        written = remember(self.root, text, list(tags or []))
+        return written, self.sync()
 
     def directives(self, path: str | None = None) -> DirectiveReport:
         """Indexed directives (all, or those of a note or folder ``path``, relative to the workspace) and

@@ -39,22 +39,23 @@ async def test_configuration_change_reindexes_with_new_globs(workspace: Path) ->
 
 
 async def test_conflicting_rules_are_published_as_diagnostics(workspace: Path) -> None:
-    memory = workspace / "MEMORY.md"
-    memory.write_text(memory.read_text(encoding="utf-8") + "\n- Always commit secrets to the repo.\n", encoding="utf-8")
+    agents = workspace / "AGENTS.md"
+    agents.write_text("# Agent rules\n\n- Always commit secrets to the repo.\n", encoding="utf-8")
     async with serve([workspace]) as client:
-        uri = memory.as_uri()
-        await wait_until(lambda: client.diagnostics.get(uri), what="diagnostics on MEMORY.md")
+        uri, memory_uri = agents.as_uri(), (workspace / "MEMORY.md").as_uri()
+        await wait_until(lambda: client.diagnostics.get(uri), what="diagnostics on AGENTS.md")
         diagnostics = client.diagnostics[uri]
-        assert len(diagnostics) == 2
-        assert all(d.severity == types.DiagnosticSeverity.Warning and d.source == "botbin" for d in diagnostics)
-        assert any("Never commit secrets" in d.message for d in diagnostics)
-        related = diagnostics[0].related_information
-        assert related and related[0].location.uri == uri
-        # fixing the rule clears them after the save
-        memory.write_text(memory.read_text(encoding="utf-8").replace("- Always commit secrets to the repo.\n", ""),
-                          encoding="utf-8")
+        assert len(diagnostics) == 1 and len(client.diagnostics[memory_uri]) == 1
+        (diagnostic,) = diagnostics
+        assert diagnostic.severity == types.DiagnosticSeverity.Warning and diagnostic.source == "botbin"
+        assert "Never commit secrets" in diagnostic.message and diagnostic.range.start.line == 2
+        related = diagnostic.related_information
+        assert related and related[0].location.uri == memory_uri
+        # fixing the rule clears both after the save
+        agents.write_text("# Agent rules\n\n- Keep secrets in .env.local.\n", encoding="utf-8")
         client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
-        await wait_until(lambda: len(client.diagnostics.get(uri, ())) == 0, what="the diagnostics to clear")
+        await wait_until(lambda: len(client.diagnostics.get(uri, ())) == 0
+                         and len(client.diagnostics.get(memory_uri, ())) == 0, what="the diagnostics to clear")
 
 
 async def test_unavailable_model_degrades_to_keyword_search(workspace: Path) -> None:

@@ -24,6 +24,8 @@ _FILLER = frozenset("to be the a an please ever always never any all that you we
                     "do does".split())
 _CLAUSE_END = re.compile(r"[,;:()\u2014]|\s-\s")
 _MAX_WORDS = 8
+#: At most this many conflicts are reported (a pasted list of 1000 contradicting rules stays readable).
+MAX_CONFLICTS = 200
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
                 by_head[words[0]].append((words, RuleRef(directive, cue)))
     conflicts: list[Conflict] = []
     seen: set[tuple[int, int]] = set()
+    repeated: set[tuple[str, str]] = set()
     for group in by_head.values():
         for i, (words_a, a) in enumerate(group):
             for words_b, b in group[i + 1:]:
@@ -106,6 +109,12 @@ def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
                     continue
                 if a.directive is b.directive and a.cue.line == b.cue.line and a.cue.cue == b.cue.cue:
                     continue
+                if _scoped_apart(a, b):
+                    continue
+                same_words = (rule_text(a.cue), rule_text(b.cue))
+                if same_words in repeated:
+                    continue  # the same two rules again elsewhere: one report is enough
+                repeated.add(same_words)
                 key = (id(a), id(b))
                 if key in seen:
                     continue
@@ -113,4 +122,11 @@ def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
                 do, dont = (a, b) if a.cue.positive else (b, a)
                 conflicts.append(Conflict(" ".join(words_a), do, dont))
     conflicts.sort(key=lambda c: (c.first.directive.path, c.first.cue.line, c.second.directive.path, c.second.cue.line))
-    return conflicts
+    return conflicts[:MAX_CONFLICTS]
+
+
+def _scoped_apart(a: RuleRef, b: RuleRef) -> bool:
+    """Rules of one note under different headings ("## Python: use tabs" / "## YAML: never use tabs") apply
+    to different things, so they do not conflict; rules in different notes always can."""
+    da, db = a.directive, b.directive
+    return da.path == db.path and bool(da.heading_path or db.heading_path) and da.heading_path != db.heading_path

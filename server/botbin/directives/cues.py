@@ -13,6 +13,8 @@ from botbin.directives import words as w
 
 Modality = Literal["obligation", "prohibition", "recommendation", "permission"]
 Found = tuple[Modality, int, int, bool]
+#: What masked text is replaced with: not a word, not a space, so "(`Go` 1.23)" cannot open a sentence.
+FILLER = "\x00"
 """A cue found in a sentence: modality, character start and end, and whether the rule says "do"."""
 
 
@@ -76,7 +78,7 @@ _CONTRACTED = {"you'll": "you", "you'd": "you", "you're": "you", "we'll": "we", 
 def before(toks: Sequence[Tok], i: int, skip: frozenset[str] = w.ADVERBS) -> tuple[str, int]:
     """The nearest word before ``i`` that is not in ``skip`` (contractions resolved), and its index."""
     j = i - 1
-    while j >= 0 and toks[j].word in skip:
+    while j >= 0 and toks[j].word in skip and i - j < 4:  # a few adverbs at most: linear on "never never ..."
         j -= 1
     word = word_at(toks, j)
     return _CONTRACTED.get(word, word), j

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from botbin.directives import words as w
-from botbin.directives.cues import CUE_VERBS, TRIGGERS, Found, Modality, Tok, explicit_cue
+from botbin.directives.cues import CUE_VERBS, FILLER, TRIGGERS, Found, Modality, Tok, explicit_cue
 from botbin.directives.openers import clause_start_cue
 
 MODALITIES: tuple[Modality, ...] = ("obligation", "prohibition", "recommendation", "permission")
@@ -49,11 +49,11 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": 
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
 _MASKS = re.compile(
     r"(?P<tick>`+)[^`]+?(?P=tick)"  # code span
-    r"|<!--.*?-->"  # HTML comment
-    r"|\[[^\]\n]*\]\([^)\s]*(?:\s+\"[^\"]*\")?\)"  # [link text](target "title"): a title, not a rule
-    r"|\[\[[^\]\n]*\]\]"  # [[wikilink]]
-    r"|<[a-z][a-z0-9+.-]*:[^>\s]*>"  # autolink
-    r"|\b(?:[a-z][a-z0-9+.-]*://|www\.)[^\s<>()\"]+"  # bare URL
+    r"|<!--.{0,2000}?-->"  # HTML comment (bounded: a line of "<!--" must not rescan to its end each time)
+    r"|\[[^\]\n]{0,300}\]\([^)\s]{0,2000}(?:\s+\"[^\"]{0,300}\")?\)"  # [link text](target "title"): not a rule
+    r"|\[\[[^\]\n]{0,300}\]\]"  # [[wikilink]]
+    r"|<[a-z][a-z0-9+.-]{0,30}:[^>\s]{0,2000}>"  # autolink
+    r"|\b(?:[a-z][a-z0-9+.-]{0,30}://|www\.)[^\s<>()\"]+"  # bare URL
     r"|(?<![\w\"])\"[^\"\n]{1,300}\"(?![\w\"])"  # "quoted example"
     r"|(?<![\w'])'(?=\w)[^'\n]{1,300}?(?<=[\w.!?])'(?![\w'])",  # 'quoted example' (not an apostrophe)
     re.IGNORECASE,
@@ -75,8 +75,6 @@ _APOSTROPHE = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "shouldnt"
                "mustnt": "mustn't", "isnt": "isn't", "arent": "aren't", "youre": "you're", "lets": "let's"}
 
 
-#: What masked text is replaced with: not a word, not a space, so "(`Go` 1.23)" cannot open a sentence.
-FILLER = "\x00"
 
 
 def _blank(m: re.Match[str]) -> str:

@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Sequence
 
 from botbin.directives import words as w
-from botbin.directives.cues import Found, Tok, is_past, span, word_at
+from botbin.directives.cues import FILLER, Found, Tok, is_past, span, word_at
 
 
 def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
@@ -40,8 +40,9 @@ _OPTIONAL_TAIL = (("if", "you", "like"), ("if", "you", "want"), ("if", "you", "p
 
 def clause_start_cue(toks: Sequence[Tok], masked: str, s: int) -> Found | None:
     """The cue opening the sentence or its main clause; "if possible" makes it advice, "if you like" a choice."""
-    if masked[s:toks[0].start].strip(" *_\"'([") != "":
-        return None  # "- 14:00 sync with design": a time, a number or a symbol opens it, not a verb
+    lead = masked[s:toks[0].start]
+    if any(ch.isalnum() or ch == FILLER for ch in lead):
+        return None  # "- 14:00 sync with design", "`code` does": a time, a number or code opens it, not a verb
     for i in _at_clause_starts(toks):
         found = _opener(toks, i)
         if found is None:
@@ -66,7 +67,10 @@ def _opener(toks: Sequence[Tok], i: int) -> Found | None:
     """A cue that counts only when it opens the clause: an imperative verb, "Never ...", "No ...", "Avoid ..."."""
     word, nxt = toks[i].word, word_at(toks, i + 1)
     if word in w.HEDGES and i + 1 < len(toks):
-        found = _opener(toks, i + 1)
+        j = i + 1
+        while j < len(toks) - 1 and toks[j].word in w.HEDGES:  # a loop, not recursion: "perhaps maybe ..."
+            j += 1
+        found = _opener(toks, j)
         if found is not None and found[0] == "obligation":
             return ("recommendation", toks[i].start, found[2], True)  # "Perhaps use a dataclass"
         return found

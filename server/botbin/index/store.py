@@ -60,6 +60,10 @@ class Hit:
     """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
     bm25: float
     """BM25 score normalized to [0, 1] by the query's best chunk."""
+    date: str | None = None
+    """The note's date (frontmatter or file name), ISO 8601, if it has one."""
+    instruction: bool = False
+    """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -86,6 +90,8 @@ class _Note:
     """Hard and soft blocks of the note, from the AIF-BIN metadata."""
     source_md5: str | None = None
     """MD5 hex of the note bytes this entry was built from."""
+    instruction: bool = False
+    """True for an instruction note (MEMORY.md, AGENTS.md, CLAUDE.md, frontmatter ``botbin: instructions``)."""
 
 
 @dataclass
@@ -123,7 +129,7 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
     )
     md5 = doc.metadata.get("source_md5")
     return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens, directives,
-                 md5 if isinstance(md5, str) else None)
+                 md5 if isinstance(md5, str) else None, doc.metadata.get("instruction") is True)
 
 
 class MemoryIndex:
@@ -156,6 +162,14 @@ class MemoryIndex:
     def directives(self) -> list[Directive]:
         """Every hard and soft directive of the indexed notes, by path, then line."""
         return [d for p in sorted(self._notes) for d in self._notes[p].directives]
+
+    def instruction_notes(self) -> list[str]:
+        """Paths of the indexed instruction notes, sorted."""
+        return sorted(p for p, n in self._notes.items() if n.instruction)
+
+    def note_paths(self) -> list[str]:
+        """Paths of every indexed note, sorted."""
+        return sorted(self._notes)
 
     def chunk_vector(self, path: str, lines: tuple[int, int], source_md5: str) -> npt.NDArray[np.float32] | None:
         """float32 (dim,) embedding of the chunk of note ``path`` that overlaps ``lines`` (0-based, end
@@ -268,7 +282,7 @@ class MemoryIndex:
             path=note.path, start_line=chunk.start_line, end_line=chunk.end_line,
             heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
             snippet=snippet(chunk.text, q_tokens), text=chunk.text,
-            score=score, cosine=cosine, bm25=bm25,
+            score=score, cosine=cosine, bm25=bm25, date=note.date, instruction=note.instruction,
         )
 
 

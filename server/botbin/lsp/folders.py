@@ -17,11 +17,13 @@ from typing import Any
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from botbin.errors import BotbinError, ModelError
+from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
 
 log = logging.getLogger(__name__)
+#: Seconds before a sync that found the workspace locked by another process is tried again.
+LOCK_RETRY_S = 5.0
 
 
 @dataclass
@@ -185,6 +187,13 @@ class Folders:
                 folder.last_report, folder.last_error = report, None
             except ModelError as exc:
                 error = folder.last_error = folder.model_error = str(exc)
+            except LockedError as exc:  # another process syncs: reload what it wrote, then try again
+                error = folder.last_error = f"{exc}; retrying in {LOCK_RETRY_S:.0f} s"
+                folder.service.forget_index()
+                if not self._stopped:
+                    timer = threading.Timer(LOCK_RETRY_S, self.request_sync, args=([folder.uri],))
+                    timer.daemon = True
+                    timer.start()
             except BotbinError as exc:
                 error = folder.last_error = str(exc)
             except Exception as exc:  # a bug must not kill the worker: report it and go on

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from botbin.lsp import protocol
-
-if TYPE_CHECKING:
-    from botbin.lsp.server import BotbinLanguageServer
+from botbin.lsp.server import BotbinLanguageServer  # at run time: pygls reads command annotations
 
 #: Longest wait for a command's sync before it answers "still running" (seconds).
 COMMAND_WAIT_S = 600.0

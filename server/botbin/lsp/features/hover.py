@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from botbin.directives.partition import Directive, block_directive, parse_source
+from botbin.errors import BotbinError
 from botbin.lsp.positions import lines_range, offset_at, position_at
 from botbin.lsp.render import hover_markdown
 
@@ -55,8 +56,12 @@ def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int
     degraded = False
     for folder in list(ls.folders.folders.values()):
         rel = found[1] if found is not None and found[0] is folder else None
-        result = folder.service.related(text, rel, lines if rel is not None else None, k,
-                                        md5 if rel is not None else None)
+        try:
+            result = folder.service.related(text, rel, lines if rel is not None else None, k,
+                                            md5 if rel is not None else None)
+        except BotbinError as exc:  # one missing folder must not hide the others
+            folder.last_error = str(exc)
+            continue
         degraded = degraded or result.degraded
         merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
     merged.sort(key=lambda pair: pair[0].score, reverse=True)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from botbin.errors import BotbinError
 from botbin.lsp import protocol
 from botbin.lsp.features.hover import HOVER_HITS, paragraph_at, related_hits
 from botbin.lsp.positions import offset_at, position_at
@@ -74,7 +75,11 @@ def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilt
     degraded = False
     indexed_at: str | None = None
     for folder in list(ls.folders.folders.values()):
-        result = folder.service.search(query, k, None, filters, best_per_note)
+        try:
+            result = folder.service.search(query, k, None, filters, best_per_note)
+        except BotbinError as exc:  # one missing folder must not hide the others
+            folder.last_error = str(exc)
+            continue
         degraded = degraded or result.degraded
         indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
         merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
@@ -86,7 +91,12 @@ def status(ls: BotbinLanguageServer) -> dict[str, Any]:
     """``botbin/status``: totals over the folders, and each folder's own report."""
     folders = []
     for folder in list(ls.folders.folders.values()):
-        report = folder.service.status().to_dict()
+        try:
+            report = folder.service.status().to_dict()
+        except BotbinError as exc:
+            folder.last_error = str(exc)
+            report = {"workspace": str(folder.root), "files": 0, "chunks": 0, "lastSync": None, "stale": [],
+                      "model": None, "conflicts": [], "warnings": [str(exc)]}
         report.update(uri=folder.uri, lastError=folder.last_error, modelError=folder.model_error)
         folders.append(report)
     last_syncs = [f["lastSync"] for f in folders if f["lastSync"]]

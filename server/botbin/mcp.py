@@ -1,0 +1,129 @@
+"""``botbin mcp``: the MCP server (official ``mcp`` SDK, stdio) that gives AI agents memory of one workspace.
+
+Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``. A tool's failure is returned as
+an MCP tool error with its reason (ToolError), never as a crash. The workspace is synced in the background
+at start, so the first call answers at once with what was already indexed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from botbin.errors import BotbinError
+from botbin.service import MemoryService
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = """botbin is the user's long-term memory: their markdown notes (MEMORY.md, AGENTS.md, daily notes in
+memory/YYYY-MM-DD.md), searchable by meaning. Call get_context at the start of a task to receive the user's rules
+(always follow them) plus the notes most relevant to the request, within a token budget. Use search_memory to
+look something up, and remember to save a fact, decision or preference the user will want kept."""
+
+
+def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None,
+             date_to: str | None) -> Any:
+    from botbin.index.store import SearchFilters
+
+    if kind not in (None, "hard", "soft", "lore"):
+        raise ToolError("kind must be 'hard', 'soft' or 'lore'")
+    return SearchFilters(path_glob or None, tag or None, kind, date_from or None, date_to or None)
+
+
+def create_server(service: MemoryService) -> MCPServer:
+    """An MCP server over ``service`` with the four tools registered."""
+    server = MCPServer("botbin", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    def search_memory(query: str, k: int = 5, path_glob: str | None = None, tag: str | None = None,
+                      kind: str | None = None, date_from: str | None = None,
+                      date_to: str | None = None) -> dict[str, Any]:
+        """Search the user's notes by meaning (hybrid semantic + keyword, with recent and durable notes
+        slightly preferred). Returns the best passages with their note path, 0-based line range, heading path,
+        kind ('hard' rule, 'soft' rule or 'lore') and score in [0, 1].
+
+        Args:
+            query: what to look for, in natural language.
+            k: number of passages, 1-50.
+            path_glob: only notes whose path matches, e.g. "memory/2026-11-*".
+            tag: only notes with this tag.
+            kind: only 'hard' rules, 'soft' rules or 'lore'.
+            date_from: only notes dated on or after this ISO date (YYYY-MM-DD).
+            date_to: only notes dated on or before this ISO date.
+        """
+        if not query.strip():
+            raise ToolError("query is empty")
+        if not 1 <= k <= 50:
+            raise ToolError("k must be between 1 and 50")
+        try:
+            result = service.recall(query, k, _filters(path_glob, tag, kind, date_from, date_to))
+        except BotbinError as exc:
+            raise ToolError(str(exc)) from exc
+        hits = [{**h.to_dict(), "text": h.text} for h in result.hits]
+        return {"hits": hits, "degraded": result.degraded, "indexedAt": result.indexed_at}
+
+    @server.tool()
+    def remember(text: str, tags: list[str] | None = None) -> dict[str, Any]:
+        """Save something to the user's memory: appends a timestamped entry to today's daily note
+        (memory/YYYY-MM-DD.md) and indexes it at once, so search_memory finds it immediately.
+
+        Args:
+            text: the fact, decision or preference to keep, in plain words (markdown allowed).
+            tags: optional single-word tags, e.g. ["decision", "billing"].
+        """
+        try:
+            written, report = service.remember(text, tags or [])
+        except BotbinError as exc:
+            raise ToolError(str(exc)) from exc
+        return {"path": written.path, "startLine": written.start_line, "endLine": written.end_line,
+                "text": written.text, "indexed": not report.failed}
+
+    @server.tool()
+    def get_context(query: str, budget_tokens: int = 2000) -> dict[str, Any]:
+        """The user's memory for a task, as one markdown block that fits budget_tokens: all of the user's
+        hard rules (always), relevant guidance, their preferences, the latest notes verbatim, then the most
+        related memories. Put `text` in your context and follow its rules.
+
+        Args:
+            query: the task or question at hand.
+            budget_tokens: the most tokens the block may use (WordPiece tokens of all-MiniLM-L6-v2).
+        """
+        try:
+            return service.context(query, budget_tokens).to_dict()
+        except BotbinError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool()
+    def memory_status() -> dict[str, Any]:
+        """How much is indexed: notes, chunks, last sync, the model, notes changed since, and rule conflicts."""
+        try:
+            return service.status().to_dict()
+        except BotbinError as exc:
+            raise ToolError(str(exc)) from exc
+
+    return server
+
+
+def _initial_sync(service: MemoryService) -> None:
+    try:
+        service.index()
+        report = service.sync()
+        for failure in report.failed:
+            log.warning("%s: %s", failure.path, failure.reason)
+    except BotbinError as exc:
+        log.warning("initial sync failed: %s", exc)
+
+
+def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
+    """Serve MCP on stdio for ``workspace``; logs go to stderr."""
+    service = MemoryService(workspace, overrides)
+    for warning in service.warnings:
+        log.warning("%s", warning)
+    threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True).start()
+    create_server(service).run("stdio")
+    return 0

@@ -1,0 +1,168 @@
+"""Agent memory over one workspace: recency-ranked recall, context candidates per tier, and ``remember``.
+
+The service facade calls these; they read the index and the notes, and ``remember`` is the one place that
+writes a note (it appends to today's daily note, atomically, never touching what was there).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass, replace
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from botbin.errors import BotbinError
+from botbin.memory.context import Candidates, Item
+from botbin.memory.recency import RecencyPolicy, age_hours, final_score, scope_of
+
+if TYPE_CHECKING:
+    from botbin.index.store import Hit, SearchFilters
+    from botbin.service import MemoryService
+
+_DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
+_TAG = re.compile(r"^[^\s#][^\s]*$")
+#: Order of instruction notes in tier 1: the agent's own memory first, then the repository's files.
+_INSTRUCTION_ORDER = {"MEMORY.md": 0, "AGENTS.md": 1, "CLAUDE.md": 2}
+#: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8.
+GUIDANCE_MIN_COSINE = 0.35
+GUIDANCE_MAX = 8
+
+
+def policy_of(service: MemoryService) -> RecencyPolicy:
+    s = service.settings
+    return RecencyPolicy(s.recency_weight, s.scope_weight, s.daily_half_life_h, s.durable_half_life_h)
+
+
+def recall(service: MemoryService, query: str, k: int, filters: SearchFilters | None = None,
+           now: datetime | None = None) -> tuple[list[Hit], bool]:
+    """Hits re-ranked by similarity, recency and scope (memory/recency.py), best first; and whether the
+    model was unavailable. ``hit.score`` becomes the final score."""
+    now = now or datetime.now().astimezone()
+    result = service.search(query, k=max(k * 3, k + 10), filters=filters)
+    policy = policy_of(service)
+    ranked = [
+        replace(h, score=final_score(h.score, scope_of(h.path, h.instruction), age_hours(h.date, now), policy))
+        for h in result.hits
+    ]
+    ranked.sort(key=lambda h: h.score, reverse=True)
+    return ranked[:k], result.degraded
+
+
+def _instruction_key(path: str) -> tuple[int, str]:
+    return (_INSTRUCTION_ORDER.get(path, 3), path)
+
+
+def _latest_daily(paths: list[str]) -> str | None:
+    dated = [(m.group(1), p) for p in paths if (m := _DAILY.match(p))]
+    return max(dated)[1] if dated else None
+
+
+def recent_entries(root: Path, rel: str) -> list[Item]:
+    """The body blocks of daily note ``rel`` (headings left out), verbatim, in source order."""
+    from botbin.directives.partition import parse_source
+    from botbin.parsing import decode_note
+
+    try:
+        text = decode_note((root / rel).read_bytes(), rel).text
+    except (OSError, BotbinError):
+        return []
+    note = parse_source(text, rel)
+    return [Item(rel, b.start_line, b.end_line, b.text) for b in note.blocks if b.kind != "heading"]
+
+
+def gather(service: MemoryService, query: str, now: datetime | None = None) -> Candidates:
+    """Candidates of each tier for ``query`` from the indexed notes (and the latest daily note on disk)."""
+    index, _ = service.index()
+    instruction = set(index.instruction_notes())
+    directives = index.directives()
+    ordered = sorted((d for d in directives if d.path in instruction),
+                     key=lambda d: (_instruction_key(d.path), d.start_line))
+    hard = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "hard"]
+    soft = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "soft"]
+    guidance: list[Item] = []
+    if query.strip():
+        from botbin.index.store import SearchFilters
+
+        hits = service.search(query, k=GUIDANCE_MAX * 2, filters=SearchFilters(kind="soft")).hits
+        for hit in hits:
+            if hit.instruction or hit.cosine < GUIDANCE_MIN_COSINE:
+                continue
+            for d in directives:
+                if d.path == hit.path and d.start_line < hit.end_line and hit.start_line < d.end_line:
+                    item = Item(d.path, d.start_line, d.end_line, d.text, hit.score)
+                    if item not in guidance and len(guidance) < GUIDANCE_MAX:
+                        guidance.append(item)
+    latest = _latest_daily(index.note_paths())
+    recent = recent_entries(service.root, latest) if latest else []
+    recalled_hits, _ = recall(service, query, 20, now=now) if query.strip() else ([], False)
+    recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in recalled_hits]
+    return Candidates(hard, guidance, soft, recent, recalled)
+
+
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """Where ``remember`` wrote."""
+
+    path: str
+    """Relative POSIX path of the daily note."""
+    start_line: int
+    """0-based first line of the new entry."""
+    end_line: int
+    """0-based line after it (exclusive)."""
+    text: str
+    """The entry as written."""
+
+
+def entry_text(text: str, tags: list[str], now: datetime) -> str:
+    """One list item: ``- HH:MM text #tag ...``; further lines indented so the entry stays one item.
+
+    Raises BotbinError for empty text or a tag with spaces.
+    """
+    body = text.strip()
+    if not body:
+        raise BotbinError("nothing to remember: the text is empty")
+    clean = [t.strip().lstrip("#") for t in tags if t.strip()]
+    for tag in clean:
+        if not _TAG.match(tag):
+            raise BotbinError(f"tag {tag!r} must be one word without spaces")
+    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    first = f"- {now.strftime('%H:%M')} {lines[0]}" + "".join(f" #{t}" for t in clean)
+    return "\n".join([first, *(f"  {line}" if line.strip() else "" for line in lines[1:])])
+
+
+def remember(root: Path, text: str, tags: list[str], now: datetime | None = None) -> Remembered:
+    """Append an entry to today's ``memory/YYYY-MM-DD.md`` (created with a ``# YYYY-MM-DD`` heading if
+    new). The note's existing bytes are kept exactly; the new file replaces it atomically.
+
+    Raises BotbinError for bad input or an unwritable note.
+    """
+    from botbin.sync.atomic import atomic_write
+
+    now = now or datetime.now().astimezone()
+    rel = f"memory/{now.strftime('%Y-%m-%d')}.md"
+    path = (root / rel).resolve() if (root / rel).is_symlink() else root / rel  # write through a link
+    entry = entry_text(text, tags, now)
+    try:
+        exists = path.exists()
+        old = path.read_bytes() if exists else f"# {now.strftime('%Y-%m-%d')}\n\n".encode()
+        mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o666 & ~_umask()
+    except OSError as exc:
+        raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
+    sep = b"" if old.endswith(b"\n") or not old else b"\n"
+    data = old + sep + entry.encode("utf-8") + b"\n"
+    start = (old + sep).count(b"\n")
+    try:
+        atomic_write(path, data)
+        os.chmod(path, mode)  # the temp file was private; the note keeps the permissions it had
+    except OSError as exc:
+        raise BotbinError(f"cannot write ({exc.strerror or exc})", path) from exc
+    return Remembered(rel, start, start + entry.count("\n") + 1, entry)

@@ -1,0 +1,76 @@
+"""A real MCP client session (the SDK's own client) over stdio with ``botbin mcp`` on a synced workspace copy."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from tests.lsp.conftest import EXAMPLES
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, real_embedder: Any) -> Path:
+    from botbin.service import MemoryService
+
+    root = tmp_path / "workspace"
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
+    (root / "AGENTS.md").write_text("# Rules for the assistant\n\n- Never answer in prose: reply in bullet points.\n",
+                                    encoding="utf-8")
+    MemoryService(root, embedder=real_embedder, env={}).sync()
+    return root
+
+
+def _data(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    if result.structured_content is not None:
+        return dict(result.structured_content)
+    return dict(json.loads(result.content[0].text))
+
+
+async def test_every_tool_over_a_real_session(workspace: Path) -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(workspace)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == {"search_memory", "remember", "get_context", "memory_status"}
+        assert all(t.description and t.input_schema.get("properties") is not None for t in tools.values())
+        assert "query" in tools["search_memory"].input_schema["required"]
+
+        found = _data(await session.call_tool("search_memory", {"query": "which database did we choose", "k": 3}))
+        assert len(found["hits"]) == 3 and all(0 <= h["score"] <= 1 for h in found["hits"])
+
+        saved = _data(await session.call_tool("remember", {"text": "We picked the otter logo for v2.",
+                                                           "tags": ["decision", "branding"]}))
+        today = datetime.now().astimezone().strftime("%Y-%m-%d")
+        assert saved["path"] == f"memory/{today}.md" and saved["indexed"] is True
+        note = (workspace / saved["path"]).read_text(encoding="utf-8")
+        assert "We picked the otter logo for v2. #decision #branding" in note
+        again = _data(await session.call_tool("search_memory", {"query": "otter logo", "k": 1}))
+        assert again["hits"][0]["path"] == saved["path"]
+
+        # the user's rule reaches the context of an unrelated request
+        context = _data(await session.call_tool("get_context", {"query": "summarize the SMS provider work",
+                                                                "budget_tokens": 3000}))
+        assert "Never answer in prose" in context["text"]
+        assert context["usedTokens"] <= 3000
+        assert [t["name"] for t in context["tiers"]] == ["hard", "guidance", "soft", "recent", "recalled"]
+        assert "otter logo" in context["text"]  # today's note is the recent tail
+
+        status = _data(await session.call_tool("memory_status", {}))
+        assert status["files"] == 17
+
+        too_small = await session.call_tool("get_context", {"query": "anything", "budget_tokens": 50})
+        assert too_small.is_error and "hard rules" in too_small.content[0].text
+        empty = await session.call_tool("search_memory", {"query": "  "})
+        assert empty.is_error and "empty" in empty.content[0].text
+        bad_tag = await session.call_tool("remember", {"text": "x", "tags": ["two words"]})
+        assert bad_tag.is_error and "tag" in bad_tag.content[0].text
