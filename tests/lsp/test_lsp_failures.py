@@ -154,3 +154,18 @@ def test_tcp_mode_serves_lsp(tmp_path: Path) -> None:
     finally:
         server.kill()
         server.wait()
+
+
+async def test_context_and_remember_over_lsp(workspace: Path) -> None:
+    (workspace / "AGENTS.md").write_text("# Rules\n\n- Never answer in prose.\n", encoding="utf-8")
+    async with serve([workspace]) as client:
+        saved = await request(client, "botbin/remember", {"text": "The capybara dashboard theme shipped.",
+                                                         "tags": ["release"]})
+        assert saved["path"].startswith("memory/") and saved["uri"].endswith(saved["path"])
+        context = await request(client, "botbin/context", {"query": "what shipped today", "budgetTokens": 3000})
+        assert "Never answer in prose" in context["text"] and "capybara" in context["text"]
+        assert context["usedTokens"] <= 3000
+        with pytest.raises(JsonRpcException):
+            await request(client, "botbin/context", {"query": "x", "budgetTokens": 5})
+        with pytest.raises(JsonRpcException):
+            await request(client, "botbin/remember", {"text": "   "})

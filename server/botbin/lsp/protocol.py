@@ -13,9 +13,9 @@ SEARCH = "botbin/search"
 RELATED = "botbin/related"
 #: Request ``{}`` -> ``{files, chunks, pending, lastSync, model, degraded, indexing, folders}``.
 STATUS = "botbin/status"
-#: Request ``{query, budgetTokens}`` -> ``{tiers, usedTokens}`` (agent memory; not served yet).
+#: Request ``{query, budgetTokens?, uri?}`` -> ``{text, tiers, usedTokens, budgetTokens}``.
 CONTEXT = "botbin/context"
-#: Request ``{text, tags?}`` -> ``{path, range}`` (agent memory; not served yet).
+#: Request ``{text, tags?, uri?}`` -> ``{path, uri, range, text}`` (appends to today's daily note, then syncs).
 REMEMBER = "botbin/remember"
 
 #: ``workspace/executeCommand``: sync changed notes now (argument: none) -> sync summary.

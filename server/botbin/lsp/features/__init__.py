@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: BotbinLanguageServer) -> None:
-    from botbin.lsp.features import commands, diagnostics, hover, lifecycle, search, textsync
+    from botbin.lsp.features import commands, diagnostics, hover, lifecycle, memory, search, textsync
 
-    for module in (lifecycle, textsync, hover, search, commands, diagnostics):
+    for module in (lifecycle, textsync, hover, search, commands, diagnostics, memory):
         module.register(server)

@@ -1,0 +1,60 @@
+"""Agent memory over LSP: ``botbin/context`` (token-budgeted context) and ``botbin/remember`` (append to today's
+daily note and index it). Both act on the folder of ``uri`` when given, else on the first workspace folder."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from botbin.errors import BotbinError
+from botbin.lsp import protocol
+from botbin.lsp.features.search import plain
+from botbin.lsp.render import range_dict
+
+if TYPE_CHECKING:
+    from botbin.lsp.folders import Folder
+    from botbin.lsp.server import BotbinLanguageServer
+
+
+def _folder(ls: BotbinLanguageServer, raw: dict[str, Any]) -> Folder:
+    uri = raw.get("uri")
+    found = ls.folders.folder_of(uri) if isinstance(uri, str) else None
+    if found is not None:
+        return found[0]
+    if not ls.folders.folders:
+        raise JsonRpcInvalidParams("no workspace folder is open")
+    return next(iter(ls.folders.folders.values()))
+
+
+def register(server: BotbinLanguageServer) -> None:
+    @server.feature(protocol.CONTEXT)
+    async def botbin_context(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
+        raw = plain(params) or {}
+        query, budget = raw.get("query"), raw.get("budgetTokens", 2000)
+        if not isinstance(query, str):
+            raise JsonRpcInvalidParams("query must be a string")
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
+            raise JsonRpcInvalidParams("budgetTokens must be a positive integer")
+        folder = _folder(ls, raw)
+        try:
+            result = await asyncio.get_running_loop().run_in_executor(None, folder.service.context, query, budget)
+        except BotbinError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from exc
+        return result.to_dict()
+
+    @server.feature(protocol.REMEMBER)
+    async def botbin_remember(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
+        raw = plain(params) or {}
+        text, tags = raw.get("text"), raw.get("tags") or []
+        if not isinstance(text, str) or not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+            raise JsonRpcInvalidParams("give {text: string, tags?: string[]}")
+        folder = _folder(ls, raw)
+        try:
+            written, _report = await asyncio.get_running_loop().run_in_executor(
+                None, folder.service.remember, text, tags)
+        except BotbinError as exc:
+            raise JsonRpcInvalidParams(str(exc)) from exc
+        return {"path": written.path, "uri": folder.uri_of(written.path), "text": written.text,
+                "range": range_dict(written.start_line, written.end_line)}
