@@ -11,7 +11,8 @@ import pytest
 
 from botbin import aifbin
 from botbin.errors import AifBinFormatError, WorkspaceError
-from botbin.service import MemoryService, extract_source
+from botbin.notes_io import extract_source
+from botbin.service import MemoryService
 from conftest import run_checker
 
 GOOD = "# Good\n\nThe webhook retries use exponential backoff with jitter.\n"

@@ -9,7 +9,8 @@ import pytest
 
 from botbin import aifbin
 from botbin.embedding import SentenceTransformerEmbedder
-from botbin.service import MemoryService, extract_source
+from botbin.notes_io import extract_source
+from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
 from conftest import OBSIDIAN_HELP, needs_shared, run_checker
 

@@ -19,7 +19,8 @@ from typing import Any
 from botbin import __version__
 from botbin.cli_output import print_hits, print_info, print_status, print_sync, sync_json
 from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, WorkspaceError
-from botbin.service import MemoryService, extract_source, read_document
+from botbin.notes_io import extract_source, read_document
+from botbin.service import MemoryService
 
 _ISO_DAY = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT = 0, 1, 2, 3, 4, 5

@@ -25,7 +25,8 @@ from botbin.embedding import (
     resolve_model,
     shared_embedder,
 )
-from botbin.errors import AifBinFormatError, BotbinError, ModelError
+from botbin.errors import ModelError
+from botbin.notes_io import directives_on_disk, relative_path
 from botbin.sync.documents import ModelMeta
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, output_intact, sync_workspace
 from botbin.sync.scan import check_root, scan_workspace
@@ -388,10 +389,10 @@ class MemoryService:
         every = index.directives()
         chosen = every
         if path is not None:
-            rel = _relative(self.root, path)
+            rel = relative_path(self.root, path)
             chosen = [d for d in every if d.path == rel or d.path.startswith(rel.rstrip("/") + "/") or rel == "."]
             if not chosen and rel.lower().endswith(".md"):
-                chosen = _directives_on_disk(self.root, rel)
+                chosen = directives_on_disk(self.root, rel)
                 every = [*every, *chosen]
         keep = {id(d) for d in chosen}
         conflicts = [
@@ -400,46 +401,5 @@ class MemoryService:
         return DirectiveReport(chosen, conflicts, tuple(warnings))
 
 
-def _relative(root: Path, path: str) -> str:
-    """``path`` (absolute, or relative to the current folder or the workspace) as a workspace-relative POSIX path."""
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        here = (Path.cwd() / candidate).resolve()
-        candidate = here if here.exists() and here.is_relative_to(root) else root / candidate
-    resolved = candidate.resolve()
-    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else resolved.as_posix()
-
-
-def _directives_on_disk(root: Path, rel: str) -> list[Directive]:
-    """Directives of one note read from disk (not indexed yet). Raises BotbinError if it cannot be read."""
-    from botbin.directives.partition import partition_source
-    from botbin.parsing import decode_note
-
-    path = root / rel
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
-    _, part = partition_source(decode_note(data, rel).text, rel)
-    return list(part.directives)
-
-
 _QUERY_CACHE: OrderedDict[tuple[str, str], npt.NDArray[np.float32]] = OrderedDict()
 _QUERY_CACHE_SIZE = 256
-
-
-def read_document(path: Path) -> aifbin.AifBinDocument:
-    """Decode the AIF-BIN file at ``path``. Raises AifBinFormatError (also for an unreadable file)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise AifBinFormatError(f"cannot read ({exc.strerror or exc})", path) from exc
-    return aifbin.decode(data, str(path))
-
-
-def extract_source(path: Path) -> bytes:
-    """The original note bytes kept in the AIF-BIN file at ``path``. Raises AifBinFormatError."""
-    doc = read_document(path)
-    if doc.source_text is None:
-        raise AifBinFormatError("file keeps no source text to extract", path)
-    return doc.source_text
