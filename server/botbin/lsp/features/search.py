@@ -46,6 +46,8 @@ def _filters(raw: Any) -> SearchFilters:
     unknown = set(raw) - set(_FILTER_KEYS)
     if unknown:
         raise JsonRpcInvalidParams(f"unknown filters: {', '.join(sorted(unknown))}")
+    if any(v is not None and not isinstance(v, str) for v in raw.values()):
+        raise JsonRpcInvalidParams("every filter is a string")
     if raw.get("kind") not in (None, "hard", "soft", "lore"):
         raise JsonRpcInvalidParams("filters.kind must be 'hard', 'soft' or 'lore'")
     return SearchFilters(**{_FILTER_KEYS[k]: v for k, v in raw.items() if v is not None})
@@ -123,6 +125,8 @@ def register(server: BotbinLanguageServer) -> None:
     @server.feature(protocol.SEARCH)
     async def botbin_search(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
         raw = plain(params) or {}
+        if not isinstance(raw, Mapping):
+            raise JsonRpcInvalidParams("params must be an object")
         query = raw.get("query")
         if not isinstance(query, str) or not query.strip():
             raise JsonRpcInvalidParams("query must be a non-empty string")
@@ -150,6 +154,8 @@ def register(server: BotbinLanguageServer) -> None:
             if paragraph is None:
                 return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
             text, lines = paragraph.block.text, (paragraph.block.start_line, paragraph.block.end_line)
+        if not isinstance(text, str) or not text.strip():
+            return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
         hits, degraded = await asyncio.get_running_loop().run_in_executor(
             None, related_hits, ls, uri, text, lines, k, source if lines is not None else None)
         return {"hits": [hit_payload(h, u) for h, u in hits], "indexing": ls.folders.indexing, "degraded": degraded}
