@@ -1,0 +1,109 @@
+/**
+ * The extension's settings (`botbin.*`), read through a getter so that this module needs no vscode, and
+ * what the server gets of them: botbin.toml keys as initializationOptions and didChangeConfiguration.
+ */
+import type { ServerSettings } from "@botbin/protocol";
+
+/** Settings of the extension, each already type-checked; unset server keys are left out. */
+export interface ExtensionSettings {
+  /** `botbin.server.path`: the `botbin` executable ("" when unset). */
+  serverPath: string;
+  /** `botbin.pythonPath`: a Python with botbin installed ("" when unset). */
+  pythonPath: string;
+  /** Keys the user set for the server, named as in botbin.toml. */
+  server: ServerSettings;
+  /** `botbin.hover.enabled`: show related memories on hover. */
+  hoverEnabled: boolean;
+  /** `botbin.search.debounceMs`: quiet time after typing before Search Memories queries, in milliseconds. */
+  searchDebounceMs: number;
+}
+
+/** Reads one setting below the `botbin` section (`"server.path"`); undefined or null when unset. */
+export type SettingGetter = (key: string) => unknown;
+
+/** Every key this extension reads, below `botbin.` (package.json contributes exactly these, and trace.server). */
+export const SETTING_KEYS = [
+  "server.path",
+  "pythonPath",
+  "include",
+  "exclude",
+  "vault",
+  "alpha",
+  "topK",
+  "hover.enabled",
+  "search.debounceMs",
+] as const;
+
+export const DEFAULT_SEARCH_DEBOUNCE_MS = 200;
+
+export interface ReadSettings {
+  settings: ExtensionSettings;
+  /** One line per setting of the wrong type (it is ignored). */
+  problems: string[];
+}
+
+export function readSettings(get: SettingGetter): ReadSettings {
+  const problems: string[] = [];
+  const typed = <T>(key: string, check: (v: unknown) => v is T, expected: string): T | undefined => {
+    const value = get(key);
+    if (value === undefined || value === null) return undefined;
+    if (check(value)) return value;
+    problems.push(`botbin.${key} must be ${expected}; ignored`);
+    return undefined;
+  };
+  const server: ServerSettings = {};
+  const include = typed("include", isStringArray, "a list of globs");
+  const exclude = typed("exclude", isStringArray, "a list of globs");
+  const vault = typed("vault", isBoolean, "true or false");
+  const alpha = typed("alpha", isNumber, "a number");
+  const topK = typed("topK", isNumber, "a number");
+  if (include !== undefined) server.include = include;
+  if (exclude !== undefined) server.exclude = exclude;
+  if (vault !== undefined) server.vault = vault;
+  if (alpha !== undefined) server.alpha = alpha;
+  if (topK !== undefined) server.top_k = topK;
+  const debounceMs = typed("search.debounceMs", isNumber, "a number of milliseconds");
+  return {
+    settings: {
+      serverPath: (typed("server.path", isString, "a path") ?? "").trim(),
+      pythonPath: (typed("pythonPath", isString, "a path") ?? "").trim(),
+      server,
+      hoverEnabled: typed("hover.enabled", isBoolean, "true or false") ?? true,
+      searchDebounceMs: Math.max(0, debounceMs ?? DEFAULT_SEARCH_DEBOUNCE_MS),
+    },
+    problems,
+  };
+}
+
+/** `initializationOptions` of `initialize`: the botbin.toml keys the user set. */
+export function initializationOptions(settings: ExtensionSettings): ServerSettings {
+  return { ...settings.server };
+}
+
+/** Params of `workspace/didChangeConfiguration`; a key left out falls back to botbin.toml. */
+export function configurationChange(settings: ExtensionSettings): { settings: { botbin: ServerSettings } } {
+  return { settings: { botbin: { ...settings.server } } };
+}
+
+/** True when the server must be started again: its command line changed. */
+export function commandChanged(before: ExtensionSettings, after: ExtensionSettings): boolean {
+  return before.serverPath !== after.serverPath || before.pythonPath !== after.pythonPath;
+}
+
+/** True when the server must be told: a botbin.toml key changed. */
+export function serverSettingsChanged(before: ExtensionSettings, after: ExtensionSettings): boolean {
+  return JSON.stringify(before.server) !== JSON.stringify(after.server);
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === "string";
+}
+function isBoolean(v: unknown): v is boolean {
+  return typeof v === "boolean";
+}
+function isNumber(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every(isString);
+}

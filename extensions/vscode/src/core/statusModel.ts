@@ -1,0 +1,103 @@
+/** What the status bar item says: a pure function of the server's state, indexing progress and status. */
+import type { StatusResult } from "@botbin/protocol";
+import type { IndexingProgress } from "./progress";
+import type { ServerState } from "./supervisor";
+
+export type Severity = "ok" | "warning" | "error";
+
+export interface StatusView {
+  /** Item text, with codicons (`$(database)`). */
+  text: string;
+  /** Hover text, one fact per line. */
+  tooltip: string;
+  /** ok: default colours; warning and error: the theme's warning or error background. */
+  severity: Severity;
+}
+
+export interface StatusInputs {
+  server: ServerState;
+  progress: IndexingProgress;
+  /** The last `botbin/status` answer of the running server, if any yet. */
+  status?: StatusResult | undefined;
+}
+
+export function statusView({ server, progress, status }: StatusInputs): StatusView {
+  switch (server.kind) {
+    case "stopped":
+      return { text: "$(circle-slash) botbin", tooltip: "botbin: the language server is stopped", severity: "ok" };
+    case "starting":
+      return { text: "$(sync~spin) botbin", tooltip: "botbin: starting the language server…", severity: "ok" };
+    case "restarting":
+      return {
+        text: "$(debug-restart) botbin",
+        tooltip: `botbin: the language server stopped; restarting in ${seconds(server.delayMs)} (attempt ${server.attempt})`,
+        severity: "warning",
+      };
+    case "failed":
+      return {
+        text: "$(error) botbin",
+        tooltip: `botbin is not running: ${server.error}\nClick for details.`,
+        severity: "error",
+      };
+    case "running":
+      return runningView(progress, status);
+  }
+}
+
+function runningView(progress: IndexingProgress, status: StatusResult | undefined): StatusView {
+  const facts = status ? statusFacts(status) : [];
+  const problems = status ? statusProblems(status) : [];
+  const severity: Severity = problems.length > 0 ? "warning" : "ok";
+  if (progress.active || status?.indexing) {
+    const done = progress.percentage !== undefined ? ` ${progress.percentage}%` : "";
+    return {
+      text: `$(sync~spin) botbin${done}`,
+      tooltip: lines(`botbin: indexing notes${progress.message ? ` (${progress.message})` : ""}…`, problems, facts),
+      severity,
+    };
+  }
+  if (!status) return { text: "$(database) botbin", tooltip: "botbin: the language server is running", severity };
+  const stale = status.pending > 0 ? ` · ${status.pending} stale` : "";
+  const icon = severity === "ok" ? "$(database)" : "$(warning)";
+  return {
+    text: `${icon} botbin: ${plural(status.chunks, "chunk")}${stale}`,
+    tooltip: lines(severity === "ok" ? "botbin: up to date" : "botbin needs attention:", problems, facts),
+    severity,
+  };
+}
+
+/** Why the memory is not in a good state: degraded search, stale notes, failed syncs. */
+export function statusProblems(status: StatusResult): string[] {
+  const problems: string[] = [];
+  if (status.degraded) {
+    const reason = status.folders.find((f) => f.modelError)?.modelError;
+    problems.push(`keyword search only: the embedding model is unavailable${reason ? ` (${reason})` : ""}`);
+  }
+  if (status.pending > 0 && !status.indexing) {
+    problems.push(`${plural(status.pending, "note")} changed since the last sync: run "Botbin: Sync Now"`);
+  }
+  for (const folder of status.folders) {
+    if (folder.lastError && folder.lastError !== folder.modelError) problems.push(`sync failed: ${folder.lastError}`);
+  }
+  return problems;
+}
+
+function statusFacts(status: StatusResult): string[] {
+  return [
+    `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,
+    `last sync: ${status.lastSync ?? "never"}`,
+    `model: ${status.model ?? "none"}`,
+  ];
+}
+
+function lines(head: string, problems: string[], facts: string[]): string {
+  return [head, ...problems.map((p) => `⚠ ${p}`), ...facts].join("\n");
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,83 @@
+/**
+ * The "botbin" output channel: the server's log (its stderr, which the language client copies here), the
+ * client's own log and protocol trace, and the extension's lines. The server's last stderr lines of the
+ * current run are kept so that a failed start can say why.
+ */
+import * as vscode from "vscode";
+
+const KEEP_LINES = 20;
+const ERROR_LIKE = /error|exception|no module|not found|denied|cannot|can't/i;
+
+export class ServerLog implements vscode.Disposable {
+  /** The channel to hand to the language client (a tee of the real one). */
+  readonly channel: vscode.OutputChannel;
+  private readonly inner: vscode.OutputChannel;
+  /** Lines the server wrote to stderr (the client copies them with append()). */
+  private readonly server = new RecentLines();
+
+  constructor(name = "botbin") {
+    const inner = (this.inner = vscode.window.createOutputChannel(name));
+    this.channel = {
+      name: inner.name,
+      append: (text: string) => {
+        this.server.add(text);
+        inner.append(text);
+      },
+      appendLine: (text: string) => {
+        inner.appendLine(text);
+      },
+      replace: (text: string) => inner.replace(text),
+      clear: () => inner.clear(),
+      show: (a?: boolean | vscode.ViewColumn, b?: boolean) =>
+        typeof a === "boolean" ? inner.show(a) : inner.show(a, b),
+      hide: () => inner.hide(),
+      dispose: () => inner.dispose(),
+    };
+  }
+
+  /** A line of the extension's own, timestamped (not taken for the server's error). */
+  info(message: string): void {
+    this.inner.appendLine(`[${new Date().toISOString()}] extension: ${message}`);
+  }
+
+  /** A new server run begins: forget the last one's lines. */
+  newRun(): void {
+    this.server.clear();
+  }
+
+  /** The last error-like line the server wrote to stderr in this run (a Python traceback's last line). */
+  lastError(): string | undefined {
+    return this.server.lastMatching(ERROR_LIKE);
+  }
+
+  show(): void {
+    this.inner.show(true);
+  }
+
+  dispose(): void {
+    this.inner.dispose();
+  }
+}
+
+/** The last non-empty lines of a text that arrives in pieces. */
+class RecentLines {
+  private lines: string[] = [];
+  private partial = "";
+
+  add(text: string): void {
+    const lines = (this.partial + text).split(/\r?\n/);
+    this.partial = lines.pop() ?? "";
+    for (const line of lines) if (line.trim()) this.lines.push(line.trim());
+    this.lines.splice(0, Math.max(0, this.lines.length - KEEP_LINES));
+  }
+
+  lastMatching(pattern: RegExp): string | undefined {
+    const all = this.partial.trim() ? [...this.lines, this.partial.trim()] : this.lines;
+    return [...all].reverse().find((line) => pattern.test(line));
+  }
+
+  clear(): void {
+    this.lines = [];
+    this.partial = "";
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The extension's running state: the supervised language server, its settings, indexing progress and
+ * status, and the status bar that shows them. Commands reach the server only through `api`.
+ */
+import { homedir } from "node:os";
+import * as vscode from "vscode";
+import type { StatusResult } from "@botbin/protocol";
+import type { BotbinApi } from "../core/api";
+import { Debouncer, systemClock } from "../core/clock";
+import { failureMessage, notRunningMessage, OPEN_SETTINGS, RESTART, SHOW_LOG } from "../core/messages";
+import { ProgressTracker } from "../core/progress";
+import { RestartPolicy } from "../core/restartPolicy";
+import { describeCommand, resolveServerCommand, type ServerCommand } from "../core/serverCommand";
+import { commandChanged, type ExtensionSettings, serverSettingsChanged } from "../core/settings";
+import { statusView } from "../core/statusModel";
+import { type ServerState, Supervisor } from "../core/supervisor";
+import { BotbinConnection } from "./client";
+import { onConfigChange, openSettings, readConfig } from "./config";
+import type { ServerLog } from "./output";
+import { StatusBar } from "./statusBar";
+
+/** How often the status bar asks for fresh status while the server runs, in milliseconds. */
+const STATUS_POLL_MS = 60_000;
+/** Wait after a save before asking for status (the server syncs the note first), in milliseconds. */
+const AFTER_SAVE_MS = 1500;
+
+export type InterpreterLookup = (resource: vscode.Uri | undefined) => Promise<string | undefined>;
+
+export class Session implements vscode.Disposable {
+  settings: ExtensionSettings;
+  private readonly progress: ProgressTracker;
+  private readonly supervisor: Supervisor<BotbinConnection>;
+  private readonly statusBar = new StatusBar();
+  private readonly afterSave = new Debouncer(systemClock, AFTER_SAVE_MS);
+  private readonly disposables: vscode.Disposable[] = [];
+  private status: StatusResult | undefined;
+  private command: ServerCommand | undefined;
+
+  constructor(
+    readonly log: ServerLog,
+    private readonly findInterpreter: InterpreterLookup,
+  ) {
+    this.settings = this.loadSettings();
+    this.progress = new ProgressTracker(
+      () => this.render(),
+      () => this.refreshStatus(),
+    );
+    this.supervisor = new Supervisor(
+      (onClosed) => this.connect(onClosed),
+      new RestartPolicy(),
+      systemClock,
+      (state) => this.stateChanged(state),
+    );
+    const poll = setInterval(() => this.refreshStatus(), STATUS_POLL_MS);
+    this.disposables.push(
+      this.statusBar,
+      { dispose: () => clearInterval(poll) },
+      onConfigChange(() => void this.configChanged()),
+      vscode.workspace.onDidSaveTextDocument((document) => {
+        if (document.languageId === "markdown") this.afterSave.run(() => this.refreshStatus());
+      }),
+    );
+    this.render();
+  }
+
+  start(): void {
+    this.supervisor.start();
+  }
+
+  restart(): Promise<void> {
+    return this.supervisor.restart();
+  }
+
+  /** The running server's requests, or undefined. */
+  get api(): BotbinApi | undefined {
+    return this.supervisor.running?.api;
+  }
+
+  /** The running server's requests, else undefined after telling the user why there is none. */
+  requireApi(): BotbinApi | undefined {
+    const running = this.supervisor.running;
+    if (running) return running.api;
+    if (this.supervisor.state.kind === "failed") void this.reportFailure(this.supervisor.state);
+    else void vscode.window.showWarningMessage(notRunningMessage(this.supervisor.state));
+    return undefined;
+  }
+
+  /** Asks the server for status, then redraws the status bar. */
+  refreshStatus(): void {
+    const api = this.supervisor.running?.api;
+    if (!api) return;
+    api.status().then(
+      (status) => {
+        this.status = status;
+        this.render();
+      },
+      (error: unknown) =>
+        this.log.info(`botbin/status failed: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  private loadSettings(): ExtensionSettings {
+    const { settings, problems } = readConfig();
+    for (const problem of problems) this.log.info(problem);
+    if (problems.length > 0) void vscode.window.showWarningMessage(`botbin: ${problems.join("; ")}`);
+    return settings;
+  }
+
+  private async connect(onClosed: () => void): Promise<BotbinConnection> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const { serverPath, pythonPath } = this.settings;
+    const activeInterpreter = serverPath || pythonPath ? undefined : await this.findInterpreter(folder?.uri);
+    this.command = resolveServerCommand({
+      serverPath,
+      pythonPath,
+      activeInterpreter,
+      platform: process.platform,
+      workspaceFolder: folder?.uri.fsPath,
+      home: homedir(),
+    });
+    this.log.newRun();
+    this.log.info(`starting ${describeCommand(this.command)} (from ${this.command.source})`);
+    const deps = {
+      command: this.command,
+      settings: () => this.settings,
+      log: this.log,
+      progress: this.progress,
+      cwd: folder?.uri.fsPath,
+    };
+    return new BotbinConnection(deps, onClosed);
+  }
+
+  private stateChanged(state: ServerState): void {
+    this.log.info(`server ${state.kind}${"error" in state ? `: ${state.error}` : ""}`);
+    if (state.kind !== "running") {
+      this.status = undefined;
+      this.progress.clear();
+    } else {
+      this.refreshStatus();
+    }
+    if (state.kind === "failed") void this.reportFailure(state);
+    this.render();
+  }
+
+  private async reportFailure(state: Extract<ServerState, { kind: "failed" }>): Promise<void> {
+    const commandLine = this.command ? describeCommand(this.command) : "botbin lsp";
+    const message = failureMessage(state.reason, commandLine, state.error);
+    const choice = await vscode.window.showErrorMessage(message, OPEN_SETTINGS, SHOW_LOG, RESTART);
+    if (choice === OPEN_SETTINGS) await openSettings();
+    else if (choice === SHOW_LOG) this.log.show();
+    else if (choice === RESTART) await this.restart();
+  }
+
+  private async configChanged(): Promise<void> {
+    const before = this.settings;
+    this.settings = this.loadSettings();
+    if (commandChanged(before, this.settings)) {
+      await this.supervisor.restart();
+    } else if (serverSettingsChanged(before, this.settings)) {
+      await this.supervisor.running
+        ?.sendSettings(this.settings)
+        .catch((error: unknown) => this.log.info(String(error)));
+    }
+  }
+
+  private render(): void {
+    this.statusBar.render(
+      statusView({ server: this.supervisor.state, progress: this.progress.current, status: this.status }),
+    );
+  }
+
+  async dispose(): Promise<void> {
+    this.afterSave.cancel();
+    for (const disposable of this.disposables) disposable.dispose();
+    await this.supervisor.stop();
+  }
+}

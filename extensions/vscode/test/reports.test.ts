@@ -1,0 +1,101 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import type { FolderSyncSummary } from "@botbin/protocol";
+import { hitItem, messageItem, resultCaveat } from "../src/core/hits";
+import { failureMessage, notRunningMessage } from "../src/core/messages";
+import { statusLines, syncReport } from "../src/core/reports";
+import { hit, statusResult } from "./helpers/hits";
+
+const folder = (over: Partial<FolderSyncSummary> = {}): FolderSyncSummary => ({
+  uri: "file:///ws",
+  error: null,
+  added: ["a.md"],
+  modified: [],
+  deleted: [],
+  unchanged: 3,
+  failed: [],
+  ...over,
+});
+
+test("sync summary: counts over the folders", () => {
+  const report = syncReport({ done: true, folders: [folder(), folder({ modified: ["b.md"], unchanged: 1 })] }, "sync");
+  assert.deepEqual(report, {
+    message: "botbin: synced (2 added, 1 modified, 0 deleted, 4 unchanged)",
+    severity: "info",
+  });
+  assert.match(syncReport({ done: true, folders: [folder()] }, "reindex").message, /^botbin: reindexed/);
+});
+
+test("sync summary: failures, errors and a sync still running", () => {
+  const failed = syncReport(
+    { done: true, folders: [folder({ failed: [{ path: "x.md", reason: "not UTF-8" }] })] },
+    "sync",
+  );
+  assert.equal(failed.severity, "warning");
+  assert.match(failed.message, /1 note failed: x.md \(not UTF-8\)/);
+  const error = syncReport({ done: true, folders: [folder({ error: "workspace locked" })] }, "sync");
+  assert.deepEqual(error, { message: "botbin: sync failed: workspace locked", severity: "error" });
+  assert.match(syncReport({ done: false, folders: [folder()] }, "sync").message, /still running/);
+});
+
+test("status lines: totals, problems, folders, stale notes and conflicts that open their file", () => {
+  const status = statusResult({ pending: 1 });
+  status.folders[0]!.stale = [{ path: "memory/2026-11-02.md", reason: "modified" }];
+  status.folders[0]!.conflicts = [
+    {
+      action: "use tabs",
+      message: "“Always use tabs” conflicts with “Never use tabs”",
+      first: {
+        path: "MEMORY.md",
+        line: 4,
+        kind: "hard",
+        modality: "obligation",
+        cue: "Always",
+        text: "Always use tabs",
+      },
+      second: {
+        path: "AGENTS.md",
+        line: 9,
+        kind: "hard",
+        modality: "prohibition",
+        cue: "Never",
+        text: "Never use tabs",
+      },
+    },
+  ];
+  const lines = statusLines(status);
+  assert.equal(lines[0]!.label, "$(database) 15 notes, 46 chunks");
+  assert.ok(lines.some((l) => l.label.startsWith("$(warning) 1 note changed since the last sync")));
+  const stale = lines.find((l) => l.label === "$(history) memory/2026-11-02.md");
+  assert.equal(stale?.path, "/ws/memory/2026-11-02.md");
+  const conflict = lines.find((l) => l.label === "$(warning) conflicting rules: use tabs");
+  assert.deepEqual(
+    [conflict?.path, conflict?.line, conflict?.description],
+    ["/ws/MEMORY.md", 4, "MEMORY.md:5 vs AGENTS.md:10"],
+  );
+});
+
+test("hit items show heading path, note and line (1-based), score and a one-line snippet", () => {
+  const item = hitItem(hit());
+  assert.equal(item.label, "$(note) Lighthouse › Decisions");
+  assert.equal(item.description, "MEMORY.md:33 · 0.71");
+  assert.equal(item.detail, "Postgres over SQLite (2026-09): several server replicas need one shared …");
+  assert.equal(item.alwaysShow, true);
+  assert.equal(hitItem(hit({ headingPath: [] })).label, "$(note) MEMORY");
+  assert.equal(hitItem(hit({ snippet: "x".repeat(500) })).detail?.length, 200);
+  assert.deepEqual(messageItem("No memories match"), { label: "No memories match", alwaysShow: true });
+  assert.equal(resultCaveat({ indexing: false, degraded: false }), undefined);
+  assert.equal(
+    resultCaveat({ indexing: true, degraded: true }),
+    "indexing: results so far; keyword match only: the model is unavailable",
+  );
+});
+
+test("failure messages name the command line and what to set", () => {
+  const message = failureMessage("startFailed", "python3 -m botbin lsp", "No module named botbin");
+  assert.match(message, /did not start \(python3 -m botbin lsp\): No module named botbin/);
+  assert.match(message, /"botbin.server.path"/);
+  assert.match(message, /"botbin.pythonPath"/);
+  assert.match(failureMessage("crashLoop", "botbin lsp", "exit 1"), /keeps exiting/);
+  assert.match(notRunningMessage({ kind: "starting" }), /still starting/);
+});
