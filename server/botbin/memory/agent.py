@@ -29,6 +29,10 @@ _INSTRUCTION_ORDER = {"MEMORY.md": 0, "AGENTS.md": 1, "CLAUDE.md": 2}
 #: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8.
 GUIDANCE_MIN_COSINE = 0.35
 GUIDANCE_MAX = 8
+#: Tier 4 leaves out hits this unrelated to the request (no shared keyword and cosine under 0.2).
+RECALL_MIN_COSINE = 0.2
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_EOL = re.compile(rb"\r\n|\r|\n")
 
 
 def policy_of(service: MemoryService) -> RecencyPolicy:
@@ -93,12 +97,13 @@ def gather(service: MemoryService, query: str, now: datetime | None = None) -> C
             for d in directives:
                 if d.path == hit.path and d.start_line < hit.end_line and hit.start_line < d.end_line:
                     item = Item(d.path, d.start_line, d.end_line, d.text, hit.score)
-                    if item not in guidance and len(guidance) < GUIDANCE_MAX:
+                    if not any(item.overlaps(g) for g in guidance) and len(guidance) < GUIDANCE_MAX:
                         guidance.append(item)
     latest = _latest_daily(index.note_paths())
     recent = recent_entries(service.root, latest) if latest else []
-    recalled_hits, _ = recall(service, query, 20, now=now) if query.strip() else ([], False)
-    recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in recalled_hits]
+    recalled_hits, degraded = recall(service, query, 20, now=now) if query.strip() else ([], False)
+    recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in recalled_hits
+                if degraded or h.cosine >= RECALL_MIN_COSINE or h.bm25 > 0]
     return Candidates(hard, guidance, soft, recent, recalled)
 
 
@@ -130,6 +135,8 @@ def entry_text(text: str, tags: list[str], now: datetime) -> str:
     body = text.strip()
     if not body:
         raise BotbinError("nothing to remember: the text is empty")
+    if _CONTROL.search(body):
+        raise BotbinError("the text holds control characters (such as NUL); remove them and try again")
     clean = [t.strip().lstrip("#") for t in tags if t.strip()]
     for tag in clean:
         if not _TAG.match(tag):
@@ -159,7 +166,7 @@ def remember(root: Path, text: str, tags: list[str], now: datetime | None = None
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
     sep = b"" if old.endswith(b"\n") or not old else b"\n"
     data = old + sep + entry.encode("utf-8") + b"\n"
-    start = (old + sep).count(b"\n")
+    start = len(_EOL.findall(old + sep))  # lines as botbin reads them: CRLF, CR or LF
     try:
         atomic_write(path, data)
         os.chmod(path, mode)  # the temp file was private; the note keeps the permissions it had

@@ -26,7 +26,7 @@ from typing import Any
 
 from botbin.errors import BotbinError
 
-_LIST_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])[ \t]+")
+_LIST_MARKER = re.compile(r"^(?:(?:>[ \t]?)+|(?:[-*+]|\d+[.)])[ \t]+)")
 TIERS: tuple[str, ...] = ("hard", "guidance", "soft", "recent", "recalled")
 #: Tier numbers as the design names them.
 TIER_NUMBERS = {"hard": "1", "guidance": "1.5", "soft": "2", "recent": "3", "recalled": "4"}
@@ -157,8 +157,9 @@ def assemble(candidates: Candidates, budget_tokens: int, count: Callable[[str], 
     def cost(tier: _Tier, item: Item) -> int:
         return count(item.render()) + (count(HEADERS[tier.name]) if not tier.items else 0)
 
-    def taken(item: Item) -> bool:
-        return any(item.overlaps(other) for t in tiers for other in t.items)
+    def taken(item: Item, current: _Tier) -> bool:
+        """True when ``item`` repeats a passage already chosen, in a tier above or in this one."""
+        return any(item.overlaps(other) for t in (*tiers, current) for other in t.items)
 
     hard = _Tier("hard")
     for item in candidates.hard:
@@ -166,7 +167,7 @@ def assemble(candidates: Candidates, budget_tokens: int, count: Callable[[str], 
         hard.items.append(item)
     if hard.tokens > budget_tokens:
         raise ContextBudgetError(
-            f"the {len(hard.items)} hard rules need {hard.tokens} tokens, over the budget of {budget_tokens}; "
+            f"the hard rules ({len(hard.items)}) need {hard.tokens} tokens, over the budget of {budget_tokens}; "
             "raise the budget (no rule is dropped silently)")
     tiers.append(hard)
     used = hard.tokens
@@ -179,7 +180,7 @@ def assemble(candidates: Candidates, budget_tokens: int, count: Callable[[str], 
             pool.reverse()  # newest first while filling; put back in source order after
         stopped = False
         for item in pool:
-            if taken(item):
+            if taken(item, tier):
                 tier.cut.append(item)
                 continue
             need = cost(tier, item)
