@@ -95,7 +95,7 @@ async def serve(folders: list[Path], options: dict[str, Any] | None = None,
     """Start a real ``botbin lsp`` for a test that prepares its own workspace; shut it down after."""
     client = await ClientServerConfig(server_command=SERVER).start()
     assert isinstance(client, LanguageClient)
-    client.root = folders[0]  # type: ignore[attr-defined]
+    client.root = folders[0] if folders else None  # type: ignore[attr-defined]
     try:
         await start(client, profile, folders, options)
         if wait:

@@ -169,3 +169,10 @@ async def test_context_and_remember_over_lsp(workspace: Path) -> None:
             await request(client, "botbin/context", {"query": "x", "budgetTokens": 5})
         with pytest.raises(JsonRpcException):
             await request(client, "botbin/remember", {"text": "   "})
+
+
+async def test_no_workspace_folder_is_said_once() -> None:
+    async with serve([], wait=False) as client:
+        await wait_until(lambda: client.messages, what="a message")
+        assert "no workspace folder" in client.messages[0].message
+        assert (await request(client, "botbin/search", {"query": "anything"}))["hits"] == []

@@ -73,7 +73,10 @@ def register(server: BotbinLanguageServer) -> None:
     def initialize(ls: BotbinLanguageServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.adopt_encoding()
-        apply_settings(ls, _folder_uris(params), params.initialization_options)
+        uris = _folder_uris(params)
+        apply_settings(ls, uris, params.initialization_options)
+        if not uris:
+            ls.show_once("botbin: no workspace folder is open, so there is no memory to search; open a folder")
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: BotbinLanguageServer, _params: types.InitializedParams) -> None:
