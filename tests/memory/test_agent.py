@@ -309,3 +309,14 @@ def test_context_with_a_long_soft_directive(make_service: ServiceFactory) -> Non
     result = service.context("tabs indentation", 4000)  # raises ContextLawError
     assert [(i.path, i.start_line) for i in result.tiers[1].items] == [("memory/style.md", 2)]
     assert len(gather(service, "tabs indentation").guidance) == 1
+
+
+def test_remember_leaves_a_read_only_note_alone(tmp_path: Path) -> None:
+    now = datetime(2026, 11, 29, 9, 30).astimezone()
+    note = tmp_path / "memory" / "2026-11-29.md"
+    note.parent.mkdir(parents=True)
+    note.write_bytes(b"# 2026-11-29\n\n- locked\n")
+    note.chmod(0o444)
+    with pytest.raises(BotbinError, match="read-only"):
+        remember(tmp_path, "new entry", [], now)
+    assert note.read_bytes() == b"# 2026-11-29\n\n- locked\n"

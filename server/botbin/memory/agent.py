@@ -164,6 +164,8 @@ def remember(root: Path, text: str, tags: list[str], now: datetime | None = None
         mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o666 & ~_umask()
     except OSError as exc:
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
+    if exists and not mode & stat.S_IWUSR:
+        raise BotbinError("the note is read-only; botbin leaves it as it is", path)
     sep = b"" if old.endswith(b"\n") or not old else b"\n"
     data = old + sep + entry.encode("utf-8") + b"\n"
     start = len(_EOL.findall(old + sep))  # lines as botbin reads them: CRLF, CR or LF

@@ -147,7 +147,10 @@ def register(server: BotbinLanguageServer) -> None:
             source = ls.text_of(uri) if isinstance(uri, str) and uri else None
             if source is None or not isinstance(position, Mapping):
                 raise JsonRpcInvalidParams("give {uri, position} of an open or saved note, or {text}")
-            pos = types.Position(int(position.get("line", 0)), int(position.get("character", 0)))
+            line_no, char_no = position.get("line", 0), position.get("character", 0)
+            if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**31 for v in (line_no, char_no)):
+                raise JsonRpcInvalidParams("position needs a line and a character, non-negative integers")
+            pos = types.Position(line_no, char_no)
             line = position_at(source, offset_at(source, pos, ls.encoding), ls.encoding).line
             found = ls.folders.folder_of(uri)
             paragraph = paragraph_at(source, found[1] if found else uri, line)
