@@ -1,15 +1,18 @@
 /**
- * botbin's requests over any JSON-RPC sender: the extension's LanguageClient in VS Code, a plain
- * vscode-jsonrpc connection in the integration test. Both go through this one module.
+ * botbin's requests over any JSON-RPC sender: VS Code's LanguageClient, the Obsidian plugin's plain
+ * vscode-jsonrpc connection, and the integration tests. All go through this one module.
  */
 import {
   COMMAND_REINDEX,
   COMMAND_SYNC,
   RELATED,
+  REMEMBER,
   SEARCH,
   STATUS,
   type RelatedParams,
   type RelatedResult,
+  type RememberParams,
+  type RememberResult,
   type SearchParams,
   type SearchResult,
   type StatusResult,
@@ -35,6 +38,11 @@ export class BotbinApi {
 
   status(signal?: AbortSignal): Promise<StatusResult> {
     return this.request<StatusResult>(STATUS, {}, signal);
+  }
+
+  /** Appends `text` to today's daily note (`memory/YYYY-MM-DD.md`), which the server indexes at once. */
+  remember(params: RememberParams): Promise<RememberResult> {
+    return this.request<RememberResult>(REMEMBER, params);
   }
 
   /** `botbin.sync` (changed notes) or `botbin.reindex` (re-chunk all); resolves when the sync is done. */

@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import { PROGRESS_TITLE } from "@botbin/protocol";
-import { type IndexingProgress, ProgressTracker } from "../src/core/progress";
+import { type IndexingProgress, ProgressTracker } from "../src/progress";
 
 function tracker() {
   const seen: IndexingProgress[] = [];

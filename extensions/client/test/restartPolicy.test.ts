@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { RestartPolicy } from "../src/core/restartPolicy";
+import { RestartPolicy } from "../src/restartPolicy";
 
 const crash = (uptimeMs = 1000) => ({ started: true, uptimeMs });
 

@@ -1,8 +1,8 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { RestartPolicy } from "../src/core/restartPolicy";
-import { type ServerConnection, type ServerState, Supervisor } from "../src/core/supervisor";
-import { FakeClock, settle } from "./helpers/fakeClock";
+import { RestartPolicy } from "../src/restartPolicy";
+import { type ServerConnection, type ServerState, Supervisor } from "../src/supervisor";
+import { FakeClock, settle } from "../testing/fakeClock";
 
 /** A connection whose start succeeds or fails as told, and whose server can be made to exit. */
 class FakeConnection implements ServerConnection {

@@ -1,5 +1,5 @@
 // A Clock whose time moves only when a test says so.
-import type { Cancel, Clock } from "../../src/core/clock";
+import type { Cancel, Clock } from "../src/clock";
 
 interface Timer {
   at: number;

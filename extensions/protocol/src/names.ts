@@ -14,7 +14,7 @@ export const RELATED = "botbin/related";
 export const STATUS = "botbin/status";
 /** Request `{query, budgetTokens}` -> `{tiers, usedTokens}` (agent memory; not served yet). */
 export const CONTEXT = "botbin/context";
-/** Request `{text, tags?}` -> `{path, range}` (agent memory; not served yet). */
+/** Request {@link RememberParams} -> {@link RememberResult}: append to today's daily note. */
 export const REMEMBER = "botbin/remember";
 
 /** `workspace/executeCommand`: sync changed notes now (no arguments) -> {@link SyncResult}. */

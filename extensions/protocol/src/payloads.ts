@@ -175,3 +175,22 @@ export interface ServerSettings {
   /** Hits per search, 1-1000. */
   top_k?: number;
 }
+
+/** `botbin/remember`: append `text` (with `#tags`) to today's daily note `memory/YYYY-MM-DD.md`. */
+export interface RememberParams {
+  text: string;
+  /** Tags without `#`; each is appended as `#tag`. */
+  tags?: string[];
+  /** A note of the workspace folder to remember in (default: the first folder). */
+  uri?: string;
+}
+
+export interface RememberResult {
+  /** The daily note's path relative to its workspace folder. */
+  path: string;
+  uri: string;
+  /** The line appended (`- HH:MM text #tag`). */
+  text: string;
+  /** Where the appended line is in the note. */
+  range: Range;
+}

@@ -27,8 +27,7 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
 } from "vscode-languageserver-protocol/node";
-import { BotbinApi } from "../src/core/api";
-import { ProgressTracker } from "../src/core/progress";
+import { BotbinApi, ProgressTracker } from "@botbin/client";
 import { resolveServerCommand } from "../src/core/serverCommand";
 import { SearchController } from "../src/core/searchController";
 import { configurationChange, initializationOptions, readSettings } from "../src/core/settings";

@@ -1,5 +1,5 @@
 /** What the extension tells the user when the server is not there to answer. */
-import type { ServerState } from "./supervisor";
+import type { ServerState } from "@botbin/client";
 
 export const OPEN_SETTINGS = "Open settings";
 export const SHOW_LOG = "Show log";

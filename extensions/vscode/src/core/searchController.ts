@@ -4,7 +4,7 @@
  * was sent is dropped, so the list always matches the text in the box.
  */
 import type { Hit, SearchResult } from "@botbin/protocol";
-import { type Clock, Debouncer } from "./clock";
+import { type Clock, Debouncer } from "@botbin/client";
 import { type HitItem, hitItem, messageItem, resultCaveat } from "./hits";
 
 /** A disposable, like vscode.Disposable. */

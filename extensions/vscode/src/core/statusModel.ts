@@ -1,7 +1,8 @@
 /** What the status bar item says: a pure function of the server's state, indexing progress and status. */
 import type { StatusResult } from "@botbin/protocol";
-import type { IndexingProgress } from "./progress";
-import type { ServerState } from "./supervisor";
+import { type IndexingProgress, plural, type ServerState, seconds, statusProblems } from "@botbin/client";
+
+export { plural, statusProblems };
 
 export type Severity = "ok" | "warning" | "error";
 
@@ -66,22 +67,6 @@ function runningView(progress: IndexingProgress, status: StatusResult | undefine
   };
 }
 
-/** Why the memory is not in a good state: degraded search, stale notes, failed syncs. */
-export function statusProblems(status: StatusResult): string[] {
-  const problems: string[] = [];
-  if (status.degraded) {
-    const reason = status.folders.find((f) => f.modelError)?.modelError;
-    problems.push(`keyword search only: the embedding model is unavailable${reason ? ` (${reason})` : ""}`);
-  }
-  if (status.pending > 0 && !status.indexing) {
-    problems.push(`${plural(status.pending, "note")} changed since the last sync: run "Botbin: Sync Now"`);
-  }
-  for (const folder of status.folders) {
-    if (folder.lastError && folder.lastError !== folder.modelError) problems.push(`sync failed: ${folder.lastError}`);
-  }
-  return problems;
-}
-
 function statusFacts(status: StatusResult): string[] {
   return [
     `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,
@@ -92,12 +77,4 @@ function statusFacts(status: StatusResult): string[] {
 
 function lines(head: string, problems: string[], facts: string[]): string {
   return [head, ...problems.map((p) => `⚠ ${p}`), ...facts].join("\n");
-}
-
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-function seconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }

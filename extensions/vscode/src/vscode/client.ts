@@ -17,11 +17,9 @@ import {
   WorkDoneProgressCreateRequest,
 } from "vscode-languageclient/node";
 import { SERVER_NAME } from "@botbin/protocol";
-import { BotbinApi } from "../core/api";
-import type { ProgressTracker } from "../core/progress";
+import { BotbinApi, type ProgressTracker, type ServerConnection } from "@botbin/client";
 import { describeCommand, type ServerCommand } from "../core/serverCommand";
 import { configurationChange, type ExtensionSettings, initializationOptions } from "../core/settings";
-import type { ServerConnection } from "../core/supervisor";
 import type { ServerLog } from "./output";
 
 export interface ClientDeps {

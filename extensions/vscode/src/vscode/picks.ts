@@ -1,7 +1,7 @@
 /** The QuickPicks: Search Memories (live), Show Related Memories and Show Status; opening a hit. */
 import * as vscode from "vscode";
 import type { Hit, RelatedResult, SearchResult, StatusResult } from "@botbin/protocol";
-import { systemClock } from "../core/clock";
+import { systemClock } from "@botbin/client";
 import { type HitItem, hitItem, resultCaveat } from "../core/hits";
 import { statusLines } from "../core/reports";
 import { SearchController } from "../core/searchController";

@@ -5,15 +5,19 @@
 import { homedir } from "node:os";
 import * as vscode from "vscode";
 import type { StatusResult } from "@botbin/protocol";
-import type { BotbinApi } from "../core/api";
-import { Debouncer, systemClock } from "../core/clock";
+import {
+  type BotbinApi,
+  Debouncer,
+  ProgressTracker,
+  RestartPolicy,
+  type ServerState,
+  Supervisor,
+  systemClock,
+} from "@botbin/client";
 import { failureMessage, notRunningMessage, OPEN_SETTINGS, RESTART, SHOW_LOG } from "../core/messages";
-import { ProgressTracker } from "../core/progress";
-import { RestartPolicy } from "../core/restartPolicy";
 import { describeCommand, resolveServerCommand, type ServerCommand } from "../core/serverCommand";
 import { commandChanged, type ExtensionSettings, serverSettingsChanged } from "../core/settings";
 import { statusView } from "../core/statusModel";
-import { type ServerState, Supervisor } from "../core/supervisor";
 import { BotbinConnection } from "./client";
 import { onConfigChange, openSettings, readConfig } from "./config";
 import type { ServerLog } from "./output";

@@ -1,0 +1,27 @@
+/** Facts about a `botbin/status` answer that every front end shows the same way. */
+import type { StatusResult } from "@botbin/protocol";
+
+/** Why the memory is not in a good state: degraded search, stale notes, failed syncs. */
+export function statusProblems(status: StatusResult, syncCommand = "Botbin: Sync Now"): string[] {
+  const problems: string[] = [];
+  if (status.degraded) {
+    const reason = status.folders.find((f) => f.modelError)?.modelError;
+    problems.push(`keyword search only: the embedding model is unavailable${reason ? ` (${reason})` : ""}`);
+  }
+  if (status.pending > 0 && !status.indexing) {
+    problems.push(`${plural(status.pending, "note")} changed since the last sync: run "${syncCommand}"`);
+  }
+  for (const folder of status.folders) {
+    if (folder.lastError && folder.lastError !== folder.modelError) problems.push(`sync failed: ${folder.lastError}`);
+  }
+  return problems;
+}
+
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** A duration for people: "500 ms", "1.5 s". */
+export function seconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,167 @@
+/**
+ * The plugin's settings (saved by Obsidian in data.json), checked on load, and what the server gets of
+ * them: botbin.toml keys as `initializationOptions`, in vault mode unless include folders are set (the
+ * server itself always leaves out `.obsidian/` and `.trash/`).
+ */
+import type { ServerSettings } from "@botbin/protocol";
+
+export interface PluginSettings {
+  /** The `botbin` executable, run as `<path> lsp` ("" when unset). */
+  serverPath: string;
+  /** A Python with botbin installed, run as `<python> -m botbin lsp` ("" when unset). */
+  pythonPath: string;
+  /** Folders or globs of tracked notes (empty: the whole vault). */
+  include: string[];
+  /** Folders or globs never tracked. */
+  exclude: string[];
+  /** Hybrid weight of meaning against keywords, 0-1; null keeps botbin.toml's value. */
+  alpha: number | null;
+  /** Hits per search, 1-1000; null keeps botbin.toml's value. */
+  topK: number | null;
+  /** Tags added to every "Remember selection", without `#`. */
+  rememberTags: string[];
+  /** Quiet time after typing before the search modal asks the server, in milliseconds. */
+  searchDebounceMs: number;
+}
+
+export const DEFAULT_SETTINGS: PluginSettings = {
+  serverPath: "",
+  pythonPath: "",
+  include: [],
+  exclude: [],
+  alpha: null,
+  topK: null,
+  rememberTags: [],
+  searchDebounceMs: 200,
+};
+
+export interface LoadedSettings {
+  settings: PluginSettings;
+  /** One line per saved value of the wrong type or out of range (it falls back to its default). */
+  problems: string[];
+}
+
+/** Settings from whatever `loadData()` returned (null on first run); unknown keys are dropped. */
+export function loadSettings(saved: unknown): LoadedSettings {
+  const problems: string[] = [];
+  const data = isRecord(saved) ? saved : {};
+  const take = <K extends keyof PluginSettings>(
+    key: K,
+    check: (v: unknown) => v is PluginSettings[K],
+    expected: string,
+  ): PluginSettings[K] => {
+    const value = data[key];
+    if (value === undefined) return DEFAULT_SETTINGS[key];
+    if (check(value)) return value;
+    problems.push(`${key} must be ${expected}; using the default`);
+    return DEFAULT_SETTINGS[key];
+  };
+  return {
+    settings: {
+      serverPath: take("serverPath", isString, "a path").trim(),
+      pythonPath: take("pythonPath", isString, "a path").trim(),
+      include: take("include", isStringArray, "a list of globs"),
+      exclude: take("exclude", isStringArray, "a list of globs"),
+      alpha: take("alpha", (v): v is number | null => v === null || (isNumber(v) && v >= 0 && v <= 1), "0-1"),
+      topK: take(
+        "topK",
+        (v): v is number | null => v === null || (Number.isInteger(v) && isNumber(v) && v >= 1 && v <= 1000),
+        "1-1000",
+      ),
+      rememberTags: take("rememberTags", isStringArray, "a list of tags"),
+      searchDebounceMs: take("searchDebounceMs", (v): v is number => isNumber(v) && v >= 0, "milliseconds"),
+    },
+    problems,
+  };
+}
+
+/**
+ * Globs from the settings text box: one per line or comma. A bare folder (`Projects`, `Projects/`) means
+ * every note below it (`Projects/**`); a path with a glob character or ending in `.md` is kept as it is.
+ */
+export function parseGlobs(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim().replace(/^\.?\//, ""))
+    .filter(Boolean)
+    .map((s) => (/[*?[\]{}]/.test(s) || s.endsWith(".md") ? s : `${s.replace(/\/+$/, "")}/**`));
+}
+
+/** Tags from the settings text box: separated by spaces or commas, `#` optional. */
+export function parseTags(text: string): string[] {
+  return text
+    .split(/[\s,]+/)
+    .map((t) => t.replace(/^#+/, ""))
+    .filter(Boolean);
+}
+
+/** A number setting from its text box: "" is null (unset); anything else must parse. */
+export function parseOptionalNumber(text: string): number | null | undefined {
+  const trimmed = text.trim();
+  if (!trimmed) return null;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Where Remember selection writes (`memory/YYYY-MM-DD.md`): always tracked, so remembered text is found. */
+export const REMEMBER_GLOB = "memory/**";
+
+/**
+ * `initializationOptions` of `initialize`: vault mode (every note) when no include folders are set, else
+ * those folders plus `memory/` (the server's vault mode would ignore `include`); and the keys the user set.
+ */
+export function initializationOptions(settings: PluginSettings): ServerSettings {
+  const options: ServerSettings = { vault: settings.include.length === 0 };
+  if (settings.include.length > 0) options.include = [...new Set([...settings.include, REMEMBER_GLOB])];
+  if (settings.exclude.length > 0) options.exclude = [...settings.exclude];
+  if (settings.alpha !== null) options.alpha = settings.alpha;
+  if (settings.topK !== null) options.top_k = settings.topK;
+  return options;
+}
+
+/** Params of `workspace/didChangeConfiguration` after a server setting changed. */
+export function configurationChange(settings: PluginSettings): { settings: { botbin: ServerSettings } } {
+  return { settings: { botbin: initializationOptions(settings) } };
+}
+
+/** True when the server must be started again: its command line changed. */
+export function commandChanged(before: PluginSettings, after: PluginSettings): boolean {
+  return before.serverPath !== after.serverPath || before.pythonPath !== after.pythonPath;
+}
+
+/** True when the server must be told: a botbin.toml key changed. */
+export function serverSettingsChanged(before: PluginSettings, after: PluginSettings): boolean {
+  return JSON.stringify(initializationOptions(before)) !== JSON.stringify(initializationOptions(after));
+}
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/** `<serverPath> lsp`, else `<pythonPath> -m botbin lsp`, else `python3 -m botbin lsp`; `~` is expanded. */
+export function serverCommand(settings: PluginSettings, platform: string, home?: string): ServerCommand {
+  const expand = (path: string): string => (home === undefined ? path : path.replace(/^~(?=$|[\\/])/, home));
+  if (settings.serverPath) return { command: expand(settings.serverPath), args: ["lsp"] };
+  const python = settings.pythonPath ? expand(settings.pythonPath) : platform === "win32" ? "python" : "python3";
+  return { command: python, args: ["-m", "botbin", "lsp"] };
+}
+
+/** The command line as a person would type it, for messages. */
+export function describeCommand(command: ServerCommand): string {
+  const quote = (word: string): string => (/[\s"']/.test(word) ? JSON.stringify(word) : word);
+  return [command.command, ...command.args].map(quote).join(" ");
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+function isString(v: unknown): v is string {
+  return typeof v === "string";
+}
+function isNumber(v: unknown): v is number {
+  return typeof v === "number" && Number.isFinite(v);
+}
+function isStringArray(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every(isString);
+}

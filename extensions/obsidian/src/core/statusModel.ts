@@ -1,0 +1,96 @@
+/** What the status bar item says: a pure function of the server's state, indexing progress and status. */
+import { type IndexingProgress, plural, type ServerState, seconds, statusProblems } from "@botbin/client";
+import type { StatusResult } from "@botbin/protocol";
+
+export type Severity = "ok" | "warning" | "error";
+
+export interface StatusView {
+  /** The item's text (plain: Obsidian's status bar has no icon syntax). */
+  text: string;
+  /** Hover text, one fact per line. */
+  tooltip: string;
+  severity: Severity;
+}
+
+export interface StatusInputs {
+  server: ServerState;
+  progress: IndexingProgress;
+  /** The last `botbin/status` answer of the running server, if any yet. */
+  status?: StatusResult | undefined;
+}
+
+/** How the status problems name the plugin's sync command. */
+export const SYNC_COMMAND_NAME = "botbin: Sync now";
+
+export function statusView({ server, progress, status }: StatusInputs): StatusView {
+  switch (server.kind) {
+    case "stopped":
+      return { text: "botbin: off", tooltip: "botbin: the language server is stopped", severity: "ok" };
+    case "starting":
+      return { text: "botbin: starting…", tooltip: "botbin: starting the language server…", severity: "ok" };
+    case "restarting":
+      return {
+        text: "botbin: restarting…",
+        tooltip: `botbin: the language server stopped; restarting in ${seconds(server.delayMs)} (attempt ${server.attempt})`,
+        severity: "warning",
+      };
+    case "failed":
+      return { text: "botbin: not running", tooltip: `botbin is not running: ${server.error}`, severity: "error" };
+    case "running":
+      return runningView(progress, status);
+  }
+}
+
+function runningView(progress: IndexingProgress, status: StatusResult | undefined): StatusView {
+  const problems = status ? statusProblems(status, SYNC_COMMAND_NAME) : [];
+  const facts = status
+    ? [
+        `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,
+        `last sync: ${status.lastSync ?? "never"}`,
+        `model: ${status.model ?? "none"}`,
+      ]
+    : [];
+  const severity: Severity = problems.length > 0 ? "warning" : "ok";
+  const lines = (head: string): string => [head, ...problems.map((p) => `⚠ ${p}`), ...facts].join("\n");
+  if (progress.active || status?.indexing) {
+    const done = progress.percentage !== undefined ? ` ${progress.percentage}%` : "";
+    return {
+      text: `botbin: indexing${done}…`,
+      tooltip: lines(`botbin: indexing notes${progress.message ? ` (${progress.message})` : ""}…`),
+      severity,
+    };
+  }
+  if (!status) return { text: "botbin", tooltip: "botbin: the language server is running", severity };
+  const degraded = status.degraded ? " (keywords only)" : "";
+  const stale = status.pending > 0 ? ` · ${status.pending} stale` : "";
+  return {
+    text: `${severity === "ok" ? "" : "⚠ "}botbin: ${plural(status.chunks, "chunk")}${degraded}${stale}`,
+    tooltip: lines(severity === "ok" ? "botbin: up to date" : "botbin needs attention:"),
+    severity,
+  };
+}
+
+/** The Notice for a server that failed for good, naming the command line and the reason. */
+export function failureMessage(reason: "startFailed" | "crashLoop", commandLine: string, why: string): string {
+  if (reason === "startFailed") {
+    return (
+      `botbin: the language server did not start (${commandLine}): ${why}. ` +
+      `Set the botbin executable or a Python with botbin installed in Settings → botbin.`
+    );
+  }
+  return `botbin: the language server keeps exiting (${commandLine}): ${why}. Run "botbin: Restart server" to try again.`;
+}
+
+/** What a command says when it needs the server and the server is not running. */
+export function notRunningMessage(state: ServerState): string {
+  switch (state.kind) {
+    case "starting":
+    case "restarting":
+      return "botbin: the language server is starting; try again in a moment.";
+    case "failed":
+      return `botbin: the language server is not running: ${state.error}`;
+    case "stopped":
+    case "running":
+      return "botbin: the language server is not running.";
+  }
+}
