@@ -154,7 +154,7 @@ describe(
       assert.ok(suggestions.length <= 5, "top_k from the settings");
     });
 
-    test("a saved note is searchable within a second: modify -> didSave; create and rename -> didChangeWatchedFiles", async () => {
+    test("a saved note is searchable within a second: modify -> didSave; create, rename, delete -> didChangeWatchedFiles", async () => {
       writeFileSync(
         join(vault, "Daily", "2026-11-01.md"),
         `${DAILY}\n## Staging\n\nWe moved the staging cluster to Hetzner in Falkenstein.\n`,
@@ -178,6 +178,10 @@ describe(
         "otter logo status page",
         (r) => r.hits.some((h) => h.path === "Archive/Otter.md") && r.hits.every((h) => h.path !== "Projects/Otter.md"),
       );
+
+      rmSync(join(vault, "Archive", "Otter.md"));
+      sync.deleted("Archive/Otter.md");
+      await until(connection.api, "otter logo status page", (r) => r.hits.every((h) => h.path !== "Archive/Otter.md"));
     });
 
     test("related memories for the cursor's paragraph, never the paragraph itself", async () => {
