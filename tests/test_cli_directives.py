@@ -144,8 +144,8 @@ def test_directives_json_lists_rules_with_0_based_lines(ws: Path) -> None:
 
 def test_directives_text_output_is_1_based(ws: Path) -> None:
     out = ok("directives", cwd=ws).splitlines()
-    assert out[0] == 'MEMORY.md:12-12  hard  obligation  "Always"  - Always use tabs for indentation.'
-    assert 'MEMORY.md:14-14  hard  rule  -  - Dates are ISO 8601.' in out
+    assert out[0] == 'MEMORY.md:12  hard  obligation  "Always"  - Always use tabs for indentation.'
+    assert 'MEMORY.md:14  hard  rule  -  - Dates are ISO 8601.' in out
     assert out[-2:] == ["1 conflicts:", '  "Always use tabs for indentation" (MEMORY.md:12) conflicts with '
                         '"Never use tabs for indentation" (memory/style.md:5)']
 
@@ -230,3 +230,18 @@ def test_service_directives_report(make_service: Callable[..., MemoryService]) -
     assert [c.action for c in report.conflicts] == ["use tabs"]
     assert service.directives("memory/b.md").directives == []
     assert [c.action for c in service.status().conflicts] == ["use tabs"]
+
+
+def test_directive_lines_show_the_rule_not_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    from botbin.cli_output import print_directives
+    from botbin.directives.partition import Directive
+    from botbin.service import DirectiveReport
+
+    callout = Directive("AGENTS.md", "soft", "> [!note] Rules\n> Never push to main.", 4, 6, (), ())
+    front = Directive("AGENTS.md", "hard", "---\nbotbin: instructions\nlanguage: en\n---", 0, 4, (), ())
+    single = Directive("AGENTS.md", "hard", "- Use tabs.", 8, 9, (), ())
+    print_directives(DirectiveReport([front, callout, single], []))
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("botbin: instructions") and out[0].startswith("AGENTS.md:1-4 ")
+    assert out[1].endswith("> Never push to main.")
+    assert out[2].startswith("AGENTS.md:9 ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,15 +89,25 @@ def directives_json(report: DirectiveReport) -> dict[str, Any]:
     }
 
 
+_MARKUP_ONLY = re.compile(r"^(?:---|>?\s*\[![^\]]*\].*|>)\s*$")
+
+
+def _first_words(text: str) -> str:
+    """The first line that says something: not a frontmatter fence or a callout's ``> [!note]`` title."""
+    lines = [ln.strip() for ln in text.strip().split("\n")]
+    return next((ln for ln in lines if ln and not _MARKUP_ONLY.match(ln)), lines[0] if lines else "")
+
+
 def print_directives(report: DirectiveReport) -> None:
     """One line per directive (``path:line  kind  modality  "cue"  first line``), then the conflicts."""
     if not report.directives:
         print("no directives (is the workspace synced? try `botbin status`)")
     for d in report.directives:
         cue = f'"{d.cues[0].cue}"' if d.cues else "-"
-        first = d.text.strip().split("\n", 1)[0]
+        first = _first_words(d.text)
         first = first if len(first) <= 90 else first[:89] + "…"
-        print(f"{d.path}:{d.start_line + 1}-{d.end_line}  {d.kind}  {d.modality or 'rule'}  {cue}  {first}")
+        lines = f"{d.start_line + 1}" if d.end_line - d.start_line <= 1 else f"{d.start_line + 1}-{d.end_line}"
+        print(f"{d.path}:{lines}  {d.kind}  {d.modality or 'rule'}  {cue}  {first}")
     if report.conflicts:
         print(f"\n{len(report.conflicts)} conflicts:")
         _print_conflicts(report.conflicts)
