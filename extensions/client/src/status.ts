@@ -1,5 +1,27 @@
 /** Facts about a `botbin/status` answer that every front end shows the same way. */
 import type { StatusResult } from "@botbin/protocol";
+import type { IndexingProgress } from "./progress";
+import type { ServerState } from "./supervisor";
+
+export type Severity = "ok" | "warning" | "error";
+
+/** What a status bar item says; each front end renders it its own way. */
+export interface StatusView {
+  /** The item's text (the VS Code extension adds codicons such as `$(database)`). */
+  text: string;
+  /** Hover text, one fact per line. */
+  tooltip: string;
+  /** ok: default colours; warning and error: the editor's warning or error look. */
+  severity: Severity;
+}
+
+/** What the status bar is computed from. */
+export interface StatusInputs {
+  server: ServerState;
+  progress: IndexingProgress;
+  /** The last `botbin/status` answer of the running server, if any yet. */
+  status?: StatusResult | undefined;
+}
 
 /** Why the memory is not in a good state: degraded search, stale notes, failed syncs. */
 export function statusProblems(status: StatusResult, syncCommand = "Botbin: Sync Now"): string[] {

@@ -20,6 +20,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
+from botbin.sync.scan import TrackedMatcher
 
 log = logging.getLogger(__name__)
 #: Seconds before a sync that found the workspace locked by another process is tried again.
@@ -38,6 +39,12 @@ class Folder:
     """Why the last sync failed (model missing, workspace locked, ...), None after a good one."""
     model_error: str | None = None
     """Why the embedding model is unavailable (search is keyword-only then), None when it works."""
+
+    @functools.cached_property
+    def matcher(self) -> TrackedMatcher:
+        """The folder's include/exclude globs, compiled once (a folder's settings never change: new
+        settings make a new Folder)."""
+        return TrackedMatcher(self.service.settings)
 
     def rel_path(self, uri: str) -> str | None:
         """The note's path relative to this folder, or None if ``uri`` lies outside it."""
@@ -125,10 +132,8 @@ class Folders:
         found = self.folder_of(uri)
         if found is None:
             return False
-        from botbin.sync.scan import TrackedMatcher
-
         folder, rel = found
-        return TrackedMatcher(folder.service.settings)(rel)
+        return folder.matcher(rel)
 
     # -- the sync worker ------------------------------------------------------------------------
     @property

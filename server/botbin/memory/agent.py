@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 
 from botbin.errors import BotbinError
 from botbin.memory.context import Candidates, Item
-from botbin.memory.recency import RecencyPolicy, age_hours, final_score, scope_of
+from botbin.memory.recency import RecencyPolicy, age_hours, daily_date, final_score, scope_of
 
 if TYPE_CHECKING:
     from botbin.index.store import Hit, SearchFilters
     from botbin.service import MemoryService
 
-_DAILY = re.compile(r"^memory/(\d{4}-\d{2}-\d{2})\.md$")
 _TAG = re.compile(r"^[^\s#][^\s]*$")
 #: Order of instruction notes in tier 1: the agent's own memory first, then the repository's files.
 _INSTRUCTION_ORDER = {"MEMORY.md": 0, "AGENTS.md": 1, "CLAUDE.md": 2}
@@ -59,8 +58,10 @@ def _instruction_key(path: str) -> tuple[int, str]:
     return (_INSTRUCTION_ORDER.get(path, 3), path)
 
 
-def _latest_daily(paths: list[str]) -> str | None:
-    dated = [(m.group(1), p) for p in paths if (m := _DAILY.match(p))]
+def _latest_daily(paths: list[str], now: datetime) -> str | None:
+    """The daily note (same rule as recency's) with the newest date not after today."""
+    today = now.strftime("%Y-%m-%d")
+    dated = [(d, p) for p in paths if (d := daily_date(p)) is not None and d <= today]
     return max(dated)[1] if dated else None
 
 
@@ -99,7 +100,7 @@ def gather(service: MemoryService, query: str, now: datetime | None = None) -> C
                     item = Item(d.path, d.start_line, d.end_line, d.text, hit.score)
                     if not any(item.overlaps(g) for g in guidance) and len(guidance) < GUIDANCE_MAX:
                         guidance.append(item)
-    latest = _latest_daily(index.note_paths())
+    latest = _latest_daily(index.note_paths(), now or datetime.now().astimezone())
     recent = recent_entries(service.root, latest) if latest else []
     recalled_hits, degraded = recall(service, query, 20, now=now) if query.strip() else ([], False)
     recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in recalled_hits

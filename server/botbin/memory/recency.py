@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-_DAILY = re.compile(r"(?:^|/)\d{4}-\d{2}-\d{2}\.md$")
+_DAILY = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})\.md$")
 SCOPE_PREFERENCE = {"instructions": 1.0, "durable": 0.6, "daily": 0.4}
 
 
@@ -33,11 +33,17 @@ class RecencyPolicy:
     durable_half_life_h: float = 2160.0
 
 
+def daily_date(path: str) -> str | None:
+    """The date of a daily note (``YYYY-MM-DD.md`` in any folder, e.g. ``memory/2026-11-03.md``), else None."""
+    match = _DAILY.search(path)
+    return match.group(1) if match else None
+
+
 def scope_of(path: str, instruction: bool) -> str:
-    """'instructions', 'daily' (``memory/YYYY-MM-DD.md``) or 'durable'."""
+    """'instructions', 'daily' (see daily_date) or 'durable'."""
     if instruction:
         return "instructions"
-    return "daily" if _DAILY.search(path) else "durable"
+    return "daily" if daily_date(path) else "durable"
 
 
 def age_hours(date: str | None, now: datetime) -> float | None:

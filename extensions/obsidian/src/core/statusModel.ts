@@ -1,23 +1,17 @@
 /** What the status bar item says: a pure function of the server's state, indexing progress and status. */
-import { type IndexingProgress, plural, type ServerState, seconds, statusProblems } from "@botbin/client";
+import {
+  type IndexingProgress,
+  plural,
+  type ServerState,
+  seconds,
+  type Severity,
+  type StatusInputs,
+  type StatusView,
+  statusProblems,
+} from "@botbin/client";
+
+export type { Severity, StatusInputs, StatusView };
 import type { StatusResult } from "@botbin/protocol";
-
-export type Severity = "ok" | "warning" | "error";
-
-export interface StatusView {
-  /** The item's text (plain: Obsidian's status bar has no icon syntax). */
-  text: string;
-  /** Hover text, one fact per line. */
-  tooltip: string;
-  severity: Severity;
-}
-
-export interface StatusInputs {
-  server: ServerState;
-  progress: IndexingProgress;
-  /** The last `botbin/status` answer of the running server, if any yet. */
-  status?: StatusResult | undefined;
-}
 
 /** How the status problems name the plugin's sync command. */
 export const SYNC_COMMAND_NAME = "botbin: Sync now";

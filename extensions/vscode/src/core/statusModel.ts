@@ -1,26 +1,19 @@
 /** What the status bar item says: a pure function of the server's state, indexing progress and status. */
 import type { StatusResult } from "@botbin/protocol";
-import { type IndexingProgress, plural, type ServerState, seconds, statusProblems } from "@botbin/client";
+import {
+  type IndexingProgress,
+  plural,
+  type ServerState,
+  seconds,
+  type Severity,
+  type StatusInputs,
+  type StatusView,
+  statusProblems,
+} from "@botbin/client";
+
+export type { Severity, StatusInputs, StatusView };
 
 export { plural, statusProblems };
-
-export type Severity = "ok" | "warning" | "error";
-
-export interface StatusView {
-  /** Item text, with codicons (`$(database)`). */
-  text: string;
-  /** Hover text, one fact per line. */
-  tooltip: string;
-  /** ok: default colours; warning and error: the theme's warning or error background. */
-  severity: Severity;
-}
-
-export interface StatusInputs {
-  server: ServerState;
-  progress: IndexingProgress;
-  /** The last `botbin/status` answer of the running server, if any yet. */
-  status?: StatusResult | undefined;
-}
 
 export function statusView({ server, progress, status }: StatusInputs): StatusView {
   switch (server.kind) {

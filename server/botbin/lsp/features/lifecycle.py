@@ -57,7 +57,8 @@ def apply_settings(ls: BotbinLanguageServer, uris: list[str], raw: Any) -> None:
 
 
 def _warm_model(ls: BotbinLanguageServer) -> None:
-    """Load the model once in the background, so the first hover does not wait ~6 s for it."""
+    """Load each folder's model in the background (folders with one model share it: shared_embedder),
+    so the first hover does not wait ~6 s for it."""
     for folder in list(ls.folders.folders.values()):
         try:
             folder.service.embed_query("warm up")
@@ -65,7 +66,6 @@ def _warm_model(ls: BotbinLanguageServer) -> None:
         except ModelError as exc:
             folder.model_error = str(exc)
             ls.model_unavailable(str(exc))
-        return
 
 
 def register(server: BotbinLanguageServer) -> None:
