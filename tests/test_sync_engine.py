@@ -226,3 +226,15 @@ def test_checkpointed_sync_still_records_model_and_last_sync(make_service: Calla
     state = json.loads(service.state_path.read_text())
     assert state["model"] == FakeEmbedder.model_id and state["chunker"] and state["last_sync"]
     assert not service.sync().changed
+
+
+def test_an_index_reloads_after_another_process_synced(
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
+) -> None:
+    first = make_service({"memory/a.md": "# A\n\nThe heron nests by the lake.\n"})
+    first.sync()
+    assert first.search("heron").hits
+    (first.root / "memory" / "b.md").write_text("# B\n\nThe quokka visits the garden.\n", encoding="utf-8")
+    MemoryService(first.root, embedder=fake_embedder, env={}).sync()  # "another process" wrote b.md's output
+    first.sync()  # a no-op for the files, but the state file moved on: the index reloads
+    assert [h.path for h in first.search("quokka garden", k=1).hits] == ["memory/b.md"]

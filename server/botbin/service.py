@@ -122,6 +122,8 @@ class MemoryService:
         self._index: MemoryIndex | None = None
         self._indexed_at: str | None = None
         self._lock = threading.RLock()
+        self._state_seen: tuple[int, int] | None = None
+        """Stat stamp of the state file when this process last read or wrote it."""
         self._damaged: set[str] = set()
         """Notes whose output failed to decode at index load; the next sync rewrites them."""
 
@@ -189,17 +191,26 @@ class MemoryService:
                                 force_paths=frozenset(self._damaged))
         with self._lock:
             self._indexed_at = report.synced_at
+            self._state_seen = self._state_stamp()
             if self._index is not None:
                 for path in report.deleted:
                     self._index.remove(path)
         return report
 
+    def _state_stamp(self) -> tuple[int, int] | None:
+        """(mtime_ns, size) of the state file, None without one: a stat, so a no-op check reads nothing."""
+        try:
+            st = self.state_path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
     def _reload_if_synced_elsewhere(self) -> None:
         """Drop a loaded index when another process (a CLI sync, a second editor) synced since it was
         loaded: the state file's last_sync moved on without us. The next index() reloads from disk."""
         with self._lock:
-            if self._index is None:
-                return
+            if self._index is None or self._state_stamp() == self._state_seen:
+                return  # the state file is as we left it: nothing to read
             state, _ = self._state()
             if state.last_sync != self._indexed_at:
                 log.info("%s was synced by another process; reloading the index", self.root)
@@ -221,6 +232,7 @@ class MemoryService:
 
         warnings: list[str] = []
         if self._index is None:
+            self._state_seen = self._state_stamp()  # before the read: a later change is still noticed
             state, warnings = self._state()
             dim: int | None = None
             try:
