@@ -206,16 +206,14 @@ class MemoryService:
         return (st.st_mtime_ns, st.st_size)
 
     def _reload_if_synced_elsewhere(self) -> None:
-        """Drop a loaded index when another process (a CLI sync, a second editor) synced since it was
-        loaded: the state file's last_sync moved on without us. The next index() reloads from disk."""
+        """Drop and reload a loaded index when another process (a CLI sync, a second editor) wrote the state
+        file since this one last read or wrote it (a stat: last_sync alone has one-second resolution)."""
         with self._lock:
             if self._index is None or self._state_stamp() == self._state_seen:
-                return  # the state file is as we left it: nothing to read
-            state, _ = self._state()
-            if state.last_sync != self._indexed_at:
-                log.info("%s was synced by another process; reloading the index", self.root)
-                self._index = None
-                self._load_index()
+                return
+            log.info("%s was synced by another process; reloading the index", self.root)
+            self._index = None
+            self._load_index()
 
     def forget_index(self) -> None:
         """Drop the in-memory index; the next search reloads it from the AIF-BIN files."""
