@@ -35,8 +35,8 @@ from conftest import FakeEmbedder
 
 
 class FakeService(MemoryService):
-    def __init__(self, workspace, overrides=None, embedder=None, env=None):
-        super().__init__(workspace, overrides, embedder or FakeEmbedder(), env)
+    def __init__(self, workspace, overrides=None, embedder=None, env=None, **options):
+        super().__init__(workspace, overrides, embedder or FakeEmbedder(), env, **options)
 
 
 botbin.cli.MemoryService = FakeService
@@ -235,7 +235,7 @@ def test_service_directives_report(make_service: Callable[..., MemoryService]) -
 def test_directive_lines_show_the_rule_not_markup(capsys: pytest.CaptureFixture[str]) -> None:
     from botbin.cli_output import print_directives
     from botbin.directives.partition import Directive
-    from botbin.service import DirectiveReport
+    from botbin.results import DirectiveReport
 
     callout = Directive("AGENTS.md", "soft", "> [!note] Rules\n> Never push to main.", 4, 6, (), ())
     front = Directive("AGENTS.md", "hard", "---\nbotbin: instructions\nlanguage: en\n---", 0, 4, (), ())

@@ -4,22 +4,33 @@ Layout, all integers little-endian: a 16-byte header (magic ``AIFB``, version 2,
 uint32 metadata_len, uint32 chunk_count), a MessagePack metadata map, then a MessagePack array of
 ``chunk_count`` chunk maps (zlib-compressed when flag bit 0 is set). Embeddings are MessagePack bin of
 ``dim`` float32. The note's exact bytes are kept in the metadata key ``source_text`` (bin) so that
-``extract`` is lossless; an encrypted file (flag bit 1, a later format feature) keeps them inside the
-encrypted chunk block instead, since public metadata never holds note text.
+``extract`` is lossless.
+
+Encrypted files (flag bit 1, crypto/cipher.py for the keys): the public metadata keeps only
+``PUBLIC_KEYS`` plus ``kdf`` and ``nonce``; every other metadata key (``source_text``, ``frontmatter``,
+``note``, ``directives``, ...) moves into the encrypted part as a final record. The plaintext of the
+chunk block is then two MessagePack values, the chunk array and that private metadata map, zlib-compressed
+first when flag bit 0 is also set, then sealed with AES-256-GCM (the ciphertext ends with the 16-byte
+tag; the associated data is the 16-byte header plus the packed metadata). A reader merges the private
+map back, so callers see one metadata map either way.
 """
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from botbin.errors import AifBinFormatError
+from botbin.errors import AifBinFormatError, DecryptionError
+
+if TYPE_CHECKING:  # cryptography and argon2 load only when a file is encrypted
+    from botbin.crypto.cipher import Keyring, StoreCipher
 
 MAGIC = b"AIFB"
 VERSION = 2
@@ -31,6 +42,10 @@ HEADER_SIZE = HEADER.size  # 16 bytes
 KINDS = frozenset({"hard", "soft", "lore"})
 #: Ceiling on an inflated chunk block (bytes), so a zip bomb cannot exhaust memory.
 MAX_INFLATED_BYTES = 1 << 30
+#: Metadata keys an encrypted file shows in the clear (DESIGN section 4: paths, hashes, times, model);
+#: everything else that could hold note text is moved inside the encrypted block.
+PUBLIC_KEYS = frozenset({"source", "source_md5", "source_bytes", "source_lines", "created_at", "synced_at",
+                         "model", "chunker", "tool"})
 
 
 @dataclass(frozen=True)
@@ -96,6 +111,11 @@ class AifBinDocument:
         return int(self.metadata["model"]["dim"])
 
     @property
+    def encrypted(self) -> bool:
+        """True if the file was read from an encrypted chunk block (flag bit 1)."""
+        return bool(self.flags & FLAG_ENCRYPTED)
+
+    @property
     def source_text(self) -> bytes | None:
         """The note's exact bytes, or None if the writer did not keep them."""
         value = self.metadata.get("source_text")
@@ -108,8 +128,9 @@ class AifBinDocument:
         return np.stack([c.embedding for c in self.chunks]).astype(np.float32, copy=False)
 
 
-def encode(doc: AifBinDocument, compress: bool = False) -> bytes:
-    """Serialize ``doc``; ``compress`` zlib-compresses the chunk block (flag bit 0).
+def encode(doc: AifBinDocument, compress: bool = False, cipher: StoreCipher | None = None) -> bytes:
+    """Serialize ``doc``; ``compress`` zlib-compresses the chunk block (flag bit 0), ``cipher`` encrypts it
+    (flag bit 1, with a fresh file salt and nonce; see the module docstring for the layout).
 
     Raises ValueError for a document that ``decode`` would reject: a chunk whose id is not its position,
     whose embedding size is not ``metadata.model.dim``, whose kind is unknown or whose line range is empty.
@@ -126,12 +147,27 @@ def encode(doc: AifBinDocument, compress: bool = False) -> bytes:
             raise ValueError(f"chunk {chunk.id} kind {chunk.kind!r} is not one of {sorted(KINDS)}")
         if not 0 <= chunk.start_line < chunk.end_line:
             raise ValueError(f"chunk {chunk.id} has an empty line range {chunk.start_line}..{chunk.end_line}")
-    meta: bytes = msgpack.packb(doc.metadata, use_bin_type=True)
+    public = {k: v for k, v in doc.metadata.items() if k not in ("kdf", "nonce")}
+    private: dict[str, Any] = {}
+    if cipher is not None:
+        private = {k: v for k, v in public.items() if k not in PUBLIC_KEYS}
+        public = {k: v for k, v in public.items() if k in PUBLIC_KEYS}
+        file_salt, nonce = os.urandom(16), os.urandom(12)
+        public["kdf"], public["nonce"] = cipher.kdf.to_metadata(file_salt), nonce
+    meta: bytes = msgpack.packb(public, use_bin_type=True)
     body: bytes = msgpack.packb([c.to_wire() for c in doc.chunks], use_bin_type=True)
+    if cipher is not None:
+        body += msgpack.packb(private, use_bin_type=True)
     flags = 0
     if compress:
         body, flags = zlib.compress(body, 6), FLAG_COMPRESSED
-    return HEADER.pack(MAGIC, VERSION, flags, 0, len(meta), len(doc.chunks)) + meta + body
+    header = HEADER.pack(MAGIC, VERSION, flags | (FLAG_ENCRYPTED if cipher else 0), 0, len(meta), len(doc.chunks))
+    if cipher is not None:
+        from botbin.crypto.cipher import seal
+
+        key = cipher.keyring.file_key(cipher.kdf, file_salt, doc.source)
+        body = seal(key, nonce, body, header + meta)
+    return header + meta + body
 
 
 def _unpack(data: bytes, what: str, name: str) -> Any:
@@ -226,19 +262,51 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
     )
 
 
-def decode(data: bytes, name: str) -> AifBinDocument:
-    """Parse and validate a whole AIF-BIN v2 file (``name`` is used in error messages).
+def _decrypt(data: bytes, meta: dict[str, Any], keyring: Keyring | None, name: str) -> bytes:
+    if keyring is None:
+        raise DecryptionError("chunk block is encrypted and no passphrase was given "
+                              "(set BOTBIN_PASSPHRASE, or give it in the editor)", name)
+    from botbin.crypto.cipher import open_sealed, parse_kdf
 
-    Raises AifBinFormatError for any malformed part (see decode_metadata), an encrypted file, a chunk
-    block that is not an array of ``chunk_count`` maps, or an embedding whose size is not dim x 4.
+    kdf, file_salt = parse_kdf(meta.get("kdf"), name)
+    aad_end = HEADER_SIZE + int(HEADER.unpack_from(data)[4])
+    return open_sealed(keyring.file_key(kdf, file_salt, name), meta.get("nonce"), data[aad_end:], data[:aad_end],
+                       name)
+
+
+def _split_private(body: bytes, name: str) -> tuple[Any, dict[str, Any]]:
+    """(chunk array, private metadata map) from a decrypted chunk block."""
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, use_list=True, max_buffer_size=max(len(body), 1))
+    unpacker.feed(body)
+    try:
+        values = list(unpacker)
+    except Exception as exc:
+        raise AifBinFormatError(f"decrypted chunk block is not valid MessagePack ({type(exc).__name__})", name) \
+            from exc
+    if len(values) != 2 or not isinstance(values[1], dict) or not all(isinstance(k, str) for k in values[1]):
+        raise AifBinFormatError("decrypted chunk block is not a chunk array followed by a metadata map", name)
+    return values[0], values[1]
+
+
+def decode(data: bytes, name: str, keyring: Keyring | None = None) -> AifBinDocument:
+    """Parse and validate a whole AIF-BIN v2 file (``name`` is used in error messages); ``keyring``
+    opens an encrypted one.
+
+    Raises AifBinFormatError for any malformed part (see decode_metadata), a chunk block that is not an
+    array of ``chunk_count`` maps, or an embedding whose size is not dim x 4; DecryptionError (a subclass)
+    for an encrypted file without a keyring, with a wrong passphrase, or with any byte changed.
     """
     flags, count, meta = decode_metadata(data, name)
-    if flags & FLAG_ENCRYPTED:
-        raise AifBinFormatError("chunk block is encrypted; this build cannot decrypt it", name)
     body = data[HEADER_SIZE + int(HEADER.unpack_from(data)[4]):]
+    if flags & FLAG_ENCRYPTED:
+        body = _decrypt(data, meta, keyring, name)
     if flags & FLAG_COMPRESSED:
         body = _inflate(body, name)
-    raw = _unpack(body, "chunk block", name)
+    if flags & FLAG_ENCRYPTED:
+        raw, private = _split_private(body, name)
+        meta = {**meta, **{k: v for k, v in private.items() if k not in PUBLIC_KEYS}}
+    else:
+        raw = _unpack(body, "chunk block", name)
     if not isinstance(raw, list):
         raise AifBinFormatError(f"chunk block is a {type(raw).__name__}, expected an array", name)
     if len(raw) != count:

@@ -1,36 +1,39 @@
 """The ``botbin`` command line: thin argument parsing and printing over MemoryService.
 
 Exit codes: 0 success; 1 some notes failed to sync (the rest synced); 2 bad usage; 3 the workspace is
-unreadable or locked by another process; 4 the embedding model is unavailable; 5 a bad AIF-BIN file.
+unreadable or locked by another process; 4 the embedding model is unavailable; 5 a bad AIF-BIN file;
+6 an encrypted store without its passphrase (or with a wrong one).
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import json
 import logging
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from botbin import __version__
 from botbin.cli_output import print_hits, print_info, print_status, print_sync, sync_json
-from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, WorkspaceError
+from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, PassphraseError, WorkspaceError
 from botbin.notes_io import extract_source, read_document
 from botbin.service import MemoryService
 
 _ISO_DAY = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
-EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT = 0, 1, 2, 3, 4, 5
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 0, 1, 2, 3, 4, 5, 6
 EPILOG = """exit codes:
   0  success
   1  some notes failed to sync (the rest synced)
   2  bad usage
   3  workspace unreadable or locked by another sync
   4  embedding model unavailable
-  5  bad AIF-BIN file"""
+  5  bad AIF-BIN file
+  6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)"""
 
 
 def _common() -> argparse.ArgumentParser:
@@ -112,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("text", help="what to remember")
     p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
 
+    add(sub, common, "encrypt", "encrypt every .aif-bin file of the store in place (AES-256-GCM, Argon2id key)")
+    add(sub, common, "decrypt", "turn an encrypted store back into plain .aif-bin files, in place")
+
     p = add(sub, common, "mcp", "run the MCP server (stdio) for AI agents")
 
     p = add(sub, common, "lsp", "run the language server (stdio) for editors")
@@ -122,11 +128,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _service(args: argparse.Namespace) -> MemoryService:
+def _passphrase(confirm: bool = False) -> Callable[[], str | None]:
+    """BOTBIN_PASSPHRASE, else a prompt on a terminal (typed twice when ``confirm``), asked at most once."""
+    asked: list[str | None] = []
+
+    def get() -> str | None:
+        if not asked:
+            value = os.environ.get("BOTBIN_PASSPHRASE") or None
+            if value is None and sys.stdin.isatty():
+                value = getpass.getpass("botbin passphrase: ") or None
+                if value is not None and confirm and getpass.getpass("again: ") != value:
+                    raise PassphraseError("the two passphrases differ; nothing was changed")
+            asked.append(value)
+        return asked[0]
+
+    return get
+
+
+def _service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
     overrides = {k: getattr(args, k, None) for k in ("include", "exclude", "vault", "output_dir", "model")}
     if getattr(args, "debounce_ms", None) is not None:
         overrides["debounce_ms"] = args.debounce_ms
-    service = MemoryService(getattr(args, "workspace", Path.cwd()), overrides)
+    service = MemoryService(getattr(args, "workspace", Path.cwd()), overrides, passphrase=_passphrase(confirm))
     for warning in service.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     return service
@@ -154,6 +177,28 @@ def cmd_sync(args: argparse.Namespace) -> int:
         print(json.dumps(sync_json(report), ensure_ascii=False))
     else:
         print_sync(report)
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_encrypt(args: argparse.Namespace) -> int:
+    service = _service(args, confirm=True)
+    report = service.sync(progress=_progress_bar(0), encryption="encrypt")
+    print_sync(report)
+    print(f"botbin: {service.output_dir} is encrypted; keep the passphrase safe, it cannot be recovered",
+          file=sys.stderr)
+    if not service.settings.encryption:
+        print("botbin: botbin.toml does not say encryption = true; the store stays encrypted anyway "
+              "until `botbin decrypt`", file=sys.stderr)
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_decrypt(args: argparse.Namespace) -> int:
+    service = _service(args)
+    report = service.sync(progress=_progress_bar(0), encryption="decrypt")
+    print_sync(report)
+    if service.settings.encryption:
+        print("botbin: warning: botbin.toml still says encryption = true, so the next sync encrypts again",
+              file=sys.stderr)
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
@@ -234,12 +279,12 @@ def _aifbin_path(args: argparse.Namespace) -> Path:
 
 def cmd_info(args: argparse.Namespace) -> int:
     path = _aifbin_path(args)
-    print_info(read_document(path), path, args.json)
+    print_info(read_document(path, _passphrase()), path, args.json)
     return EXIT_OK
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    data = extract_source(_aifbin_path(args))
+    data = extract_source(_aifbin_path(args), _passphrase())
     if args.extract_to is not None:
         try:
             args.extract_to.write_bytes(data)
@@ -293,7 +338,7 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "directives": cmd_directives,
             "info": cmd_info, "extract": cmd_extract, "watch": cmd_watch, "lsp": cmd_lsp, "mcp": cmd_mcp,
-            "context": cmd_context, "remember": cmd_remember}
+            "context": cmd_context, "remember": cmd_remember, "encrypt": cmd_encrypt, "decrypt": cmd_decrypt}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -309,6 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(exc)
     except ModelError as exc:
         code, message = EXIT_MODEL, str(exc)
+    except PassphraseError as exc:
+        code, message = EXIT_PASSPHRASE, str(exc)
     except AifBinFormatError as exc:
         code, message = EXIT_FORMAT, str(exc)
     except BotbinError as exc:

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     from botbin.aifbin import AifBinDocument
     from botbin.directives.conflicts import Conflict
     from botbin.index.store import Hit, SearchFilters
-    from botbin.service import DirectiveReport, MemoryService, Status
+    from botbin.results import DirectiveReport, Status
+    from botbin.service import MemoryService
     from botbin.sync.engine import SyncReport
 
 
@@ -63,6 +64,7 @@ def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
     print(f"model:       {status.model}")
     print(f"indexed:     {status.files} notes, {status.chunks} chunks (tracked on disk: {status.tracked})")
     print(f"last sync:   {status.last_sync or 'never'}")
+    print(f"encryption:  {status.encryption}")
     if status.stale:
         print(f"stale:       {len(status.stale)} notes (run `botbin sync`)")
         for note in status.stale[:50]:

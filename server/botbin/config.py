@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -20,6 +21,21 @@ DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memo
 VAULT_INCLUDE: tuple[str, ...] = ("**/*.md",)
 #: Folders never scanned, whatever the globs say.
 ALWAYS_EXCLUDED_DIRS: frozenset[str] = frozenset({".git", ".obsidian", ".trash", "node_modules"})
+
+
+def unsafe_glob_reason(pattern: str) -> str | None:
+    """Why an include/exclude glob could reach outside the workspace (absolute, or a '..' segment); None if safe."""
+    posix = pattern.replace("\\", "/")
+    if posix.startswith("/") or re.match(r"[A-Za-z]:/", posix):
+        return "an absolute glob; globs are relative to the workspace"
+    if ".." in posix.split("/"):
+        return "a '..' segment would leave the workspace"
+    return None
+
+
+def safe_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
+    """``globs`` without those unsafe_glob_reason rejects."""
+    return tuple(g for g in globs if unsafe_glob_reason(g) is None)
 
 
 @dataclass(frozen=True)
@@ -48,6 +64,11 @@ class Settings:
     """Chunks smaller than this are merged with a neighbour when the result still fits."""
     max_note_bytes: int = 5_000_000
     """Notes larger than this (bytes) are skipped with a message; raise it to index them."""
+    follow_symlinks: bool = False
+    """Follow symbolic links (notes and folders) whose real target lies outside the workspace; when False
+    they are skipped with a warning, and ``remember`` does not write through them. Links that stay inside
+    the workspace are always followed; a folder is walked at most once through links, so a link loop never
+    hangs the scan."""
     batch_size: int = 32
     """Chunks per embedding batch (batches are sorted by token count; 32 was fastest on 2 CPU cores)."""
     compress: bool = False
@@ -64,6 +85,15 @@ class Settings:
     """Hours for a daily note's recency to halve (memory/YYYY-MM-DD.md)."""
     durable_half_life_h: float = 2160.0
     """Hours for any other note's recency to halve (90 days); instruction notes never decay."""
+    encryption: bool = False
+    """Encrypt the chunk blocks (text, embeddings, note source) with AES-256-GCM; the passphrase comes from
+    BOTBIN_PASSPHRASE, a terminal prompt or the editor's setting, and is never written to disk."""
+    kdf_time_cost: int = 3
+    """Argon2id passes when a store is first encrypted (RFC 9106 section 4, second recommended option)."""
+    kdf_memory_kib: int = 65536
+    """Argon2id memory in KiB when a store is first encrypted (64 MiB, RFC 9106)."""
+    kdf_parallelism: int = 4
+    """Argon2id lanes when a store is first encrypted (RFC 9106)."""
 
     @property
     def tracked_globs(self) -> tuple[str, ...]:
@@ -144,6 +174,9 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
             bad[key] = "must not be negative"
     if values["target_tokens"] > 0 and values["overlap_tokens"] * 2 >= values["target_tokens"]:
         bad["overlap_tokens"] = "must be under half of target_tokens"
+    for key, low, high in (("kdf_time_cost", 1, 16), ("kdf_parallelism", 1, 16), ("kdf_memory_kib", 8192, 1 << 20)):
+        if not low <= values[key] <= high:
+            bad[key] = f"must be between {low} and {high}"
     out = Path(values["output_dir"])
     if out.is_absolute() or ".." in out.parts or out == Path("."):
         bad["output_dir"] = "must be a folder inside the workspace"
@@ -157,10 +190,25 @@ def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings
             warnings.append(f"{source}: unknown setting '{key}' ignored")
             continue
         try:
-            values[key] = _coerce(key, value)
+            coerced = _coerce(key, value)
+            if key in ("include", "exclude"):
+                coerced = _drop_unsafe_globs(key, coerced, source, warnings)
+            values[key] = coerced
             sources[key] = source
         except ValueError as exc:
             warnings.append(f"{source}: setting '{key}' = {value!r} ignored ({exc}); using the default")
+
+
+def _drop_unsafe_globs(key: str, globs: tuple[str, ...], source: str, warnings: list[str]) -> tuple[str, ...]:
+    """``globs`` less those that could leave the workspace, each reported; raises ValueError when an
+    ``include`` is left with none (so it falls back to the default like any bad value)."""
+    for glob in globs:
+        if (reason := unsafe_glob_reason(glob)) is not None:
+            warnings.append(f"{source}: glob {glob!r} in '{key}' ignored ({reason})")
+    kept = safe_globs(globs)
+    if key == "include" and globs and not kept:
+        raise ValueError("no glob left inside the workspace")
+    return kept
 
 
 def _read_toml(path: Path, warnings: list[str]) -> Mapping[str, Any]:

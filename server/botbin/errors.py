@@ -41,3 +41,12 @@ class LockedError(BotbinError):
 
 class WorkspaceError(BotbinError):
     """The workspace folder is missing or unreadable; nothing was changed."""
+
+
+class DecryptionError(AifBinFormatError):
+    """An encrypted AIF-BIN file cannot be opened: no key, a wrong passphrase, or a changed byte (AES-GCM
+    authentication failed). A subclass of AifBinFormatError, so a damaged file is rebuilt from its note."""
+
+
+class PassphraseError(BotbinError):
+    """The store is encrypted and no passphrase was given, or the given one is wrong; nothing was changed."""

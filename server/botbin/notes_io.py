@@ -11,6 +11,7 @@ from botbin.errors import AifBinFormatError, BotbinError
 
 if TYPE_CHECKING:
     from botbin.directives.partition import Directive
+    from botbin.sync.encryption import PassphraseFn
 
 
 def relative_path(root: Path, path: str) -> str:
@@ -37,18 +38,26 @@ def directives_on_disk(root: Path, rel: str) -> list[Directive]:
     return list(part.directives)
 
 
-def read_document(path: Path) -> aifbin.AifBinDocument:
-    """Decode the AIF-BIN file at ``path``. Raises AifBinFormatError (also for an unreadable file)."""
+def read_document(path: Path, passphrase: PassphraseFn | None = None) -> aifbin.AifBinDocument:
+    """Decode the AIF-BIN file at ``path``; ``passphrase`` is asked only if it is encrypted. Raises
+    AifBinFormatError (also for an unreadable file), DecryptionError (a subclass) for a missing or wrong
+    passphrase."""
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise AifBinFormatError(f"cannot read ({exc.strerror or exc})", path) from exc
-    return aifbin.decode(data, str(path))
+    keyring = None
+    if len(data) > 5 and data[5] & aifbin.FLAG_ENCRYPTED and passphrase is not None:
+        from botbin.crypto.cipher import Keyring
+
+        secret = passphrase()
+        keyring = Keyring(secret) if secret else None
+    return aifbin.decode(data, str(path), keyring)
 
 
-def extract_source(path: Path) -> bytes:
+def extract_source(path: Path, passphrase: PassphraseFn | None = None) -> bytes:
     """The original note bytes kept in the AIF-BIN file at ``path``. Raises AifBinFormatError."""
-    doc = read_document(path)
+    doc = read_document(path, passphrase)
     if doc.source_text is None:
         raise AifBinFormatError("file keeps no source text to extract", path)
     return doc.source_text

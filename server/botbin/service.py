@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,78 +25,22 @@ from botbin.embedding import (
     resolve_model,
     shared_embedder,
 )
-from botbin.errors import ModelError
+from botbin.errors import BotbinError, ModelError
 from botbin.notes_io import directives_on_disk, relative_path
+from botbin.results import DirectiveReport, SearchResult, StaleNote, Status
 from botbin.sync.documents import ModelMeta
+from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys, read_marker
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, output_intact, sync_workspace
 from botbin.sync.scan import check_root, scan_workspace
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 
 if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync
     from botbin.directives.conflicts import Conflict
-    from botbin.directives.partition import Directive
     from botbin.index.store import Hit, MemoryIndex, SearchFilters
     from botbin.memory.agent import Remembered
     from botbin.memory.context import ContextResult
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """Hits for one query, and how they were obtained."""
-
-    hits: list[Hit]
-    degraded: bool = False
-    """True when the model was unavailable and ranking fell back to BM25 alone."""
-    warnings: tuple[str, ...] = ()
-    indexed_at: str | None = None
-    """``last_sync`` of the index searched (ISO 8601 UTC)."""
-
-
-@dataclass(frozen=True)
-class DirectiveReport:
-    """Directives of the workspace (or of one path) and the conflicts that involve them."""
-
-    directives: list[Directive]
-    conflicts: list[Conflict]
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class StaleNote:
-    path: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Status:
-    """What ``botbin status`` reports."""
-
-    workspace: str
-    output_dir: str
-    state_file: str
-    model: str
-    files: int
-    """Notes in the index."""
-    chunks: int
-    """Chunks in the index, from the state file."""
-    last_sync: str | None
-    tracked: int
-    """Tracked notes on disk now."""
-    stale: tuple[StaleNote, ...] = ()
-    """Notes whose index entry no longer matches the disk (changed, new, deleted)."""
-    warnings: tuple[str, ...] = field(default=())
-    conflicts: tuple[Conflict, ...] = ()
-    """Pairs of indexed directives that contradict each other."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "workspace": self.workspace, "outputDir": self.output_dir, "stateFile": self.state_file,
-            "model": self.model, "files": self.files, "chunks": self.chunks, "lastSync": self.last_sync,
-            "tracked": self.tracked, "stale": [{"path": s.path, "reason": s.reason} for s in self.stale],
-            "warnings": list(self.warnings), "conflicts": [c.to_dict() for c in self.conflicts],
-        }
 
 
 class MemoryService:
@@ -109,11 +53,16 @@ class MemoryService:
         embedder: Embedder | None = None,
         env: Mapping[str, str] | None = None,
         overrides_source: str = "command line",
+        passphrase: PassphraseFn | None = None,
     ) -> None:
         """``overrides``: settings from flags or LSP options (named ``overrides_source`` in warnings);
-        ``embedder``: replaces the model (tests, benchmarks). Safe to call from several threads: index
-        reads and patches hold one lock, and a long sync holds it only to patch each written note."""
+        ``embedder``: replaces the model (tests, benchmarks); ``passphrase``: asked only for an encrypted
+        store (default: BOTBIN_PASSPHRASE from ``env``); it is never written anywhere. Safe to call from
+        several threads: index reads and patches hold one lock, and a long sync holds it only to patch
+        each written note."""
         self.root = Path(workspace).resolve()
+        environ = os.environ if env is None else env
+        self._passphrase: PassphraseFn = passphrase or (lambda: environ.get("BOTBIN_PASSPHRASE") or None)
         loaded = load_settings(self.root, overrides, env, overrides_source)
         self.settings: Settings = loaded.settings
         self.warnings: tuple[str, ...] = loaded.warnings
@@ -168,17 +117,24 @@ class MemoryService:
     def _state(self) -> tuple[SyncState, list[str]]:
         return load_state(self.state_path)
 
+    def keys(self) -> StoreKeys | None:
+        """Keys of an encrypted store (None for a plaintext one); the passphrase is stretched once per
+        process. Raises PassphraseError if it is missing or wrong."""
+        return open_keys(self.output_dir, self._passphrase)
+
     # -- operations ---------------------------------------------------------------------------
     def sync(self, progress: ProgressFn | None = None, full: bool = False,
-             keep_documents: bool = False) -> SyncReport:
+             keep_documents: bool = False, encryption: str | None = None) -> SyncReport:
         """Sync the workspace (see sync_workspace for errors); a loaded index is patched note by note as
         each output is written, so searches during a long sync already see what is done. Load the index
         (``index()``) before a sync whose progress should be searchable.
 
         ``keep_documents``: also return the written documents in the report (else none are held, so a cold
-        sync of a big vault stays small). Notes whose output failed to decode are rewritten.
+        sync of a big vault stays small). Notes whose output failed to decode are rewritten. ``encryption``:
+        "encrypt" or "decrypt" converts the whole store in place (see sync_workspace).
         """
-        ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder)
+        ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder,
+                          self._passphrase)
         self._reload_if_synced_elsewhere()
 
         def patch(rel: str, doc: aifbin.AifBinDocument) -> None:
@@ -188,7 +144,7 @@ class MemoryService:
                 self._damaged.discard(rel)
 
         report = sync_workspace(ctx, progress, full, keep_documents=keep_documents, written=patch,
-                                force_paths=frozenset(self._damaged))
+                                force_paths=frozenset(self._damaged), encryption=encryption)
         with self._lock:
             self._indexed_at = report.synced_at
             self._state_seen = self._state_stamp()
@@ -241,7 +197,8 @@ class MemoryService:
                 warnings.append(str(exc))
             files = [self.root / e.output for e in state.files.values()]
             damaged: list[Path] = []
-            self._index, load_warnings = load_index(files, dim, damaged)
+            keys = self.keys()
+            self._index, load_warnings = load_index(files, dim, damaged, keys.keyring if keys else None)
             by_output = {self.root / e.output: rel for rel, e in state.files.items()}
             self._damaged.update(by_output[p] for p in damaged)
             self._indexed_at = state.last_sync
@@ -352,11 +309,20 @@ class MemoryService:
             model = self.model_meta.name
         except ModelError as exc:
             model, warnings = "unavailable", [*warnings, str(exc)]
-        conflicts = self.directives().conflicts if state.files else []
+        conflicts: list[Conflict] = []
+        encryption = "off"
+        try:
+            marker = read_marker(self.output_dir)
+            if marker is not None or state.encrypted:
+                converting = marker is None or marker.mode != "encrypted" or not state.encrypted
+                encryption = "converting" if converting and state.files else "on"
+            conflicts = self.directives().conflicts if state.files else []
+        except BotbinError as exc:  # an encrypted store without its passphrase still reports the rest
+            warnings.append(str(exc))
         return Status(
             str(self.root), str(self.output_dir), str(self.state_path), model, len(state.files),
             sum(e.chunks for e in state.files.values()), state.last_sync, tracked, tuple(stale),
-            (*self.warnings, *warnings), tuple(conflicts),
+            (*self.warnings, *warnings), tuple(conflicts), encryption,
         )
 
     # -- agent memory (memory/) -----------------------------------------------------------------
@@ -383,7 +349,7 @@ class MemoryService:
         from botbin.memory.agent import remember
 
         check_root(self.root)
-        written = remember(self.root, text, list(tags or []))
+        written = remember(self.root, text, list(tags or []), follow_symlinks=self.settings.follow_symlinks)
         return written, self.sync()
 
     def directives(self, path: str | None = None) -> DirectiveReport:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.conftest import FakeEmbedder, write_notes
 
-from botbin.errors import ModelError, WorkspaceError
+from botbin.errors import ModelError, PassphraseError, WorkspaceError
 from botbin.lsp.features.lifecycle import settings_from
 from botbin.lsp.folders import Folder, Folders, path_to_uri, uri_to_path
 from botbin.service import MemoryService
@@ -153,6 +153,20 @@ def test_set_folders_warns_about_bad_options(folders: Folders, tmp_path: Path) -
     settings = folders.folders[uri(tmp_path)].service.settings
     assert settings.alpha == 0.7
     assert settings.top_k == 10
+
+
+def test_passphrase_option_opens_an_encrypted_store_and_is_no_setting(folders: Folders, tmp_path: Path) -> None:
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\nThe vault code word is heron.\n")
+    (tmp_path / "botbin.toml").write_text("encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\n")
+    assert folders.set_folders([uri(tmp_path)], {"passphrase": "s3cret words"}) == []
+    service = folders.folders[uri(tmp_path)].service
+    keys = service.keys()
+    assert keys is None  # no store yet; the first sync creates it with this passphrase
+    service.sync()
+    assert service.keys() is not None
+    assert folders.set_folders([uri(tmp_path)], {}) == []
+    with pytest.raises(PassphraseError):  # without the option (and no BOTBIN_PASSPHRASE) it stays closed
+        folders.folders[uri(tmp_path)].service.keys()
 
 
 def test_set_folders_reports_a_warning_shared_by_two_folders_once(folders: Folders, tmp_path: Path) -> None:

@@ -43,7 +43,8 @@ async def test_conflicting_rules_are_published_as_diagnostics(workspace: Path) -
     agents.write_text("# Agent rules\n\n- Always commit secrets to the repo.\n", encoding="utf-8")
     async with serve([workspace]) as client:
         uri, memory_uri = agents.as_uri(), (workspace / "MEMORY.md").as_uri()
-        await wait_until(lambda: client.diagnostics.get(uri), what="diagnostics on AGENTS.md")
+        await wait_until(lambda: client.diagnostics.get(uri) and client.diagnostics.get(memory_uri),
+                         what="diagnostics on AGENTS.md and MEMORY.md")
         diagnostics = client.diagnostics[uri]
         assert len(diagnostics) == 1 and len(client.diagnostics[memory_uri]) == 1
         (diagnostic,) = diagnostics

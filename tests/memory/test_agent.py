@@ -23,12 +23,6 @@ REL = "memory/2026-11-03.md"
 ServiceFactory = Callable[..., MemoryService]
 
 
-def umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
-
-
 def lines_of(path: Path) -> list[str]:
     """The note's lines as botbin numbers them (any newline convention; undecodable bytes as U+FFFD)."""
     return decode_note(path.read_bytes(), path.name).text.split("\n")
@@ -83,7 +77,8 @@ def test_remember_creates_todays_note_with_a_heading(tmp_path: Path) -> None:
     assert (written.start_line, written.end_line) == (2, 3)
     assert written.text == "- 09:05 Picked the otter logo. #decision"
     check_range(tmp_path, written)
-    assert stat.S_IMODE((tmp_path / REL).stat().st_mode) == 0o666 & ~umask()
+    assert stat.S_IMODE((tmp_path / REL).stat().st_mode) == 0o600  # private, like everything botbin creates
+    assert stat.S_IMODE((tmp_path / "memory").stat().st_mode) == 0o700
     assert [p.name for p in (tmp_path / "memory").iterdir()] == [REL.split("/")[1]]  # no temp file left
 
 

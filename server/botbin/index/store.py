@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -17,6 +17,9 @@ from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
 from botbin.index.ranking import add_bm25, snippet, top_k
 from botbin.index.tokenize import tokenize
+
+if TYPE_CHECKING:
+    from botbin.crypto.cipher import Keyring
 
 log = logging.getLogger(__name__)
 
@@ -286,14 +289,15 @@ class MemoryIndex:
         )
 
 
-def load_index(files: list[Path], dim: int | None, damaged: list[Path] | None = None) -> tuple[MemoryIndex, list[str]]:
-    """Read AIF-BIN ``files`` into a new index; a bad file is skipped with a warning naming it (and is
-    appended to ``damaged`` when given)."""
+def load_index(files: list[Path], dim: int | None, damaged: list[Path] | None = None,
+               keyring: Keyring | None = None) -> tuple[MemoryIndex, list[str]]:
+    """Read AIF-BIN ``files`` into a new index (``keyring`` opens encrypted ones, in memory only); a bad
+    file is skipped with a warning naming it (and is appended to ``damaged`` when given)."""
     index = MemoryIndex(dim)
     warnings: list[str] = []
     for path in files:
         try:
-            index.upsert(decode(path.read_bytes(), str(path)))
+            index.upsert(decode(path.read_bytes(), str(path), keyring))
         except (OSError, AifBinFormatError, ValueError) as exc:
             reason = str(exc) if isinstance(exc, AifBinFormatError) else f"{path}: {exc}"
             warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")

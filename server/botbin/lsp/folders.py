@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
-from botbin.sync.scan import TrackedMatcher
+from botbin.sync.scan import TrackedMatcher, outside_target
 
 log = logging.getLogger(__name__)
 #: Seconds before a sync that found the workspace locked by another process is tried again.
@@ -47,14 +48,24 @@ class Folder:
         return TrackedMatcher(self.service.settings)
 
     def rel_path(self, uri: str) -> str | None:
-        """The note's path relative to this folder, or None if ``uri`` lies outside it."""
+        """The note's path relative to this folder, or None if ``uri`` lies outside it.
+
+        A note opened through a link keeps the link's path, as the scan does; the folder is resolved only
+        when the plain path is not under the root (the editor names the root through another link).
+        """
         path = uri_to_path(uri)
         if path is None:
             return None
-        try:
-            return path.resolve().relative_to(self.root).as_posix()
-        except ValueError:
-            return None
+        plain = Path(os.path.abspath(path))
+        for candidate in (plain, plain.parent.resolve() / plain.name, plain.resolve()):
+            if candidate.is_relative_to(self.root):
+                return candidate.relative_to(self.root).as_posix()
+        return None
+
+    def tracks(self, rel: str) -> bool:
+        """True when ``rel`` is a note the scan would track: the globs match, and unless follow_symlinks
+        is set, no link takes it outside the folder."""
+        return self.matcher(rel) and (self.service.settings.follow_symlinks or outside_target(self.root, rel) is None)
 
     def uri_of(self, rel: str) -> str:
         return path_to_uri(self.root / rel)
@@ -96,12 +107,17 @@ class Folders:
 
     # -- folders and settings -------------------------------------------------------------------
     def set_folders(self, uris: list[str], options: Mapping[str, Any]) -> list[str]:
-        """Open a service per folder with ``options`` (botbin.toml keys); returns the settings warnings.
+        """Open a service per folder with ``options`` (botbin.toml keys, plus ``passphrase`` for an encrypted
+        store, else BOTBIN_PASSPHRASE of the server's environment); returns the settings warnings.
 
         A folder already open with the same options keeps its service (and its loaded index).
         """
         same_options = dict(options) == dict(self.options)
         self.options = options
+        # The passphrase of an encrypted store is an option, not a setting: kept in memory, never logged.
+        secret = options.get("passphrase")
+        settings = {k: v for k, v in options.items() if k != "passphrase"}
+        passphrase = (lambda: secret) if isinstance(secret, str) and secret else None
         warnings: list[str] = []
         folders: dict[str, Folder] = {}
         for uri in uris:
@@ -112,7 +128,7 @@ class Folders:
             if path is None:
                 warnings.append(f"{uri}: not a file: URI, ignored")
                 continue
-            service = MemoryService(path, options, overrides_source="LSP settings")
+            service = MemoryService(path, settings, overrides_source="LSP settings", passphrase=passphrase)
             warnings.extend(w for w in service.warnings if w not in warnings)
             folders[uri] = Folder(uri, service.root, service)
         self.folders = folders
@@ -133,7 +149,7 @@ class Folders:
         if found is None:
             return False
         folder, rel = found
-        return folder.matcher(rel)
+        return folder.tracks(rel)
 
     # -- the sync worker ------------------------------------------------------------------------
     @property

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 import uuid
 from collections.abc import Callable
@@ -69,6 +70,10 @@ class BotbinLanguageServer(LanguageServer):
         if message not in self._shown:
             self._shown.add(message)
             self.call_soon(self.window_show_message, types.ShowMessageParams(kind, message))
+
+    def forget_shown(self, needle: str) -> None:
+        """Let messages containing ``needle`` be shown again (after a settings change that may fix them)."""
+        self._shown = {m for m in self._shown if needle not in m}
 
     def model_unavailable(self, reason: str) -> None:
         """The one message for a model that cannot load (from the warm-up or from a sync, whichever first)."""
@@ -156,9 +161,29 @@ def create_server() -> BotbinLanguageServer:
     return server
 
 
+def single_threaded_blas() -> Any:
+    """Limit numpy's BLAS (OpenBLAS) to one thread in this process; returns threadpoolctl's limiter (its
+    ``restore_original_limits()`` undoes it), or None when threadpoolctl is missing or OPENBLAS_NUM_THREADS is set.
+
+    The server already runs requests in parallel on worker threads, and each search is one small matrix-vector
+    product. OpenBLAS's own threads busy-wait for each other: on 2 shared cores a 1,387 x 384 product cost ~8 ms
+    of CPU with its 2 threads against 0.07 ms with one, and a burst of hovers and searches ran 2-5x slower
+    (bench/bench_lsp_load.py). The model's threads (torch, OpenMP) are not affected.
+    """
+    if "OPENBLAS_NUM_THREADS" in os.environ:
+        return None
+    try:
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+    except ImportError:  # a dependency of scikit-learn, itself one of sentence-transformers
+        log.info("threadpoolctl is not installed; BLAS keeps its default threads")
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
+
+
 def main(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
     """Serve LSP on stdio (or TCP for debugging). stdout carries only the protocol: print() goes to stderr."""
     logging.getLogger("pygls").setLevel(logging.WARNING)  # pygls logs every message body at INFO
+    single_threaded_blas()
     server = create_server()
     if tcp_port is not None:
         server.start_tcp(host, tcp_port)

@@ -65,13 +65,15 @@ def _latest_daily(paths: list[str], now: datetime) -> str | None:
     return max(dated)[1] if dated else None
 
 
-def recent_entries(root: Path, rel: str) -> list[Item]:
-    """The body blocks of daily note ``rel`` (headings left out), verbatim, in source order."""
+def recent_entries(root: Path, rel: str, follow_symlinks: bool = False) -> list[Item]:
+    """The body blocks of daily note ``rel`` (headings left out), verbatim, in source order; none if it
+    is gone or became a link outside the workspace (unless ``follow_symlinks``)."""
     from botbin.directives.partition import parse_source
     from botbin.parsing import decode_note
+    from botbin.sync.scan import read_note
 
     try:
-        text = decode_note((root / rel).read_bytes(), rel).text
+        text = decode_note(read_note(root, rel, follow_symlinks), rel).text
     except (OSError, BotbinError):
         return []
     note = parse_source(text, rel)
@@ -101,17 +103,11 @@ def gather(service: MemoryService, query: str, now: datetime | None = None) -> C
                     if not any(item.overlaps(g) for g in guidance) and len(guidance) < GUIDANCE_MAX:
                         guidance.append(item)
     latest = _latest_daily(index.note_paths(), now or datetime.now().astimezone())
-    recent = recent_entries(service.root, latest) if latest else []
+    recent = recent_entries(service.root, latest, service.settings.follow_symlinks) if latest else []
     recalled_hits, degraded = recall(service, query, 20, now=now) if query.strip() else ([], False)
     recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in recalled_hits
                 if degraded or h.cosine >= RECALL_MIN_COSINE or h.bm25 > 0]
     return Candidates(hard, guidance, soft, recent, recalled)
-
-
-def _umask() -> int:
-    current = os.umask(0)
-    os.umask(current)
-    return current
 
 
 @dataclass(frozen=True)
@@ -147,22 +143,30 @@ def entry_text(text: str, tags: list[str], now: datetime) -> str:
     return "\n".join([first, *(f"  {line}" if line.strip() else "" for line in lines[1:])])
 
 
-def remember(root: Path, text: str, tags: list[str], now: datetime | None = None) -> Remembered:
+def remember(root: Path, text: str, tags: list[str], now: datetime | None = None,
+             follow_symlinks: bool = False) -> Remembered:
     """Append an entry to today's ``memory/YYYY-MM-DD.md`` (created with a ``# YYYY-MM-DD`` heading if
-    new). The note's existing bytes are kept exactly; the new file replaces it atomically.
+    new). The note's existing bytes are kept exactly; the new file replaces it atomically. The path comes
+    from the date alone; a link (the note or ``memory/``) is written through only while it stays inside
+    ``root``, unless ``follow_symlinks``.
 
-    Raises BotbinError for bad input or an unwritable note.
+    Raises BotbinError for bad input, a link leading outside the workspace, or an unwritable note.
     """
     from botbin.sync.atomic import atomic_write
+    from botbin.sync.scan import outside_target
 
     now = now or datetime.now().astimezone()
     rel = f"memory/{now.strftime('%Y-%m-%d')}.md"
-    path = (root / rel).resolve() if (root / rel).is_symlink() else root / rel  # write through a link
     entry = entry_text(text, tags, now)
+    outside = outside_target(root, rel)
+    if outside is not None and not follow_symlinks:
+        raise BotbinError(f"the daily note links outside the workspace (to {outside}); botbin does not write "
+                          "there unless follow_symlinks is set", root / rel)
+    path = (root / rel).resolve()  # write through a link: the rename replaces the target, not the link
     try:
         exists = path.exists()
         old = path.read_bytes() if exists else f"# {now.strftime('%Y-%m-%d')}\n\n".encode()
-        mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o666 & ~_umask()
+        mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o600  # a new note is private, like the store
     except OSError as exc:
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
     if exists and not mode & stat.S_IWUSR:

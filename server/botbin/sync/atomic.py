@@ -1,4 +1,8 @@
-"""Atomic file writes (temp file in the same folder, fsync, rename) and removal of stale temp files."""
+"""Atomic file writes (temp file in the same folder, fsync, rename) and removal of stale temp files.
+
+Everything botbin creates is private on POSIX: folders 0700, files 0600 (mkstemp's mode, kept by the
+rename); folders that already exist keep their permissions.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,38 @@ import tempfile
 from pathlib import Path
 
 TEMP_PREFIX = ".botbin-tmp-"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def make_private_dirs(folder: Path) -> None:
+    """Create ``folder`` and its missing parents with mode 0700 (existing ones are left as they are).
+
+    Raises OSError if one cannot be created.
+    """
+    missing: list[Path] = []
+    current = folder
+    while not current.is_dir():
+        missing.append(current)
+        if current.parent == current:
+            break
+        current = current.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            if not path.is_dir():
+                raise
 
 
 def atomic_write(path: Path, data: bytes, sync_dir: bool = True) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never a mix.
 
-    Creates parent folders. ``sync_dir=False`` leaves the folder's fsync (which makes the rename durable)
-    to the caller, who can then do it once for many files with fsync_dir. Raises OSError if the folder
-    cannot be written; the old file is then intact.
+    Creates missing parent folders (0700); the written file is 0600 (mkstemp's mode). ``sync_dir=False``
+    leaves the folder's fsync (which makes the rename durable) to the caller, who can then do it once for
+    many files with fsync_dir. Raises OSError if the folder cannot be written; the old file is then intact.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dirs(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -11,14 +12,19 @@ import numpy.typing as npt
 from botbin.aifbin import decode
 from botbin.errors import AifBinFormatError
 
+if TYPE_CHECKING:
+    from botbin.crypto.cipher import Keyring
+
 log = logging.getLogger(__name__)
 
 
 class EmbeddingCache:
     """Vectors already computed for the current model, so unchanged chunk text is never re-embedded."""
 
-    def __init__(self, model_id: str) -> None:
+    def __init__(self, model_id: str, keyring: Keyring | None = None) -> None:
         self.model_id = model_id
+        self.keyring = keyring
+        """Opens the outputs of an encrypted store."""
         self._vectors: dict[str, npt.NDArray[np.float32]] = {}
         self._seen: set[Path] = set()
 
@@ -34,7 +40,7 @@ class EmbeddingCache:
             return
         self._seen.add(path)
         try:
-            doc = decode(path.read_bytes(), str(path))
+            doc = decode(path.read_bytes(), str(path), self.keyring)
         except FileNotFoundError:
             return
         except (OSError, AifBinFormatError) as exc:

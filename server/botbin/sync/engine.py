@@ -21,12 +21,13 @@ from botbin.aifbin import AifBinDocument, encode
 from botbin.chunking import ChunkerParams, TokenCounter
 from botbin.config import Settings
 from botbin.embedding import Embedder
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, WorkspaceError
 from botbin.sync.atomic import atomic_write, fsync_dir, remove_empty_dirs, remove_stale_temps
 from botbin.sync.cache import EmbeddingCache
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
+from botbin.sync.encryption import PassphraseFn, StoreKeys, convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
-from botbin.sync.scan import ScanResult, scan_workspace
+from botbin.sync.scan import ScanResult, outside_target, read_note, scan_workspace
 from botbin.sync.state import STATE_FILE, FileEntry, SyncState, load_state, save_state
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,8 @@ class SyncContext:
     model: ModelMeta
     counter: Callable[[], TokenCounter]
     embedder: Callable[[], Embedder]
+    passphrase: PassphraseFn = lambda: None
+    """Asked only when the store is encrypted (or encryption is on), never stored."""
 
     @property
     def output_dir(self) -> Path:
@@ -104,9 +107,11 @@ class SyncContext:
 class _Run:
     """One sync run's working state."""
 
-    def __init__(self, ctx: SyncContext, state: SyncState, keep_documents: bool, written: WrittenFn | None) -> None:
+    def __init__(self, ctx: SyncContext, state: SyncState, keep_documents: bool, written: WrittenFn | None,
+                 keys: StoreKeys | None) -> None:
         self.ctx, self.state, self.keep_documents, self.written = ctx, state, keep_documents, written
-        self.cache = EmbeddingCache(ctx.model.name)
+        self.cipher = keys.cipher if keys is not None else None
+        self.cache = EmbeddingCache(ctx.model.name, keys.keyring if keys is not None else None)
         self.added: list[str] = []
         self.modified: list[str] = []
         self.failed: list[NoteFailure] = []
@@ -132,8 +137,8 @@ class _Run:
                 rel, f"{size:,} bytes is over max_note_bytes ({limit:,}); skipped, raise max_note_bytes to index it"
             ))
             return True
-        try:
-            data = (self.ctx.root / rel).read_bytes()
+        try:  # refuses a note that became a link outside the workspace after the scan
+            data = read_note(self.ctx.root, rel, self.ctx.settings.follow_symlinks)
         except FileNotFoundError:
             return False
         except OSError as exc:
@@ -203,7 +208,7 @@ class _Run:
             old = self.state.files.get(prep.rel)
             doc = build_document(prep, vectors, self.ctx.model, self.ctx.params, old.created_at if old else now, now)
             out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
-            blob = encode(doc, compress=self.ctx.settings.compress)
+            blob = encode(doc, compress=self.ctx.settings.compress, cipher=self.cipher)
             try:
                 atomic_write(self.ctx.root / out_rel, blob, sync_dir=False)
                 folders.add((self.ctx.root / out_rel).parent)
@@ -296,26 +301,36 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
 
 def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False,
                    keep_documents: bool = False, written: WrittenFn | None = None,
-                   force_paths: frozenset[str] = frozenset()) -> SyncReport:
+                   force_paths: frozenset[str] = frozenset(), encryption: str | None = None) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
     ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
     unchanged); ``force_paths`` does that for some notes only (e.g. those whose output failed to decode).
     ``keep_documents`` returns the written documents in the report (to patch an index in memory);
     otherwise none are held, so a cold sync of a big vault stays small. ``written`` is called after each
-    document is written, while the sync goes on.
+    document is written, while the sync goes on. ``encryption``: "encrypt" or "decrypt" converts every
+    output in place (``botbin encrypt`` / ``decrypt``); an encrypted store's outputs stay encrypted.
 
-    Raises WorkspaceError if the workspace cannot be read (nothing is changed then), LockedError if
+    Raises PassphraseError if the store is encrypted (or encryption is on) and the passphrase is missing
+    or wrong, WorkspaceError if the workspace cannot be read (nothing is changed then), LockedError if
     another process is syncing, ModelError if the model cannot embed.
     """
     started = time.perf_counter()
     scan = scan_workspace(ctx.root, ctx.settings)
+    target = outside_target(ctx.root, ctx.settings.output_dir)
+    if target is not None and not ctx.settings.follow_symlinks:
+        raise WorkspaceError(f"output_dir is a link to {target}, outside the workspace; nothing was written "
+                             "(set follow_symlinks = true to write there)", ctx.output_dir)
     with workspace_lock(ctx.output_dir, ctx.settings.lock_timeout_s):
         remove_stale_temps(ctx.output_dir)
         state, warnings = load_state(ctx.output_dir / STATE_FILE)
+        keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
         force = full or _needs_full_check(state, ctx)
-        run = _Run(ctx, state, keep_documents, written)
+        run = _Run(ctx, state, keep_documents, written, keys)
         run.dirty = force or not (ctx.output_dir / STATE_FILE).is_file()
+        if state.encrypted != (run.cipher is not None) or (keys is not None and run.cipher is None):
+            run.warnings.extend(convert_outputs(ctx.root, state, keys, ctx.settings.compress))
+            run.dirty = True
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])
         candidates, unchanged = _candidates(scan, state, ctx, force, force_paths)
@@ -340,6 +355,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.
             state.last_sync = utc_now()
             run.save()
+        finish_decryption(ctx.output_dir, keys)
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
         added=tuple(run.added), modified=tuple(run.modified), deleted=tuple(gone), renamed=tuple(renamed),

@@ -9,6 +9,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from botbin.errors import LockedError, WorkspaceError
+from botbin.sync.atomic import FILE_MODE, make_private_dirs
 
 LOCK_FILE = ".botbin.lock"
 
@@ -20,9 +21,9 @@ def workspace_lock(output_dir: Path, timeout_s: float) -> Iterator[None]:
     Raises LockedError naming the lock file when another process keeps it longer.
     """
     path = output_dir / LOCK_FILE
-    lock = FileLock(str(path), timeout=timeout_s)
+    lock = FileLock(str(path), timeout=timeout_s, mode=FILE_MODE)
     try:
-        output_dir.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(output_dir)
         lock.acquire()
     except Timeout:
         raise LockedError(

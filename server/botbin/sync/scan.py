@@ -1,19 +1,23 @@
-"""Find the tracked notes of a workspace: include/exclude globs, always-excluded folders, stat data."""
+"""Find the tracked notes of a workspace: include/exclude globs, always-excluded folders, symbolic links, stats."""
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import stat
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 from wcmatch import glob as wglob
 
-from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings
+from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings, safe_globs
 from botbin.errors import WorkspaceError
 
 _GLOB_FLAGS = wglob.GLOBSTAR
 _MAGIC = re.compile(r"[*?\[{]")
+_HINT = "set follow_symlinks = true to follow it"
 
 
 @dataclass(frozen=True)
@@ -36,25 +40,31 @@ class ScanResult:
     """Relative folders that could not be listed; notes under them are kept as they were."""
     warnings: tuple[str, ...] = ()
     """Problems found, each naming the path and the reason."""
+    folders: tuple[str, ...] = ()
+    """Relative POSIX paths of the folders walked ("" is the root), a followed link under its own name."""
 
     def covers(self, rel: str) -> bool:
         """True if ``rel`` lies under a folder that could not be read (so its absence proves nothing)."""
         return any(rel == d or rel.startswith(d.rstrip("/") + "/") or d == "" for d in self.unreadable_dirs)
 
 
-def _walk_roots(globs: tuple[str, ...]) -> list[str]:
-    """Folders to walk: each glob's literal leading folders ("memory/**/*.md" -> "memory")."""
+def walk_roots(globs: tuple[str, ...]) -> list[str]:
+    """Folders to walk: each glob's literal leading folders ("memory/**/*.md" -> "memory").
+
+    Globs that could leave the workspace (absolute, or with a '..' segment) are left out.
+    """
     roots: set[str] = set()
-    for pattern in globs:
+    for pattern in safe_globs(globs):
         parts = pattern.split("/")
         literal = []
         for part in parts[:-1]:
             if _MAGIC.search(part):
                 break
-            literal.append(part)
+            if part not in ("", "."):
+                literal.append(part)
         else:
             if not _MAGIC.search(parts[-1]):
-                roots.add("/".join(parts[:-1]))  # a plain file path: its folder
+                roots.add("/".join(literal))  # a plain file path: its folder
                 continue
         roots.add("/".join(literal))
     # Drop roots nested under another root.
@@ -71,8 +81,10 @@ class TrackedMatcher:
 
     def __init__(self, settings: Settings) -> None:
         self._out = settings.output_dir.strip("/")
-        self._include = wglob.compile(list(settings.tracked_globs), flags=_GLOB_FLAGS)
-        self._exclude = wglob.compile(list(settings.exclude), flags=_GLOB_FLAGS) if settings.exclude else None
+        # Unsafe globs are dropped here too: Settings built in code skip load_settings' checks.
+        self._include = wglob.compile(list(safe_globs(settings.tracked_globs)), flags=_GLOB_FLAGS)
+        exclude = safe_globs(settings.exclude)
+        self._exclude = wglob.compile(list(exclude), flags=_GLOB_FLAGS) if exclude else None
 
     def __call__(self, rel: str) -> bool:
         """True if the relative POSIX path ``rel`` is a tracked note."""
@@ -86,7 +98,6 @@ class TrackedMatcher:
         return not (self._exclude is not None and self._exclude.match(rel))
 
 
-
 def check_root(root: Path) -> None:
     """Raise WorkspaceError unless ``root`` is a folder that can be listed."""
     if not root.is_dir():
@@ -98,41 +109,168 @@ def check_root(root: Path) -> None:
         raise WorkspaceError(f"workspace folder cannot be read ({exc.strerror}); nothing was changed", root) from exc
 
 
-def scan_workspace(root: Path, settings: Settings) -> ScanResult:
-    """List the tracked notes under ``root``. Raises WorkspaceError if ``root`` itself is unreadable."""
-    check_root(root)
-    files: dict[str, FileStat] = {}
-    unreadable: list[str] = []
-    warnings: list[str] = []
-    out = settings.output_dir.strip("/")
-    tracked = TrackedMatcher(settings)
 
-    def on_error(exc: OSError) -> None:
-        rel = Path(exc.filename).relative_to(root).as_posix() if exc.filename else "?"
-        if isinstance(exc, FileNotFoundError):
+def _inside(real: str, real_root: str) -> bool:
+    """True if ``real`` is ``real_root`` or lies under it (both from os.path.realpath)."""
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def outside_target(root: Path, rel: str) -> str | None:
+    """Where ``root/rel`` really leads when a symbolic link takes it outside ``root``; None if it stays inside."""
+    real = os.path.realpath(root / rel)
+    return None if _inside(real, os.path.realpath(root)) else real
+
+
+def read_note(root: Path, rel: str, follow_symlinks: bool) -> bytes:
+    """The bytes of note ``rel``, refusing (unless ``follow_symlinks``) one whose real path lies outside
+    ``root``, such as a note replaced by a link after the scan.
+
+    Raises FileNotFoundError if it is gone, OSError (EXDEV, naming the target) if it leads outside.
+    """
+    path = root / rel
+    if follow_symlinks:
+        return path.read_bytes()
+    real = os.path.realpath(path)
+    if not _inside(real, os.path.realpath(root)):
+        raise OSError(errno.EXDEV, f"symbolic link to {real}, outside the workspace; not followed ({_HINT})",
+                      str(path))
+    # Read the checked path itself, never a link swapped in since the check.
+    fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+class _Walk:
+    """One scan's walk of the folder tree: first the real folders, then the folders reached through
+    symbolic links. Each folder (by st_dev, st_ino) is walked at most once each way, so a link loop ends at
+    the first folder seen again, and a note already found at its real path is not tracked again under a
+    link's path."""
+
+    def __init__(self, root: Path, settings: Settings) -> None:
+        self.root = root
+        self.real_root = os.path.realpath(root)
+        self.follow = settings.follow_symlinks
+        self.out = settings.output_dir.strip("/")
+        self.tracked = TrackedMatcher(settings)
+        self.files: dict[str, FileStat] = {}
+        self.folders: list[str] = []
+        self.unreadable: list[str] = []
+        self.warnings: list[str] = []
+        self._seen: set[tuple[bool, int, int]] = set()
+        """(through a link, st_dev, st_ino) of each folder walked."""
+        self._real_notes: set[tuple[int, int]] = set()
+        """(st_dev, st_ino) of each note found at its real path."""
+        self._stack: list[tuple[str, bool]] = []
+        """Folders to list: (relative path, reached through a link)."""
+        self._linked: deque[str] = deque()
+        """Folders reached through a link, listed once the real tree is done."""
+
+    def run(self, starts: list[str]) -> None:
+        """Walk the folders ``starts`` (relative POSIX paths) and everything under them."""
+        for start in starts:
+            path = os.path.join(self.root, start)
+            if not os.path.isdir(path):
+                continue
+            real = os.path.realpath(path)
+            if real == os.path.normpath(os.path.join(self.real_root, start)):
+                self._stack.append((start, False))
+            else:  # the start folder, or one above it, is a link
+                self._queue_link(start, real, None)
+        while self._stack or self._linked:
+            self._list(*(self._stack.pop() if self._stack else (self._linked.popleft(), True)))
+
+    def _warn(self, rel: str, reason: str) -> None:
+        self.warnings.append(f"{os.path.join(self.root, rel)}: {reason}")
+
+    def _skipped_dir(self, rel: str) -> bool:
+        """Folders never scanned: dot folders, ALWAYS_EXCLUDED_DIRS and the output folder."""
+        name = rel.rsplit("/", 1)[-1]
+        return name in ALWAYS_EXCLUDED_DIRS or name.startswith(".") or rel == self.out
+
+    def _queue_link(self, rel: str, real: str, parent_real: str | None) -> None:
+        """Queue folder ``rel``, reached through a link to ``real``, unless the link rules skip it."""
+        if parent_real is not None and _inside(parent_real, real):
+            self._warn(rel, f"symbolic link to {real}, a folder above it (a loop); not followed")
+            return
+        if not _inside(real, self.real_root):
+            if not self.follow:
+                self._warn(rel, f"symbolic link to {real}, outside the workspace; not followed ({_HINT})")
+                return
+        else:
+            target = "" if real == self.real_root else Path(os.path.relpath(real, self.real_root)).as_posix()
+            if any(p in ALWAYS_EXCLUDED_DIRS for p in target.split("/")) or target == self.out or \
+                    target.startswith(self.out + "/"):
+                return  # a link into .git or the output folder: never scanned, whatever its name
+        self._linked.append(rel)
+
+    def _list(self, rel_dir: str, linked: bool) -> None:
+        path = os.path.join(self.root, rel_dir)
+        try:
+            st = os.stat(path)
+            if (linked, st.st_dev, st.st_ino) in self._seen:
+                return  # reached again through a link: walked once already
+            self._seen.add((linked, st.st_dev, st.st_ino))
+            with os.scandir(path) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except FileNotFoundError:
             return  # a folder removed while scanning: its notes are simply gone
-        unreadable.append("" if rel == "." else rel)
-        warnings.append(f"{exc.filename}: folder cannot be read ({exc.strerror}); its notes are kept as they were")
+        except OSError as exc:
+            self.unreadable.append(rel_dir)
+            self.warnings.append(f"{path}: folder cannot be read ({exc.strerror}); its notes are kept as they were")
+            return
+        self.folders.append(rel_dir)
+        subdirs: list[str] = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_symlink():
+                    self._link(rel, entry.path, path, linked)
+                elif entry.is_dir(follow_symlinks=False):
+                    if not self._skipped_dir(rel):
+                        subdirs.append(rel)
+                elif entry.is_file(follow_symlinks=False) and self.tracked(rel):
+                    self._note(rel, entry.stat(follow_symlinks=False), linked)
+            except OSError:
+                continue  # vanished meanwhile
+        self._stack.extend((d, linked) for d in reversed(subdirs))
 
-    for start in _walk_roots(settings.tracked_globs):
-        top = root / start if start else root
-        if not top.is_dir():
-            continue
-        for folder, dirs, names in os.walk(top, onerror=on_error):
-            rel_dir = Path(folder).relative_to(root).as_posix()
-            rel_dir = "" if rel_dir == "." else rel_dir
-            dirs[:] = sorted(
-                d for d in dirs
-                if d not in ALWAYS_EXCLUDED_DIRS and not d.startswith(".") and f"{rel_dir}/{d}".lstrip("/") != out
-            )
-            for name in names:
-                rel = f"{rel_dir}/{name}" if rel_dir else name
-                if not tracked(rel):
-                    continue
-                try:
-                    st = os.stat(os.path.join(folder, name))
-                except OSError:
-                    continue  # vanished or a dangling link
-                if os.path.isfile(os.path.join(folder, name)):
-                    files[rel] = FileStat(st.st_size, st.st_mtime_ns)
-    return ScanResult(dict(sorted(files.items())), tuple(unreadable), tuple(warnings))
+    def _note(self, rel: str, st: os.stat_result, linked: bool) -> None:
+        if not linked:
+            self._real_notes.add((st.st_dev, st.st_ino))
+        elif (st.st_dev, st.st_ino) in self._real_notes:
+            return  # found at its real path already: one note, one output
+        self.files[rel] = FileStat(st.st_size, st.st_mtime_ns)
+
+    def _link(self, rel: str, path: str, folder: str, linked: bool) -> None:
+        """A symbolic link found in ``folder``: queue the folder or record the note it leads to."""
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            if self.tracked(rel):
+                why = "its target does not exist" if isinstance(exc, FileNotFoundError) else \
+                    f"it cannot be followed ({exc.strerror})"
+                self._warn(rel, f"symbolic link skipped: {why}")
+            return
+        real = os.path.realpath(path)
+        if stat.S_ISDIR(st.st_mode):
+            if not self._skipped_dir(rel):
+                self._queue_link(rel, real, os.path.realpath(folder))
+        elif stat.S_ISREG(st.st_mode) and self.tracked(rel):
+            if self.follow or _inside(real, self.real_root):
+                self._note(rel, st, linked)
+            else:
+                self._warn(rel, f"symbolic link to {real}, outside the workspace; not followed ({_HINT})")
+
+
+def scan_workspace(root: Path, settings: Settings) -> ScanResult:
+    """List the tracked notes under ``root``. Raises WorkspaceError if ``root`` itself is unreadable.
+
+    Symbolic links (notes and folders) are followed while their real target stays inside the workspace;
+    outside targets only with ``settings.follow_symlinks`` (else each is skipped with a warning). A note
+    reached through a link keeps the link's path.
+    """
+    check_root(root)
+    walk = _Walk(root, settings)
+    walk.run(walk_roots(settings.tracked_globs))
+    return ScanResult(dict(sorted(walk.files.items())), tuple(walk.unreadable), tuple(walk.warnings),
+                      tuple(walk.folders))

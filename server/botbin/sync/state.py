@@ -1,7 +1,8 @@
 """The sync state file (Bot-BIN paper §3.3 structure plus what incremental sync needs), as JSON.
 
 Shape: ``{"version", "last_sync", "model", "chunker", "files": {rel: {"hash", "synced_at", "chunks",
-"output", "size", "mtime_ns", "created_at"}}}``. ``hash`` is the MD5 hex of the note's bytes.
+"output", "size", "mtime_ns", "created_at", "output_bytes"}}, "encrypted"}``. ``hash`` is the MD5 hex of
+the note's bytes.
 """
 
 from __future__ import annotations
@@ -52,12 +53,14 @@ class SyncState:
     files: dict[str, FileEntry] = field(default_factory=dict)
     """Relative note path -> entry."""
     version: int = STATE_VERSION
+    encrypted: bool = False
+    """True once every output is encrypted (a conversion in either direction ends by setting this)."""
 
     def to_json(self) -> str:
         """Compact JSON (the file of a 10,000-note vault is ~3 MB; pretty-printing doubles its cost)."""
         data = {
             "version": self.version, "model": self.model, "chunker": self.chunker, "last_sync": self.last_sync,
-            "files": {rel: vars(entry) for rel, entry in self.files.items()},
+            "files": {rel: vars(entry) for rel, entry in self.files.items()}, "encrypted": self.encrypted,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -101,6 +104,7 @@ def load_state(path: Path) -> tuple[SyncState, list[str]]:
         last_sync=raw.get("last_sync") if isinstance(raw.get("last_sync"), str) else None,
         files=files,
         version=int(raw.get("version", STATE_VERSION)) if isinstance(raw.get("version"), int) else STATE_VERSION,
+        encrypted=raw.get("encrypted") is True,
     )
     return state, []
 

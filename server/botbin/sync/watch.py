@@ -2,34 +2,67 @@
 
 Each sync diffs the whole tree by content hash, so an editor's save-via-temp-file-and-rename shows
 up as one modified note, never as a delete followed by an add.
+
+The watcher watches, each non-recursively, the folders the scan walks: a recursive watch would follow
+every symbolic link, even one to a huge or endless tree outside the workspace that the scan skips.
+When a folder appears or goes, the set is rebuilt after the sync.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from watchfiles import Change, watch
 
+from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings
 from botbin.errors import BotbinError
 from botbin.sync.engine import SyncReport
+from botbin.sync.scan import outside_target, scan_workspace, walk_roots
 
 if TYPE_CHECKING:
     from botbin.service import MemoryService
 
 log = logging.getLogger(__name__)
+#: Milliseconds the watcher waits before yielding an empty batch (when a rebuilt watcher catches up).
+IDLE_YIELD_MS = 1000
 
 
-def note_filter(root: Path, output_dir: str) -> Callable[[Change, str], bool]:
-    """A watchfiles filter that passes markdown files outside the output folder."""
+def watched_folders(root: Path, settings: Settings) -> list[Path]:
+    """The root, every folder the scan walks (links it follows included, links it skips left out), and
+    the nearest existing folder above a walk root that does not exist yet (where it will appear)."""
+    try:
+        rels = set(scan_workspace(root, settings).folders)
+    except BotbinError:
+        rels = set()
+    for start in walk_roots(settings.tracked_globs):
+        parts = start.split("/") if start else []
+        while parts and not os.path.isdir(root.joinpath(*parts)):
+            parts.pop()
+        rel = "/".join(parts)
+        if settings.follow_symlinks or outside_target(root, rel) is None:
+            rels.add(rel)
+    return [root / rel for rel in sorted(rels | {""})]
+
+
+def note_filter(root: Path, output_dir: str, folders: Iterable[Path] = ()) -> Callable[[Change, str], bool]:
+    """A watchfiles filter that passes markdown files outside the output folder, folders created (outside
+    it, not dot folders) and the removal of a watched folder ``folders``: those change what to watch."""
     out = (root / output_dir).resolve()
+    watched = {str(f) for f in folders}
 
-    def accept(_change: Change, path: str) -> bool:
+    def accept(change: Change, path: str) -> bool:
         p = Path(path)
-        return p.suffix.lower() == ".md" and out not in p.parents
+        if p.suffix.lower() == ".md":
+            return out not in p.parents
+        if change == Change.deleted:
+            return path in watched
+        return (change == Change.added and p != out and out not in p.parents and not p.name.startswith(".")
+                and p.name not in ALWAYS_EXCLUDED_DIRS and os.path.isdir(path))
 
     return accept
 
@@ -43,16 +76,28 @@ def watch_workspace(service: MemoryService, report: Callable[[SyncReport], None]
     """
     report(service.sync())
     runs = 0
+    catch_up = False  # a rebuilt watcher syncs once more: changes made while it started were not seen
     try:
-        for _changes in watch(service.root, watch_filter=note_filter(service.root, service.settings.output_dir),
-                              debounce=service.settings.debounce_ms, step=50, raise_interrupt=True):
-            try:
-                report(service.sync())
-            except BotbinError as exc:
-                print(f"botbin: error: {exc}", file=sys.stderr)
-            runs += 1
-            if stop_after is not None and runs >= stop_after:
-                break
+        while stop_after is None or runs < stop_after:
+            folders = watched_folders(service.root, service.settings)
+            accept = note_filter(service.root, service.settings.output_dir, folders)
+            for changes in watch(*folders, watch_filter=accept, debounce=service.settings.debounce_ms, step=50,
+                                 rust_timeout=IDLE_YIELD_MS, yield_on_timeout=True, raise_interrupt=True,
+                                 recursive=False, ignore_permission_denied=True):
+                if not changes and not catch_up:
+                    continue
+                _sync(service, report)
+                runs += bool(changes)
+                catch_up = watched_folders(service.root, service.settings) != folders
+                if catch_up or (stop_after is not None and runs >= stop_after):
+                    break
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _sync(service: MemoryService, report: Callable[[SyncReport], None]) -> None:
+    try:
+        report(service.sync())
+    except BotbinError as exc:
+        print(f"botbin: error: {exc}", file=sys.stderr)

@@ -51,6 +51,7 @@ def _folder_uris(params: types.InitializeParams) -> list[str]:
 
 def apply_settings(ls: BotbinLanguageServer, uris: list[str], raw: Any) -> None:
     options, problems = settings_from(raw)
+    ls.forget_shown("passphrase")  # a new passphrase may be wrong again: say so again
     problems += ls.folders.set_folders(uris, options)
     if problems:
         ls.show_once("botbin: some settings were invalid and defaults are used: " + "; ".join(problems))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, PassphraseError
 from botbin.lsp import protocol
 from botbin.lsp.features.hover import HOVER_HITS, paragraph_at, related_hits
 from botbin.lsp.positions import offset_at, position_at
@@ -81,6 +81,8 @@ def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilt
             result = folder.service.search(query, k, None, filters, best_per_note)
         except BotbinError as exc:  # one missing folder must not hide the others
             folder.last_error = str(exc)
+            if isinstance(exc, PassphraseError):  # a locked store says so, not just "no hits"
+                ls.show_once(f"botbin: {exc}")
             continue
         degraded = degraded or result.degraded
         indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
@@ -98,7 +100,8 @@ def status(ls: BotbinLanguageServer) -> dict[str, Any]:
         except BotbinError as exc:
             folder.last_error = str(exc)
             report = {"workspace": str(folder.root), "files": 0, "chunks": 0, "lastSync": None, "stale": [],
-                      "model": None, "conflicts": [], "warnings": [str(exc)]}
+                      "model": None, "conflicts": [], "warnings": [str(exc)],
+                      "encryption": "on" if isinstance(exc, PassphraseError) else "off"}
         report.update(uri=folder.uri, lastError=folder.last_error, modelError=folder.model_error)
         folders.append(report)
     last_syncs = [f["lastSync"] for f in folders if f["lastSync"]]

@@ -1,0 +1,212 @@
+"""An encrypted store end to end (service and CLI): `encryption = true`, `botbin encrypt` / `decrypt`.
+
+Promises checked: search works over an encrypted store, decrypting in memory only (no file under the
+workspace or the temp folder holds note text); a wrong or missing passphrase stops before anything is read
+or written and names the marker file; `encrypt` / `decrypt` convert in place without re-embedding, and a
+conversion cut short is finished by the next sync; botbin's folders are 0700 and its files 0600.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from botbin.aifbin import decode
+from botbin.errors import PassphraseError
+from botbin.service import MemoryService
+from botbin.sync import atomic, encryption
+from botbin.sync.encryption import MARKER_FILE
+from conftest import CHECKER, REPO, FakeEmbedder, write_notes
+
+FAST_KDF = "kdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n"
+NOTES = {
+    "MEMORY.md": "# Memory\n\n- Never push to main on a Friday.\n",
+    "memory/2026-11-28.md": "# 2026-11-28\n\nThe zebracorn project codename is Bluefin.\n",
+    "memory/people.md": "---\ntags: [privatetag]\n---\n# People\n\nAna's phone is 555-0199.\n",
+}
+SECRETS = (b"zebracorn", b"Bluefin", b"555-0199", b"privatetag", b"Friday")
+BOTBIN = [sys.executable, "-m", "botbin"]
+
+
+def _workspace(tmp_path: Path, encrypted: bool = True) -> Path:
+    ws = write_notes(tmp_path / "ws", dict(NOTES))
+    (ws / "botbin.toml").write_text(("encryption = true\n" if encrypted else "") + FAST_KDF)
+    return ws
+
+
+def _service(ws: Path, secret: str | None = "hunter2 horse", embedder: FakeEmbedder | None = None) -> MemoryService:
+    return MemoryService(ws, {}, embedder=embedder or FakeEmbedder(), env={}, passphrase=lambda: secret)
+
+
+def _outputs(ws: Path) -> list[Path]:
+    return sorted((ws / "memory" / "aifbin").rglob("*.aif-bin"))
+
+
+def _files_holding_secrets(folder: Path) -> list[Path]:
+    found = []
+    for path in folder.rglob("*"):
+        if path.is_file() and path.suffix != ".md" and path.name != "botbin.toml":
+            data = path.read_bytes()
+            if any(s in data for s in SECRETS):
+                found.append(path)
+    return found
+
+
+def test_search_over_an_encrypted_store_decrypts_in_memory_only(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    before = set(Path(tempfile.gettempdir()).iterdir())
+    service = _service(ws)
+    report = service.sync()
+    assert len(report.added) == 3 and not report.failed
+    hits = service.search("zebracorn codename").hits
+    assert hits and "Bluefin" in hits[0].text
+    assert _files_holding_secrets(ws) == []
+    new_temp = set(Path(tempfile.gettempdir()).iterdir()) - before - {tmp_path}
+    assert not [p for p in new_temp if p.is_file() and any(s in p.read_bytes() for s in SECRETS)]
+    fresh = _service(ws)  # another process: loads the encrypted files
+    assert "Bluefin" in fresh.search("zebracorn codename").hits[0].text
+    checked = subprocess.run([sys.executable, str(CHECKER), "--root", str(ws), str(ws / "memory" / "aifbin")],
+                             capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout
+
+
+def test_wrong_or_missing_passphrase_changes_nothing(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    _service(ws).sync()
+    snapshot = {p: p.read_bytes() for p in (ws / "memory" / "aifbin").rglob("*") if p.is_file()}
+    (ws / "memory" / "2026-11-28.md").write_text("# changed\n\nNew text.\n")
+    for secret in ("wrong horse", None):
+        service = _service(ws, secret)
+        with pytest.raises(PassphraseError, match=MARKER_FILE):
+            service.sync()
+        with pytest.raises(PassphraseError):
+            service.search("zebracorn")
+    assert {p: p.read_bytes() for p in snapshot} == snapshot
+
+
+def test_a_new_store_needs_a_passphrase(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    with pytest.raises(PassphraseError, match="encryption is on"):
+        _service(ws, None).sync()
+    assert _outputs(ws) == []
+
+
+def test_encrypt_then_decrypt_in_place_without_re_embedding(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path, encrypted=False)
+    embedder = FakeEmbedder()
+    service = _service(ws, embedder=embedder)
+    service.sync()
+    plain = {p: decode(p.read_bytes(), str(p)) for p in _outputs(ws)}
+    embedded = embedder.embedded
+    report = service.sync(encryption="encrypt")
+    assert embedder.embedded == embedded and not report.changed
+    assert (ws / "memory" / "aifbin" / MARKER_FILE).is_file()
+    assert _files_holding_secrets(ws) == []
+    keys = service.keys()
+    assert keys is not None
+    for path, doc in plain.items():
+        back = decode(path.read_bytes(), str(path), keys.keyring)
+        assert back.encrypted and [c.text for c in back.chunks] == [c.text for c in doc.chunks]
+        assert back.source_text == doc.source_text
+    assert service.sync().changed is False  # stays encrypted though botbin.toml does not ask for it
+    assert all(p.read_bytes()[5] & 0b10 for p in _outputs(ws))
+    service.sync(encryption="decrypt")
+    assert not (ws / "memory" / "aifbin" / MARKER_FILE).exists()
+    assert embedder.embedded == embedded
+    for path, doc in plain.items():
+        back = decode(path.read_bytes(), str(path))
+        assert not back.encrypted and back.source_text == doc.source_text
+    assert "Bluefin" in _service(ws, None).search("zebracorn").hits[0].text
+
+
+@pytest.mark.parametrize("direction", ["encrypt", "decrypt"])
+def test_a_conversion_cut_short_is_finished_by_the_next_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             direction: str) -> None:
+    ws = _workspace(tmp_path, encrypted=False)
+    service = _service(ws)
+    service.sync(encryption="encrypt" if direction == "decrypt" else None)
+    real: Callable[..., None] = atomic.atomic_write
+    writes: list[Path] = []
+
+    def dying_write(path: Path, data: bytes, sync_dir: bool = True) -> None:
+        if path.suffix == ".aif-bin":
+            if len(writes) == 1:
+                raise KeyboardInterrupt  # stands in for a kill between two files
+            writes.append(path)
+        real(path, data, sync_dir)
+
+    monkeypatch.setattr(encryption, "atomic_write", dying_write)
+    with pytest.raises(KeyboardInterrupt):
+        service.sync(encryption=direction)
+    monkeypatch.setattr(encryption, "atomic_write", real)
+    flags = [p.read_bytes()[5] & 0b10 for p in _outputs(ws)]
+    assert len(set(flags)) == 2  # half converted
+    _service(ws).sync()  # a plain sync, another process
+    want = 0b10 if direction == "encrypt" else 0
+    assert [p.read_bytes()[5] & 0b10 for p in _outputs(ws)] == [want] * 3
+    assert (ws / "memory" / "aifbin" / MARKER_FILE).exists() == (direction == "encrypt")
+
+
+def test_botbin_creates_private_folders_and_files(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    _service(ws).remember("The otter logo won.", [])
+    out = ws / "memory" / "aifbin"
+    for path in [out, *out.rglob("*")]:
+        mode = stat.S_IMODE(path.stat().st_mode)
+        assert mode == (0o700 if path.is_dir() else 0o600), (path, oct(mode))
+
+
+def test_damaged_marker_is_a_clear_error(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    _service(ws).sync()
+    (ws / "memory" / "aifbin" / MARKER_FILE).write_text("{not json")
+    with pytest.raises(PassphraseError, match=r"encryption\.json: encryption marker is unreadable"):
+        _service(ws).search("x")
+
+
+@pytest.mark.model
+def test_cli_encrypt_search_extract_decrypt(tmp_path: Path) -> None:
+    """The real CLI and model: passphrase from BOTBIN_PASSPHRASE; exit code 6 without one (no terminal)."""
+    ws = write_notes(tmp_path / "ws", dict(NOTES))
+    (ws / "botbin.toml").write_text(FAST_KDF)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}
+    env["PYTHONPATH"] = str(REPO / "server")
+
+    def run(*args: str, secret: str | None = "pw one", check: int = 0) -> subprocess.CompletedProcess[str]:
+        extra = {"BOTBIN_PASSPHRASE": secret} if secret else {}
+        done = subprocess.run([*BOTBIN, *args, "-w", str(ws)], capture_output=True, text=True,
+                              env={**env, **extra}, stdin=subprocess.DEVNULL, timeout=300)
+        assert done.returncode == check, done.stderr
+        return done
+
+    run("sync", secret=None)
+    run("encrypt")
+    assert _files_holding_secrets(ws) == []
+    assert "Bluefin" in run("search", "zebracorn codename").stdout
+    no_pass = run("search", "zebracorn", secret=None, check=6)
+    assert "encryption.json" in no_pass.stderr and "BOTBIN_PASSPHRASE" in no_pass.stderr
+    run("search", "zebracorn", secret="pw two", check=6)
+    out = ws / "memory" / "aifbin" / "memory" / "people.aif-bin"
+    extracted = subprocess.run([*BOTBIN, "extract", str(out)], capture_output=True, env={**env,
+                               "BOTBIN_PASSPHRASE": "pw one"}, stdin=subprocess.DEVNULL, timeout=300)
+    assert extracted.stdout == (ws / "memory" / "people.md").read_bytes()
+    run("extract", str(out), secret=None, check=5)
+    run("decrypt")
+    assert "Bluefin" in run("search", "zebracorn codename", secret=None).stdout
+
+
+def test_status_reports_encryption_even_without_the_passphrase(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    assert _service(ws).status().encryption == "off"  # nothing synced yet: no store
+    _service(ws).sync()
+    assert _service(ws).status().encryption == "on"
+    locked = _service(ws, None).status()
+    assert locked.encryption == "on" and locked.files == 3
+    assert any("encryption.json" in w and "passphrase" in w for w in locked.warnings)
