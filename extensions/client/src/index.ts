@@ -5,6 +5,7 @@
  */
 export * from "./api";
 export * from "./clock";
+export * from "./passphrase";
 export * from "./progress";
 export * from "./restartPolicy";
 export * from "./supervisor";

@@ -1,5 +1,6 @@
 /** Facts about a `botbin/status` answer that every front end shows the same way. */
 import type { StatusResult } from "@botbin/protocol";
+import { needsPassphrase, wrongPassphrase } from "./passphrase";
 import type { IndexingProgress } from "./progress";
 import type { ServerState } from "./supervisor";
 
@@ -23,8 +24,12 @@ export interface StatusInputs {
   status?: StatusResult | undefined;
 }
 
-/** Why the memory is not in a good state: degraded search, stale notes, failed syncs. */
-export function statusProblems(status: StatusResult, syncCommand = "Botbin: Sync Now"): string[] {
+/** Why the memory is not in a good state: degraded search, stale notes, failed syncs, a locked store. */
+export function statusProblems(
+  status: StatusResult,
+  syncCommand = "Botbin: Sync Now",
+  unlockCommand = "Botbin: Set Passphrase for Encrypted Memory",
+): string[] {
   const problems: string[] = [];
   if (status.degraded) {
     const reason = status.folders.find((f) => f.modelError)?.modelError;
@@ -34,7 +39,12 @@ export function statusProblems(status: StatusResult, syncCommand = "Botbin: Sync
     problems.push(`${plural(status.pending, "note")} changed since the last sync: run "${syncCommand}"`);
   }
   for (const folder of status.folders) {
-    if (folder.lastError && folder.lastError !== folder.modelError) problems.push(`sync failed: ${folder.lastError}`);
+    if (needsPassphrase(folder.lastError)) {
+      const why = wrongPassphrase(folder.lastError) ? "the passphrase is wrong" : "it needs its passphrase";
+      problems.push(`the memory is encrypted and ${why}: run "${unlockCommand}"`);
+    } else if (folder.lastError && folder.lastError !== folder.modelError) {
+      problems.push(`sync failed: ${folder.lastError}`);
+    }
   }
   return problems;
 }

@@ -1,7 +1,8 @@
 /**
  * botbin for Obsidian: a thin desktop client of `botbin lsp`. Loading wires settings, the supervised server,
  * the status bar, the search modal, the related pane, the commands and the vault events; unloading stops
- * the server. Indexing, search and ranking all run in the server process, never in Obsidian's.
+ * the server. Indexing, search and ranking all run in the server process, never in Obsidian's. The
+ * passphrase of an encrypted store is held in memory for the session only (never saved with the settings).
  */
 import { homedir } from "node:os";
 import { FileSystemAdapter, Notice, Plugin } from "obsidian";
@@ -10,6 +11,7 @@ import type { Hit } from "@botbin/protocol";
 import { uriMaker } from "./core/places";
 import { RelatedTracker } from "./core/relatedTracker";
 import { Session } from "./core/session";
+import { lockedMessage } from "./core/statusModel";
 import {
   commandChanged,
   configurationChange,
@@ -24,6 +26,7 @@ import {
 import { BotbinConnection, type ConnectionDeps } from "./node/connection";
 import { registerCommands } from "./obsidian/commands";
 import { openHit } from "./obsidian/openHit";
+import { PassphraseModal } from "./obsidian/passphraseModal";
 import {
   RELATED_VIEW_TYPE,
   RelatedView,
@@ -40,6 +43,8 @@ import { followCursor, forwardVaultEvents } from "./obsidian/wiring";
 const RELATED_REST_MS = 400;
 const MESSAGE_ERROR = 1;
 const MESSAGE_WARNING = 2;
+/** How long the "enter its passphrase" Notice stays, in milliseconds. */
+const LOCKED_NOTICE_MS = 20_000;
 
 export default class BotbinPlugin extends Plugin {
   settings: PluginSettings = DEFAULT_SETTINGS;
@@ -48,6 +53,8 @@ export default class BotbinPlugin extends Plugin {
   /** Starts one server; tests replace it with a fake. */
   connectServer = (deps: ConnectionDeps, onClosed: () => void): BotbinConnection =>
     new BotbinConnection(deps, onClosed);
+  /** The passphrase of an encrypted store, from Unlock encrypted memory: this session only, never saved. */
+  private passphrase: string | undefined;
 
   override async onload(): Promise<void> {
     const { settings, problems } = loadSettings(await this.loadData());
@@ -71,9 +78,10 @@ export default class BotbinPlugin extends Plugin {
             command: command(),
             vaultPath,
             vaultName: this.app.vault.getName(),
-            initializationOptions: initializationOptions(this.settings),
+            initializationOptions: initializationOptions(this.settings, this.passphrase),
             progress,
             onMessage: (type, message) => {
+              if (this.session?.serverMessage(message)) return;
               if (type === MESSAGE_ERROR || type === MESSAGE_WARNING) new Notice(message);
             },
             log: (line) => console.debug(`[botbin] ${line}`),
@@ -86,6 +94,10 @@ export default class BotbinPlugin extends Plugin {
       render: (view) => statusBar.render(view),
       notice: (message) => new Notice(message, 10_000),
       onIndexChanged: () => this.related?.refresh(),
+      offerPassphrase: (reason) => {
+        const notice = new Notice(lockedMessage(reason), LOCKED_NOTICE_MS);
+        notice.noticeEl.addEventListener("click", () => this.openUnlock());
+      },
     }));
     const related = (this.related = new RelatedTracker({
       related: (place, signal) => {
@@ -108,6 +120,7 @@ export default class BotbinPlugin extends Plugin {
       openSearch: () => this.openSearch(),
       openRelatedPane: () => this.openRelatedPane(),
       rememberTags: () => this.settings.rememberTags,
+      unlock: () => this.openUnlock(),
     });
     this.addSettingTab(new BotbinSettingTab(this.app, this, this));
     followCursor(this, uriOf, (place) => related.moved(place));
@@ -127,8 +140,22 @@ export default class BotbinPlugin extends Plugin {
     await this.saveData(next);
     await this.session?.settingsChanged({
       command: commandChanged(before, next),
-      server: serverSettingsChanged(before, next) ? configurationChange(next) : undefined,
+      server: serverSettingsChanged(before, next) ? configurationChange(next, this.passphrase) : undefined,
     });
+  }
+
+  /** The unlock modal: the passphrase it takes goes to the server, and stays in memory for this session. */
+  openUnlock(): PassphraseModal {
+    const modal = new PassphraseModal(this.app, (passphrase) => this.unlock(passphrase));
+    modal.open();
+    return modal;
+  }
+
+  /** Opens the encrypted store with `passphrase` (sent with the settings; a failed server starts again). */
+  async unlock(passphrase: string): Promise<void> {
+    this.passphrase = passphrase;
+    new Notice("botbin: opening the encrypted memory…");
+    await this.session?.unlocked(configurationChange(this.settings, passphrase));
   }
 
   /** Opens a hit's note at its lines. */

@@ -32,7 +32,7 @@ test("esbuild bundles main.js with obsidian and CodeMirror external, minified fo
     [
       "-e",
       `const Module = require("module"); const load = Module._load;
-       Module._load = (name, ...rest) => name === "obsidian" ? { Plugin: class {}, ItemView: class {}, SuggestModal: class {}, PluginSettingTab: class {}, MarkdownView: class {}, FileSystemAdapter: class {}, TFile: class {}, Notice: class {} }
+       Module._load = (name, ...rest) => name === "obsidian" ? { Plugin: class {}, ItemView: class {}, SuggestModal: class {}, Modal: class {}, PluginSettingTab: class {}, MarkdownView: class {}, FileSystemAdapter: class {}, TFile: class {}, Notice: class {} }
          : name === "@codemirror/view" ? { EditorView: {} } : load(name, ...rest);
        const plugin = require("./main.js"); console.log(typeof plugin.default.prototype.onload, typeof plugin.default.prototype.onunload);`,
     ],

@@ -68,6 +68,7 @@ async function activate(app: App, path: string, line: number): Promise<MarkdownV
 
 beforeEach(() => {
   Notice.shown = [];
+  Notice.all = [];
   Setting.all = [];
 });
 
@@ -242,4 +243,53 @@ test("settings tab: edits are saved when it closes; server keys are sent, a new 
   assert.equal(connections.length, 2);
   assert.equal(deps[1]!.command.command, "/opt/venv/bin/python");
   assert.equal(deps[1]!.initializationOptions.top_k, 3);
+});
+
+test("an encrypted vault: the server's error offers a Notice; Unlock sends the passphrase, which is never saved", async () => {
+  const MISSING =
+    "/vault/memory/aifbin/encryption.json: this store is encrypted; give its passphrase in BOTBIN_PASSPHRASE";
+  const WRONG =
+    "/vault/memory/aifbin/encryption.json: wrong passphrase for this encrypted store; nothing was read or changed";
+  const locked = statusResult();
+  locked.folders[0]!.lastError = MISSING;
+  const { plugin, connections, deps } = await load(null, { "botbin/status": () => locked });
+  loaded = plugin;
+  const commands = (plugin as unknown as { commands: Map<string, { name: string; callback(): void }> }).commands;
+  assert.equal(commands.get(COMMAND_IDS.unlock)?.name, "Unlock encrypted memory");
+  assert.deepEqual(deps[0]!.initializationOptions, { vault: true });
+  deps[0]!.onMessage(1, `botbin: ${MISSING}`); // the sync's showMessage, after status said the same
+  const offers = () => Notice.all.filter((n) => /to enter its passphrase/.test(n.message));
+  assert.equal(offers().length, 1, "one offer, not one per report");
+  assert.match(offers()[0]!.message, /^botbin: this vault's memory is encrypted\. Click here \(or run "botbin: Unlock/);
+  assert.ok(!Notice.shown.some((m) => m.includes("encryption.json")), "not the server's raw message");
+  assert.match(plugin.statusBarItems[0]!.tooltip, /encrypted and it needs its passphrase: run "botbin: Unlock/);
+
+  offers()[0]!.noticeEl.click(); // opens the unlock modal
+  const box = Setting.all.find((s) => s.name === "Passphrase")!;
+  assert.equal(box.components[0]!.inputEl.type, "password");
+  box.components[0]!.input("s3cret");
+  box.buttons[0]!.click();
+  await settle();
+  assert.deepEqual(connections[0]!.settingsSent, [{ settings: { botbin: { vault: true, passphrase: "s3cret" } } }]);
+
+  deps[0]!.onMessage(1, `botbin: ${WRONG}`); // a new try: offered again
+  assert.match(offers().at(-1)!.message, /^botbin: wrong passphrase for this vault's encrypted memory/);
+  Setting.all = [];
+  commands.get(COMMAND_IDS.unlock)!.callback();
+  const input = Setting.all.find((s) => s.name === "Passphrase")!.components[0]!;
+  input.input("right one");
+  input.inputEl.fire("keydown", { key: "Enter", preventDefault: () => undefined });
+  await settle();
+  assert.deepEqual(connections[0]!.settingsSent.at(-1), {
+    settings: { botbin: { vault: true, passphrase: "right one" } },
+  });
+
+  await plugin.updateSettings({ ...plugin.settings, topK: 4 }); // a settings change keeps the store open
+  assert.deepEqual(connections[0]!.settingsSent.at(-1), {
+    settings: { botbin: { vault: true, top_k: 4, passphrase: "right one" } },
+  });
+  await plugin.session!.restart();
+  await settle();
+  assert.equal(deps[1]!.initializationOptions.passphrase, "right one", "a restart keeps it for the session");
+  assert.ok(!JSON.stringify([plugin.data, plugin.saved]).includes("passphrase"), "never in data.json");
 });

@@ -113,3 +113,23 @@ test("session: a server that dies is restarted with backoff; new settings restar
   assert.equal(connections.length, 4);
   await session.dispose();
 });
+
+test("session: a passphrase goes to the running server, or starts a server that failed again", async () => {
+  const change = { settings: { botbin: { vault: true, passphrase: "s3cret" } } };
+  const running = harness();
+  running.session.start();
+  await settle();
+  await running.session.unlocked(change);
+  assert.deepEqual(running.connections[0]!.settingsSent, [change]);
+  await running.session.dispose();
+
+  const failed = harness(["No module named botbin"]);
+  failed.session.start();
+  await settle();
+  assert.equal(failed.session.state.kind, "failed");
+  await failed.session.unlocked(change);
+  await settle();
+  assert.equal(failed.connections.length, 2, "started again (its initializationOptions carry the passphrase)");
+  assert.equal(failed.session.state.kind, "running");
+  await failed.session.dispose();
+});

@@ -128,7 +128,15 @@ export interface FolderStatus {
   lastError: string | null;
   /** Why the embedding model is unavailable, null when it works. */
   modelError: string | null;
+  /**
+   * Whether the folder's store is encrypted at rest: "converting" while an encrypt or decrypt is left for the
+   * next sync to finish. Absent when the folder could not report at all (its `warnings` say why).
+   */
+  encryption?: EncryptionState;
 }
+
+/** `encryption` of a folder's status (`botbin status` shows the same). */
+export type EncryptionState = "on" | "off" | "converting";
 
 export interface StatusResult {
   files: number;
@@ -174,6 +182,14 @@ export interface ServerSettings {
   alpha?: number;
   /** Hits per search, 1-1000. */
   top_k?: number;
+}
+
+/**
+ * What `initializationOptions` and `didChangeConfiguration` carry: the settings, plus the passphrase of an
+ * encrypted store. The server keeps the passphrase in memory only; a front end never saves or logs it.
+ */
+export interface ServerOptions extends ServerSettings {
+  passphrase?: string;
 }
 
 /** `botbin/remember`: append `text` (with `#tags`) to today's daily note `memory/YYYY-MM-DD.md`. */

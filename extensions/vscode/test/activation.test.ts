@@ -33,7 +33,7 @@ async function until<T>(what: string, probe: () => T | undefined | false, timeou
   }
 }
 
-const context = () => ({ subscriptions: [] as { dispose(): unknown }[] });
+const context = () => ({ subscriptions: [] as { dispose(): unknown }[], secrets: stub.secrets });
 const statusText = () => stub.statusItems[0]?.text;
 
 test("activate registers every contributed command and a server that cannot start says what to set", async () => {

@@ -12,7 +12,8 @@ test("the palette commands are contributed as `Botbin: ...` and activate the ext
   const commands: { command: string; title: string; category: string }[] = manifest.contributes.commands;
   assert.deepEqual(commands.map((c) => c.command).sort(), Object.values(COMMAND_IDS).sort());
   const titles = commands.map((c) => `${c.category}: ${c.title}`);
-  for (const title of ["Search Memories", "Sync Now", "Reindex", "Show Status", "Show Related Memories"]) {
+  const expected = ["Search Memories", "Sync Now", "Reindex", "Show Status", "Show Related Memories"];
+  for (const title of [...expected, "Set Passphrase for Encrypted Memory", "Forget Passphrase"]) {
     assert.ok(titles.includes(`Botbin: ${title}`), title);
   }
   for (const id of Object.values(COMMAND_IDS)) assert.ok(manifest.activationEvents.includes(`onCommand:${id}`), id);

@@ -70,7 +70,7 @@ test("the packaged bundle activates: every command is registered", async () => {
     vscodeStub.stub.reset();
     vscodeStub.stub.config = { "botbin.server.path": join(dir, "missing-botbin") };
     const extension = createRequire(__filename)(file) as { activate(c: unknown): void; deactivate(): Promise<void> };
-    extension.activate({ subscriptions: [] });
+    extension.activate({ subscriptions: [], secrets: vscodeStub.stub.secrets });
     const contributed = source.contributes.commands.map((c: { command: string }) => c.command).sort();
     assert.deepEqual([...vscodeStub.stub.commands.keys()].sort(), contributed);
     await extension.deactivate();

@@ -63,8 +63,10 @@ test("status lines: totals, problems, folders, stale notes and conflicts that op
       },
     },
   ];
+  status.folders[0]!.encryption = "on";
   const lines = statusLines(status);
   assert.equal(lines[0]!.label, "$(database) 15 notes, 46 chunks");
+  assert.equal(lines.find((l) => l.label === "$(folder) /ws")?.detail, "last sync 2026-11-29T13:22:26Z · encrypted");
   assert.ok(lines.some((l) => l.label.startsWith("$(warning) 1 note changed since the last sync")));
   const stale = lines.find((l) => l.label === "$(history) memory/2026-11-02.md");
   assert.equal(stale?.path, "/ws/memory/2026-11-02.md");

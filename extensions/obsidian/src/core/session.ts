@@ -1,19 +1,22 @@
 /**
  * The plugin's running state, without Obsidian: the supervised server (restarted with backoff when it
  * dies), indexing progress, the last status, and the vault events forwarded to it. The Obsidian side
- * hands in how to connect and how to show things; tests hand in fakes.
+ * hands in how to connect and how to show things; tests hand in fakes. When the server says the store is
+ * encrypted, the session offers (once per try) to enter the passphrase.
  */
 import {
   type BotbinApi,
   type Clock,
   Debouncer,
+  lockedReason,
+  PassphraseOffer,
   ProgressTracker,
   RestartPolicy,
   type ServerConnection,
   type ServerState,
   Supervisor,
 } from "@botbin/client";
-import type { ServerSettings, StatusResult } from "@botbin/protocol";
+import type { ServerOptions, StatusResult } from "@botbin/protocol";
 import { failureMessage, notRunningMessage, statusView, type StatusView } from "./statusModel";
 import { VaultSync } from "./vaultSync";
 
@@ -21,7 +24,7 @@ import { VaultSync } from "./vaultSync";
 export interface PluginConnection extends ServerConnection {
   readonly api: BotbinApi;
   notify(method: string, params: unknown): void;
-  sendSettings(change: { settings: { botbin: ServerSettings } }): void;
+  sendSettings(change: { settings: { botbin: ServerOptions } }): void;
 }
 
 export interface SessionDeps<C extends PluginConnection> {
@@ -38,6 +41,8 @@ export interface SessionDeps<C extends PluginConnection> {
   notice(message: string): void;
   /** Called after the server (re)started, and after a sync may have changed the index. */
   onIndexChanged?(): void;
+  /** The store is encrypted and needs its passphrase (`reason`: the server's error); once per try. */
+  offerPassphrase?(reason: string): void;
   restartPolicy?: RestartPolicy;
 }
 
@@ -54,8 +59,10 @@ export class Session<C extends PluginConnection = PluginConnection> {
   private readonly poll: Debouncer;
   private status: StatusResult | undefined;
   private disposed = false;
+  private readonly locked: PassphraseOffer;
 
   constructor(private readonly deps: SessionDeps<C>) {
+    this.locked = new PassphraseOffer((reason) => deps.offerPassphrase?.(reason));
     this.progress = new ProgressTracker(
       () => this.render(),
       () => this.refreshStatus(),
@@ -109,21 +116,36 @@ export class Session<C extends PluginConnection = PluginConnection> {
   /** New settings: a new command line restarts the server; new botbin.toml keys are sent to it. */
   async settingsChanged(change: {
     command: boolean;
-    server: { settings: { botbin: ServerSettings } } | undefined;
+    server: { settings: { botbin: ServerOptions } } | undefined;
   }): Promise<void> {
     if (change.command) return this.supervisor.restart();
     if (change.server) this.supervisor.running?.sendSettings(change.server);
+  }
+
+  /** A `window/showMessage` of the server: true when it says the store needs its passphrase (then offered). */
+  serverMessage(message: string): boolean {
+    return this.locked.check(message);
+  }
+
+  /** The user gave a passphrase: `change` (settings and passphrase) goes to the server; a new try begins. */
+  async unlocked(change: { settings: { botbin: ServerOptions } }): Promise<void> {
+    this.locked.reset();
+    const running = this.supervisor.running;
+    if (running) running.sendSettings(change);
+    else if (this.supervisor.state.kind === "failed") await this.supervisor.restart();
   }
 
   /** Asks the server for status, then redraws the status bar. */
   refreshStatus(): void {
     const api = this.api;
     if (!api) return;
+    const attempt = this.locked.attempt;
     api.status().then(
       (status) => {
         if (this.disposed) return;
         this.status = status;
         this.render();
+        this.locked.check(lockedReason(status), attempt);
       },
       () => undefined,
     );

@@ -1,9 +1,11 @@
 /**
  * The plugin's settings (saved by Obsidian in data.json), checked on load, and what the server gets of
  * them: botbin.toml keys as `initializationOptions`, in vault mode unless include folders are set (the
- * server itself always leaves out `.obsidian/` and `.trash/`).
+ * server itself always leaves out `.obsidian/` and `.trash/`). The passphrase of an encrypted store is no
+ * setting: it joins what the server gets, never data.json.
  */
-import type { ServerSettings } from "@botbin/protocol";
+import { withPassphrase } from "@botbin/client";
+import type { ServerOptions, ServerSettings } from "@botbin/protocol";
 
 export interface PluginSettings {
   /** The `botbin` executable, run as `<path> lsp` ("" when unset). */
@@ -108,9 +110,14 @@ export const REMEMBER_GLOB = "memory/**";
 
 /**
  * `initializationOptions` of `initialize`: vault mode (every note) when no include folders are set, else
- * those folders plus `memory/` (the server's vault mode would ignore `include`); and the keys the user set.
+ * those folders plus `memory/` (the server's vault mode would ignore `include`); the keys the user set; and
+ * the passphrase of an encrypted store when the user gave one.
  */
-export function initializationOptions(settings: PluginSettings): ServerSettings {
+export function initializationOptions(settings: PluginSettings, passphrase?: string): ServerOptions {
+  return withPassphrase(serverSettings(settings), passphrase);
+}
+
+function serverSettings(settings: PluginSettings): ServerSettings {
   const options: ServerSettings = { vault: settings.include.length === 0 };
   if (settings.include.length > 0) options.include = [...new Set([...settings.include, REMEMBER_GLOB])];
   if (settings.exclude.length > 0) options.exclude = [...settings.exclude];
@@ -119,9 +126,12 @@ export function initializationOptions(settings: PluginSettings): ServerSettings 
   return options;
 }
 
-/** Params of `workspace/didChangeConfiguration` after a server setting changed. */
-export function configurationChange(settings: PluginSettings): { settings: { botbin: ServerSettings } } {
-  return { settings: { botbin: initializationOptions(settings) } };
+/** Params of `workspace/didChangeConfiguration` after a server setting (or the passphrase) changed. */
+export function configurationChange(
+  settings: PluginSettings,
+  passphrase?: string,
+): { settings: { botbin: ServerOptions } } {
+  return { settings: { botbin: initializationOptions(settings, passphrase) } };
 }
 
 /** True when the server must be started again: its command line changed. */
@@ -131,7 +141,7 @@ export function commandChanged(before: PluginSettings, after: PluginSettings): b
 
 /** True when the server must be told: a botbin.toml key changed. */
 export function serverSettingsChanged(before: PluginSettings, after: PluginSettings): boolean {
-  return JSON.stringify(initializationOptions(before)) !== JSON.stringify(initializationOptions(after));
+  return JSON.stringify(serverSettings(before)) !== JSON.stringify(serverSettings(after));
 }
 
 export interface ServerCommand {

@@ -8,6 +8,7 @@ import {
   type StatusInputs,
   type StatusView,
   statusProblems,
+  wrongPassphrase,
 } from "@botbin/client";
 
 export type { Severity, StatusInputs, StatusView };
@@ -15,6 +16,16 @@ import type { StatusResult } from "@botbin/protocol";
 
 /** How the status problems name the plugin's sync command. */
 export const SYNC_COMMAND_NAME = "botbin: Sync now";
+/** How messages name the plugin's command that asks for the passphrase of an encrypted store. */
+export const UNLOCK_COMMAND_NAME = "botbin: Unlock encrypted memory";
+
+/** The Notice for an encrypted store without its passphrase (or with a wrong one); `reason` is the server's. */
+export function lockedMessage(reason: string): string {
+  const what = wrongPassphrase(reason)
+    ? "botbin: wrong passphrase for this vault's encrypted memory; nothing was read or changed."
+    : "botbin: this vault's memory is encrypted.";
+  return `${what} Click here (or run "${UNLOCK_COMMAND_NAME}") to enter its passphrase.`;
+}
 
 export function statusView({ server, progress, status }: StatusInputs): StatusView {
   switch (server.kind) {
@@ -36,7 +47,7 @@ export function statusView({ server, progress, status }: StatusInputs): StatusVi
 }
 
 function runningView(progress: IndexingProgress, status: StatusResult | undefined): StatusView {
-  const problems = status ? statusProblems(status, SYNC_COMMAND_NAME) : [];
+  const problems = status ? statusProblems(status, SYNC_COMMAND_NAME, UNLOCK_COMMAND_NAME) : [];
   const facts = status
     ? [
         `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,

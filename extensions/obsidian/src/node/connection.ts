@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { BotbinApi, type ProgressTracker, type ServerConnection, type WorkDoneValue } from "@botbin/client";
-import type { ServerSettings } from "@botbin/protocol";
+import type { ServerOptions } from "@botbin/protocol";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -22,7 +22,8 @@ export interface ConnectionDeps {
   /** The vault's folder on disk: the one workspace folder, and the server's working folder. */
   vaultPath: string;
   vaultName: string;
-  initializationOptions: ServerSettings;
+  /** The settings, and the passphrase of an encrypted store if the user gave one (never logged). */
+  initializationOptions: ServerOptions;
   progress: ProgressTracker;
   /** `window/showMessage` from the server (1 error, 2 warning, 3 info, 4 log). */
   onMessage(type: number, message: string): void;
@@ -45,6 +46,7 @@ export class BotbinConnection implements ServerConnection {
   private readonly stderr: string[] = [];
   private spawnError: Error | undefined;
   private stopping = false;
+  private stopped: Promise<void> | undefined;
 
   constructor(
     private readonly deps: ConnectionDeps,
@@ -143,13 +145,18 @@ export class BotbinConnection implements ServerConnection {
     }
   }
 
-  /** Sends the botbin.toml keys again after a setting changed. */
-  sendSettings(settings: { settings: { botbin: ServerSettings } }): void {
+  /** Sends the botbin.toml keys (and the passphrase) again after a setting or the passphrase changed. */
+  sendSettings(settings: { settings: { botbin: ServerOptions } }): void {
     this.notify("workspace/didChangeConfiguration", settings);
   }
 
-  /** `shutdown` and `exit`, then a signal if the server is still there; safe in any state. */
-  async stop(): Promise<void> {
+  /** `shutdown` and `exit`, then a signal if the server is still there; safe in any state, and more than once. */
+  stop(): Promise<void> {
+    this.stopped ??= this.halt();
+    return this.stopped;
+  }
+
+  private async halt(): Promise<void> {
     this.stopping = true;
     if (this.child.exitCode === null && !this.spawnError) {
       await within(

@@ -11,6 +11,7 @@ export const COMMAND_IDS = {
   reindex: "reindex",
   status: "show-status",
   restart: "restart-server",
+  unlock: "unlock-encrypted-memory",
 } as const;
 
 export interface CommandDeps {
@@ -18,6 +19,8 @@ export interface CommandDeps {
   openSearch(): void;
   openRelatedPane(): Promise<void>;
   rememberTags(): string[];
+  /** Asks for the passphrase of an encrypted store (the unlock modal). */
+  unlock(): void;
 }
 
 export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
@@ -68,12 +71,14 @@ export function registerCommands(plugin: Plugin, deps: CommandDeps): void {
       if (!status) return;
       new Notice(
         `botbin: ${status.files} notes, ${status.chunks} chunks; last sync ${status.lastSync ?? "never"}` +
-          `${status.degraded ? "; keyword search only" : ""}${status.pending > 0 ? `; ${status.pending} pending` : ""}`,
+          `${status.degraded ? "; keyword search only" : ""}${status.pending > 0 ? `; ${status.pending} pending` : ""}` +
+          `${status.folders.some((f) => f.encryption === "on") ? "; encrypted" : ""}`,
         10_000,
       );
     }),
   });
   plugin.addCommand({ id: COMMAND_IDS.restart, name: "Restart server", callback: guarded(() => session.restart()) });
+  plugin.addCommand({ id: COMMAND_IDS.unlock, name: "Unlock encrypted memory", callback: () => deps.unlock() });
 }
 
 /** Remember selection: appends the selected text to today's daily note through `botbin/remember`. */

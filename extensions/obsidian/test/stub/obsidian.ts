@@ -9,6 +9,9 @@ export class FakeElement {
   text = "";
   readonly classes = new Set<string>();
   tooltip = "";
+  /** An input's type ("password"). */
+  type = "";
+  focused = false;
   private readonly listeners = new Map<string, Listener[]>();
 
   constructor(readonly tag = "div") {}
@@ -41,7 +44,14 @@ export class FakeElement {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
   }
   click(): void {
-    for (const listener of this.listeners.get("click") ?? []) listener({});
+    this.fire("click", {});
+  }
+  /** Test helper: an event reaches the element's listeners. */
+  fire(type: string, event: unknown): void {
+    for (const listener of this.listeners.get(type) ?? []) listener(event);
+  }
+  focus(): void {
+    this.focused = true;
   }
   /** Every text below this element, depth first, one string per element with text. */
   get texts(): string[] {
@@ -59,8 +69,14 @@ export function setTooltip(el: FakeElement, tooltip: string): void {
 
 export class Notice {
   static shown: string[] = [];
-  constructor(message: string) {
+  static all: Notice[] = [];
+  readonly noticeEl = new FakeElement();
+  constructor(
+    readonly message: string,
+    readonly duration?: number,
+  ) {
     Notice.shown.push(message);
+    Notice.all.push(this);
   }
 }
 
@@ -311,6 +327,8 @@ export class Plugin extends Component {
 
 export class Modal {
   isOpen = false;
+  readonly titleEl = new FakeElement();
+  readonly contentEl = new FakeElement();
   constructor(readonly app: App) {}
   open(): void {
     this.isOpen = true;
@@ -368,6 +386,7 @@ export class PluginSettingTab {
 export class TextComponent {
   value = "";
   placeholder = "";
+  readonly inputEl = new FakeElement("input");
   private listener: ((value: string) => unknown) | undefined;
   setPlaceholder(placeholder: string): this {
     this.placeholder = placeholder;
@@ -389,11 +408,34 @@ export class TextComponent {
 }
 export class TextAreaComponent extends TextComponent {}
 
+export class ButtonComponent {
+  text = "";
+  cta = false;
+  private listener: (() => unknown) | undefined;
+  setButtonText(text: string): this {
+    this.text = text;
+    return this;
+  }
+  setCta(): this {
+    this.cta = true;
+    return this;
+  }
+  onClick(listener: () => unknown): this {
+    this.listener = listener;
+    return this;
+  }
+  /** Test helper: the user clicks the button. */
+  click(): void {
+    this.listener?.();
+  }
+}
+
 export class Setting {
   static all: Setting[] = [];
   name = "";
   desc = "";
   readonly components: TextComponent[] = [];
+  readonly buttons: ButtonComponent[] = [];
   constructor(readonly containerEl: FakeElement) {
     Setting.all.push(this);
   }
@@ -415,6 +457,12 @@ export class Setting {
     const text = new TextAreaComponent();
     this.components.push(text);
     build(text);
+    return this;
+  }
+  addButton(build: (button: ButtonComponent) => unknown): this {
+    const button = new ButtonComponent();
+    this.buttons.push(button);
+    build(button);
     return this;
   }
 }

@@ -10,6 +10,8 @@ export const COMMAND_IDS = {
   related: "botbin.showRelatedMemories",
   restart: "botbin.restartServer",
   log: "botbin.showLog",
+  setPassphrase: "botbin.setPassphrase",
+  forgetPassphrase: "botbin.forgetPassphrase",
 } as const;
 
 export type CommandId = (typeof COMMAND_IDS)[keyof typeof COMMAND_IDS];

@@ -1,5 +1,5 @@
 /** Text for people: the answer of Sync Now / Reindex, and the lines of Show Status. */
-import type { StatusResult, SyncResult } from "@botbin/protocol";
+import type { EncryptionState, StatusResult, SyncResult } from "@botbin/protocol";
 import { plural, statusProblems } from "./statusModel";
 
 export interface Report {
@@ -29,6 +29,13 @@ export function syncReport(result: SyncResult, what: "sync" | "reindex"): Report
   return { message: `botbin: ${done} (${counts})`, severity: "info" };
 }
 
+/** What a folder line adds about encryption at rest. */
+const ENCRYPTION: Record<EncryptionState, string> = {
+  off: "",
+  on: " · encrypted",
+  converting: " · encryption changing (the next sync finishes it)",
+};
+
 /** One line of Show Status; lines with a `path` open that note (at `line`, 0-based) when picked. */
 export interface StatusLine {
   label: string;
@@ -52,7 +59,7 @@ export function statusLines(status: StatusResult): StatusLine[] {
     out.push({
       label: `$(folder) ${folder.workspace}`,
       description: `${plural(folder.files, "note")}, ${plural(folder.chunks, "chunk")}`,
-      detail: `last sync ${folder.lastSync ?? "never"}`,
+      detail: `last sync ${folder.lastSync ?? "never"}${ENCRYPTION[folder.encryption ?? "off"]}`,
     });
     for (const note of folder.stale) {
       out.push({

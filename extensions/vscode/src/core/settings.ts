@@ -2,7 +2,8 @@
  * The extension's settings (`botbin.*`), read through a getter so that this module needs no vscode, and
  * what the server gets of them: botbin.toml keys as initializationOptions and didChangeConfiguration.
  */
-import type { ServerSettings } from "@botbin/protocol";
+import { withPassphrase } from "@botbin/client";
+import type { ServerOptions, ServerSettings } from "@botbin/protocol";
 
 /** Settings of the extension, each already type-checked; unset server keys are left out. */
 export interface ExtensionSettings {
@@ -75,14 +76,20 @@ export function readSettings(get: SettingGetter): ReadSettings {
   };
 }
 
-/** `initializationOptions` of `initialize`: the botbin.toml keys the user set. */
-export function initializationOptions(settings: ExtensionSettings): ServerSettings {
-  return { ...settings.server };
+/**
+ * `initializationOptions` of `initialize`: the botbin.toml keys the user set, and the passphrase of an
+ * encrypted store when one was given (from secret storage, never from the settings).
+ */
+export function initializationOptions(settings: ExtensionSettings, passphrase?: string): ServerOptions {
+  return withPassphrase(settings.server, passphrase);
 }
 
 /** Params of `workspace/didChangeConfiguration`; a key left out falls back to botbin.toml. */
-export function configurationChange(settings: ExtensionSettings): { settings: { botbin: ServerSettings } } {
-  return { settings: { botbin: { ...settings.server } } };
+export function configurationChange(
+  settings: ExtensionSettings,
+  passphrase?: string,
+): { settings: { botbin: ServerOptions } } {
+  return { settings: { botbin: withPassphrase(settings.server, passphrase) } };
 }
 
 /** True when the server must be started again: its command line changed. */

@@ -2,6 +2,8 @@
  * One `botbin lsp` process behind a vscode-languageclient LanguageClient. The Supervisor owns restarts, so
  * the client never restarts by itself and never shows its own error pop-ups (the session says what failed).
  * The process is spawned here, so that a failed start can wait for the server's last words on stderr.
+ * The server's `window/showMessage` goes to the session, which turns an encrypted store's error into an
+ * "Enter passphrase" prompt.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
@@ -12,6 +14,7 @@ import {
   LanguageClient,
   type LanguageClientOptions,
   RevealOutputChannelOn,
+  ShowMessageNotification,
   type StaticFeature,
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
@@ -26,6 +29,10 @@ export interface ClientDeps {
   command: ServerCommand;
   /** The current settings (read at each hover, so hover on/off applies at once). */
   settings(): ExtensionSettings;
+  /** The passphrase of an encrypted store, if the user gave one (read when the server starts). */
+  passphrase(): string | undefined;
+  /** A `window/showMessage` of the server (type: 1 error, 2 warning, 3 info, 4 log). */
+  onMessage(type: number, message: string): void;
   log: ServerLog;
   progress: ProgressTracker;
   /** Working folder of the server process. */
@@ -73,7 +80,8 @@ export class BotbinConnection implements ServerConnection {
       documentSelector: [{ scheme: "file", language: "markdown" }],
       outputChannel: deps.log.channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: initializationOptions(deps.settings()),
+      // a function: the client keeps no copy of the passphrase once `initialize` was sent
+      initializationOptions: () => initializationOptions(deps.settings(), deps.passphrase()),
       initializationFailedHandler: () => false,
       errorHandler: {
         error: () => ({ action: ErrorAction.Continue, handled: true }),
@@ -92,6 +100,8 @@ export class BotbinConnection implements ServerConnection {
     };
     this.client = new QuietLanguageClient(SERVER_NAME, "botbin", () => this.spawnServer(), options);
     this.client.registerFeature(new IndexingProgressFeature(this.client, deps.progress));
+    // set before start: replaces the client's own pop-up handler once the server is initialized
+    this.client.onNotification(ShowMessageNotification.type, ({ type, message }) => deps.onMessage(type, message));
     this.api = new BotbinApi(this.client);
   }
 
@@ -117,9 +127,10 @@ export class BotbinConnection implements ServerConnection {
     if (child && (await within(this.closed, LAST_WORDS_MS)) === undefined) child.kill();
   }
 
-  /** Sends the botbin.toml keys again after a setting changed. */
-  async sendSettings(settings: ExtensionSettings): Promise<void> {
-    await this.client.sendNotification(DidChangeConfigurationNotification.type, configurationChange(settings));
+  /** Sends the botbin.toml keys (and the passphrase) again after a setting or the passphrase changed. */
+  async sendSettings(settings: ExtensionSettings, passphrase: string | undefined): Promise<void> {
+    const change = configurationChange(settings, passphrase);
+    await this.client.sendNotification(DidChangeConfigurationNotification.type, change);
   }
 
   private spawnServer(): Promise<ChildProcess> {

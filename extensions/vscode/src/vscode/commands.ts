@@ -44,6 +44,8 @@ export function registerCommands(session: Session): vscode.Disposable[] {
     }),
     register(COMMAND_IDS.restart, () => session.restart()),
     register(COMMAND_IDS.log, () => session.log.show()),
+    register(COMMAND_IDS.setPassphrase, () => session.setPassphrase()),
+    register(COMMAND_IDS.forgetPassphrase, () => session.forgetPassphrase()),
   ];
 }
 

@@ -1,12 +1,14 @@
 /**
  * The "botbin" output channel: the server's log (its stderr, which the language client copies here), the
  * client's own log and protocol trace, and the extension's lines. The server's last stderr lines of the
- * current run are kept so that a failed start can say why.
+ * current run are kept so that a failed start can say why. A passphrase given to `redact` never reaches the
+ * channel (a verbose protocol trace would otherwise show it in the `initialize` params).
  */
 import * as vscode from "vscode";
 
 const KEEP_LINES = 20;
 const ERROR_LIKE = /error|exception|no module|not found|denied|cannot|can't/i;
+const HIDDEN = "••••••";
 
 export class ServerLog implements vscode.Disposable {
   /** The channel to hand to the language client (a tee of the real one). */
@@ -14,19 +16,22 @@ export class ServerLog implements vscode.Disposable {
   private readonly inner: vscode.OutputChannel;
   /** Lines the server wrote to stderr (the client copies them with append()). */
   private readonly server = new RecentLines();
+  /** Texts never written: each passphrase given to `redact`, as it is and as it appears in JSON. */
+  private readonly hidden: string[] = [];
 
   constructor(name = "botbin") {
     const inner = (this.inner = vscode.window.createOutputChannel(name));
     this.channel = {
       name: inner.name,
       append: (text: string) => {
-        this.server.add(text);
-        inner.append(text);
+        const clean = this.clean(text);
+        this.server.add(clean);
+        inner.append(clean);
       },
       appendLine: (text: string) => {
-        inner.appendLine(text);
+        inner.appendLine(this.clean(text));
       },
-      replace: (text: string) => inner.replace(text),
+      replace: (text: string) => inner.replace(this.clean(text)),
       clear: () => inner.clear(),
       show: (a?: boolean | vscode.ViewColumn, b?: boolean) =>
         typeof a === "boolean" ? inner.show(a) : inner.show(a, b),
@@ -37,7 +42,15 @@ export class ServerLog implements vscode.Disposable {
 
   /** A line of the extension's own, timestamped (not taken for the server's error). */
   info(message: string): void {
-    this.inner.appendLine(`[${new Date().toISOString()}] extension: ${message}`);
+    this.inner.appendLine(this.clean(`[${new Date().toISOString()}] extension: ${message}`));
+  }
+
+  /** From now on, `secret` is written as dots wherever it would appear. */
+  redact(secret: string): void {
+    for (const form of [secret, JSON.stringify(secret).slice(1, -1)]) {
+      if (form && !this.hidden.includes(form)) this.hidden.push(form);
+    }
+    this.hidden.sort((a, b) => b.length - a.length);
   }
 
   /** A new server run begins: forget the last one's lines. */
@@ -56,6 +69,10 @@ export class ServerLog implements vscode.Disposable {
 
   dispose(): void {
     this.inner.dispose();
+  }
+
+  private clean(text: string): string {
+    return this.hidden.reduce((out, secret) => out.split(secret).join(HIDDEN), text);
   }
 }
 

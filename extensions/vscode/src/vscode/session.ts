@@ -1,6 +1,8 @@
 /**
  * The extension's running state: the supervised language server, its settings, indexing progress and
- * status, and the status bar that shows them. Commands reach the server only through `api`.
+ * status, and the status bar that shows them. Commands reach the server only through `api`. The passphrase
+ * of an encrypted store lives in secret storage and in this object's memory only; the server gets it in
+ * `initializationOptions` and `didChangeConfiguration`, never through the settings.
  */
 import { homedir } from "node:os";
 import * as vscode from "vscode";
@@ -8,19 +10,31 @@ import type { StatusResult } from "@botbin/protocol";
 import {
   type BotbinApi,
   Debouncer,
+  lockedReason,
+  PassphraseOffer,
   ProgressTracker,
   RestartPolicy,
   type ServerState,
   Supervisor,
   systemClock,
 } from "@botbin/client";
-import { failureMessage, notRunningMessage, OPEN_SETTINGS, RESTART, SHOW_LOG } from "../core/messages";
+import { COMMAND_IDS } from "../core/commandIds";
+import {
+  ENTER_PASSPHRASE,
+  failureMessage,
+  lockedMessage,
+  notRunningMessage,
+  OPEN_SETTINGS,
+  RESTART,
+  SHOW_LOG,
+} from "../core/messages";
 import { describeCommand, resolveServerCommand, type ServerCommand } from "../core/serverCommand";
 import { commandChanged, type ExtensionSettings, serverSettingsChanged } from "../core/settings";
 import { statusView } from "../core/statusModel";
 import { BotbinConnection } from "./client";
 import { onConfigChange, openSettings, readConfig } from "./config";
 import type { ServerLog } from "./output";
+import { askPassphrase, type PassphraseStore } from "./passphrase";
 import { StatusBar } from "./statusBar";
 
 /** How often the status bar asks for fresh status while the server runs, in milliseconds. */
@@ -39,10 +53,14 @@ export class Session implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private status: StatusResult | undefined;
   private command: ServerCommand | undefined;
+  private passphrase: string | undefined;
+  /** Offers "Enter passphrase" once per try when the server says the store is encrypted. */
+  private readonly locked = new PassphraseOffer((reason) => void this.offerPassphrase(reason));
 
   constructor(
     readonly log: ServerLog,
     private readonly findInterpreter: InterpreterLookup,
+    private readonly secrets: PassphraseStore,
   ) {
     this.settings = this.loadSettings();
     this.progress = new ProgressTracker(
@@ -89,14 +107,47 @@ export class Session implements vscode.Disposable {
     return undefined;
   }
 
+  /** Asks for the passphrase, keeps it in secret storage, and opens the store with it. */
+  async setPassphrase(): Promise<void> {
+    const passphrase = await askPassphrase();
+    if (!passphrase) return;
+    this.log.redact(passphrase);
+    try {
+      await this.secrets.store(passphrase);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      void vscode.window.showWarningMessage(
+        `botbin: the passphrase could not be saved (${why}); it is used until VS Code closes.`,
+      );
+    }
+    this.passphrase = passphrase;
+    this.locked.reset();
+    this.log.info("passphrase given; opening the encrypted memory");
+    const running = this.supervisor.running;
+    if (running) await running.sendSettings(this.settings, this.passphrase);
+    else if (this.supervisor.state.kind === "failed") await this.restart();
+  }
+
+  /** Removes the passphrase from secret storage and restarts the server without it. */
+  async forgetPassphrase(): Promise<void> {
+    await this.secrets.delete();
+    this.passphrase = undefined;
+    this.locked.reset();
+    this.log.info("passphrase forgotten; restarting the language server without it");
+    await this.restart();
+    void vscode.window.showInformationMessage("botbin: passphrase forgotten.");
+  }
+
   /** Asks the server for status, then redraws the status bar. */
   refreshStatus(): void {
     const api = this.supervisor.running?.api;
     if (!api) return;
+    const attempt = this.locked.attempt;
     api.status().then(
       (status) => {
         this.status = status;
         this.render();
+        this.locked.check(lockedReason(status), attempt);
       },
       (error: unknown) =>
         this.log.info(`botbin/status failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -122,11 +173,19 @@ export class Session implements vscode.Disposable {
       workspaceFolder: folder?.uri.fsPath,
       home: homedir(),
     });
+    this.passphrase =
+      (await this.secrets.get().catch((error: unknown) => {
+        this.log.info(`cannot read the passphrase from secret storage: ${String(error)}`);
+        return undefined;
+      })) ?? this.passphrase;
+    if (this.passphrase) this.log.redact(this.passphrase);
     this.log.newRun();
     this.log.info(`starting ${describeCommand(this.command)} (from ${this.command.source})`);
     const deps = {
       command: this.command,
       settings: () => this.settings,
+      passphrase: () => this.passphrase,
+      onMessage: (type: number, message: string) => this.serverMessage(type, message),
       log: this.log,
       progress: this.progress,
       cwd: folder?.uri.fsPath,
@@ -155,6 +214,20 @@ export class Session implements vscode.Disposable {
     else if (choice === RESTART) await this.restart();
   }
 
+  /** A `window/showMessage` of the server: an encrypted store's error offers the passphrase box. */
+  private serverMessage(type: number, message: string): void {
+    if (this.locked.check(message)) return;
+    if (type === 1) void vscode.window.showErrorMessage(message);
+    else if (type === 2) void vscode.window.showWarningMessage(message);
+    else void vscode.window.showInformationMessage(message);
+  }
+
+  private async offerPassphrase(reason: string): Promise<void> {
+    this.log.info(`the memory needs its passphrase: ${reason}`);
+    const choice = await vscode.window.showErrorMessage(lockedMessage(reason), ENTER_PASSPHRASE);
+    if (choice === ENTER_PASSPHRASE) await vscode.commands.executeCommand(COMMAND_IDS.setPassphrase);
+  }
+
   private async configChanged(): Promise<void> {
     const before = this.settings;
     this.settings = this.loadSettings();
@@ -162,7 +235,7 @@ export class Session implements vscode.Disposable {
       await this.supervisor.restart();
     } else if (serverSettingsChanged(before, this.settings)) {
       await this.supervisor.running
-        ?.sendSettings(this.settings)
+        ?.sendSettings(this.settings, this.passphrase)
         .catch((error: unknown) => this.log.info(String(error)));
     }
   }

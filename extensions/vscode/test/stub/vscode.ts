@@ -109,6 +109,24 @@ export class StubStatusBarItem {
   }
 }
 
+/** ExtensionContext.secrets: a Map in memory instead of the system keychain. */
+export class FakeSecretStorage {
+  readonly values = new Map<string, string>();
+  private readonly changed = new EventEmitter<{ key: string }>();
+  readonly onDidChange = this.changed.event;
+  async get(key: string): Promise<string | undefined> {
+    return this.values.get(key);
+  }
+  async store(key: string, value: string): Promise<void> {
+    this.values.set(key, value);
+    this.changed.fire({ key });
+  }
+  async delete(key: string): Promise<void> {
+    this.values.delete(key);
+    this.changed.fire({ key });
+  }
+}
+
 export interface Message {
   severity: "info" | "warning" | "error";
   text: string;
@@ -128,6 +146,10 @@ export const stub = {
   /** What showQuickPick resolves with: a function of the offered items. */
   pickAnswer: (items: readonly any[]): any => items[0],
   offered: [] as { items: readonly any[]; options: any }[],
+  /** What the user types into the next input boxes, in order (none left: cancelled). */
+  inputAnswers: [] as string[],
+  inputBoxes: [] as any[],
+  secrets: new FakeSecretStorage(),
   statusItems: [] as StubStatusBarItem[],
   output: [] as string[],
   extensions: new Map<string, any>(),
@@ -144,6 +166,9 @@ export const stub = {
     this.quickPicks = [];
     this.pickAnswer = (items) => items[0];
     this.offered = [];
+    this.inputAnswers = [];
+    this.inputBoxes = [];
+    this.secrets = new FakeSecretStorage();
     this.statusItems = [];
     this.output = [];
     this.extensions.clear();
@@ -192,6 +217,12 @@ export const window = {
   async showQuickPick(items: readonly any[], options: any) {
     stub.offered.push({ items, options });
     return stub.pickAnswer(items);
+  },
+  async showInputBox(options: any): Promise<string | undefined> {
+    stub.inputBoxes.push(options);
+    const answer = stub.inputAnswers.shift();
+    if (answer !== undefined && options?.validateInput?.(answer)) return undefined;
+    return answer;
   },
   async showTextDocument(uri: Uri, options: any) {
     stub.opened.push({ uri, options });
