@@ -13,10 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -24,55 +21,16 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from common import log, percentile, r
-
-REPO = Path(__file__).resolve().parents[1]
-VAULT = REPO.parent / "shared" / "data" / "obsidian-help" / "en"
-QUERIES = ["how do I link to another note", "sync notes between phone and computer", "change the theme",
-           "create a canvas", "publish my notes as a website", "keyboard shortcuts", "embed an image",
-           "search for a tag", "daily notes template", "import from Evernote"]
-
-
-def paragraphs(root: Path, count: int, seed: int = 7) -> list[tuple[Path, int]]:
-    """(note, 0-based line) of ``count`` random prose lines outside frontmatter and code."""
-    candidates: list[tuple[Path, int]] = []
-    for note in sorted(root.rglob("*.md")):
-        lines = note.read_text(encoding="utf-8").split("\n")
-        start = lines.index("---", 1) + 1 if lines and lines[0] == "---" and "---" in lines[1:] else 0
-        fenced = False
-        for i in range(start, len(lines)):
-            fenced ^= lines[i].lstrip().startswith("```")
-            if not fenced and len(lines[i]) > 40 and lines[i][0].isalpha():
-                candidates.append((note, i))
-    random.Random(seed).shuffle(candidates)
-    return candidates[:count]
-
-
-def stats(values_ms: list[float]) -> dict[str, float]:
-    return {"n": len(values_ms), "p50_ms": r(percentile(values_ms, 50), 1), "p95_ms": r(percentile(values_ms, 95), 1),
-            "max_ms": r(max(values_ms), 1)}
-
-
-async def until_indexed(client: LanguageClient, timeout_s: float = 600.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        status = await client.protocol.send_request_async("botbin/status", {})
-        if not status.indexing and status.pending == 0:
-            return
-        await asyncio.sleep(0.2)
-    raise TimeoutError("the server did not finish indexing")
+from common import log
+from lsp_client import QUERIES, VAULT, paragraphs, running_server, stats, synced_vault_copy
 
 
 async def measure(root: Path, hovers: int, saves: int) -> dict[str, Any]:
-    client = LanguageClient("bench", "1")
-    await client.start_io(sys.executable, "-m", "botbin", "lsp")
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), initialization_options={"vault": True},
-        workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)]))
-    client.initialized(types.InitializedParams())
-    started = time.perf_counter()
-    await until_indexed(client)
-    log(f"indexed in {time.perf_counter() - started:.1f} s (no-op sync of a synced vault)")
+    async with running_server(root) as client:
+        return await _measure(client, root, hovers, saves)
+
+
+async def _measure(client: LanguageClient, root: Path, hovers: int, saves: int) -> dict[str, Any]:
     result: dict[str, Any] = {}
 
     async def hover(note: Path, line: int) -> float:
@@ -116,9 +74,6 @@ async def measure(root: Path, hovers: int, saves: int) -> dict[str, Any]:
     log(f"search {result['search']}")
     result["save_to_searchable"] = stats(await save_to_searchable(client, root, saves))
     log(f"save to searchable {result['save_to_searchable']}")
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
     return result
 
 
@@ -154,15 +109,7 @@ def main() -> int:
         log(f"{VAULT} is absent; nothing to measure")
         print(json.dumps({"skipped": f"{VAULT} absent"}))
         return 0
-    from botbin.service import MemoryService
-
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "vault"
-        shutil.copytree(VAULT, root)
-        log("syncing a copy of the help vault (cold, real model)")
-        started = time.perf_counter()
-        MemoryService(root, {"vault": True}).sync()
-        log(f"cold sync {time.perf_counter() - started:.1f} s")
+    with synced_vault_copy() as root:
         result = asyncio.run(measure(root, args.hovers, args.saves))
     print(json.dumps({"lsp": result}))
     return 0

@@ -4,7 +4,7 @@ Each benchmark runs in its own Python process, so that peak memory and memory gr
 
 Run from the repo root with the venv active: ``python bench/run_all.py [--quick]``.
 ``--quick`` skips the 10,000-note synthetic vault of the sync benchmark.
-Benchmarks: bench_sync.py, bench_query.py, bench_directives.py, bench_lsp.py.
+Benchmarks: bench_sync.py, bench_query.py, bench_directives.py, bench_lsp.py, bench_lsp_load.py.
 """
 
 from __future__ import annotations
@@ -60,6 +60,8 @@ def main() -> None:
     result["directives"] = run_script("bench_directives.py")
     log("language server benchmark")
     result["lsp"] = run_script("bench_lsp.py")
+    log("language server load benchmark")
+    result["lsp_load"] = run_script("bench_lsp_load.py")
     result["environment"] = environment()
     result["total_seconds"] = r(time.perf_counter() - started, 1)
     result["load_average_at_end"] = load_average()
