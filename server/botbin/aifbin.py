@@ -40,8 +40,15 @@ KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_ENCRYPTED
 HEADER = struct.Struct("<4sBBHII")
 HEADER_SIZE = HEADER.size  # 16 bytes
 KINDS = frozenset({"hard", "soft", "lore"})
-#: Ceiling on an inflated chunk block (bytes), so a zip bomb cannot exhaust memory.
-MAX_INFLATED_BYTES = 1 << 30
+#: An inflated chunk block may be at most INFLATE_RATIO x the file size + INFLATE_BASE bytes, so a zip bomb
+#: cannot exhaust memory. Real blocks are mostly float32 embeddings (incompressible): they inflate ~1-3x.
+INFLATE_RATIO = 64
+INFLATE_BASE = 256 << 10
+#: MessagePack containers may hold at most VALUES_PER_BYTE x the file size + VALUES_BASE values in all, so
+#: a small block of one-byte empty arrays (~72 bytes each as Python objects) cannot exhaust memory either.
+#: A real file holds ~20 values per chunk of >= 1.5 KB (its embedding), i.e. ~0.01 per byte.
+VALUES_PER_BYTE = 1
+VALUES_BASE = 16384
 #: Metadata keys an encrypted file shows in the clear (DESIGN section 4: paths, hashes, times, model);
 #: everything else that could hold note text is moved inside the encrypted block.
 PUBLIC_KEYS = frozenset({"source", "source_md5", "source_bytes", "source_lines", "created_at", "synced_at",
@@ -170,10 +177,29 @@ def encode(doc: AifBinDocument, compress: bool = False, cipher: StoreCipher | No
     return header + meta + body
 
 
-def _unpack(data: bytes, what: str, name: str) -> Any:
+class _TooManyValues(Exception):
+    pass
+
+
+def _budget_hooks(file_bytes: int) -> dict[str, Any]:
+    """msgpack hooks that count the values put into arrays and maps, and stop past the file's budget."""
+    left = [VALUES_PER_BYTE * file_bytes + VALUES_BASE]
+
+    def spend(container: Any) -> Any:
+        left[0] -= 1 + len(container)
+        if left[0] < 0:
+            raise _TooManyValues
+        return container
+
+    return {"list_hook": spend, "object_hook": spend}
+
+
+def _unpack(data: bytes, what: str, name: str, file_bytes: int) -> Any:
     try:
-        # msgpack caps every declared length at the buffer size, so no huge allocation can happen.
-        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
+        # msgpack caps every declared length at the buffer size; the hooks cap the values created.
+        return msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True, **_budget_hooks(file_bytes))
+    except _TooManyValues:
+        raise AifBinFormatError(f"{what} holds more values than a {file_bytes}-byte file can", name) from None
     except Exception as exc:
         reason = f"{what} is not one valid MessagePack value ({type(exc).__name__}: {exc})"
         raise AifBinFormatError(reason, name) from exc
@@ -199,9 +225,11 @@ def decode_metadata(data: bytes, name: str) -> tuple[int, int, dict[str, Any]]:
         raise AifBinFormatError(f"reserved header field is {reserved}, expected 0", name)
     if HEADER_SIZE + meta_len > len(data):
         raise AifBinFormatError(f"metadata_len {meta_len} runs past the end of the file ({len(data)} bytes)", name)
-    meta = _unpack(data[HEADER_SIZE:HEADER_SIZE + meta_len], "metadata", name)
+    meta = _unpack(data[HEADER_SIZE:HEADER_SIZE + meta_len], "metadata", name, len(data))
     if not isinstance(meta, dict):
         raise AifBinFormatError(f"metadata is a {type(meta).__name__}, expected a map", name)
+    if not all(isinstance(k, str) for k in meta):
+        raise AifBinFormatError("metadata has a key that is not a string", name)
     model = meta.get("model")
     dim = model.get("dim") if isinstance(model, dict) else None
     if not isinstance(dim, int) or isinstance(dim, bool) or not 0 < dim <= 65536:
@@ -211,14 +239,15 @@ def decode_metadata(data: bytes, name: str) -> tuple[int, int, dict[str, Any]]:
     return flags, count, meta
 
 
-def _inflate(body: bytes, name: str) -> bytes:
+def _inflate(body: bytes, name: str, file_bytes: int) -> bytes:
+    limit = INFLATE_RATIO * file_bytes + INFLATE_BASE
     inflater = zlib.decompressobj()
     try:
-        out = inflater.decompress(body, MAX_INFLATED_BYTES)
+        out = inflater.decompress(body, limit)
     except zlib.error as exc:
         raise AifBinFormatError(f"compressed chunk block does not inflate ({exc})", name) from exc
     if inflater.unconsumed_tail:
-        raise AifBinFormatError(f"compressed chunk block inflates past {MAX_INFLATED_BYTES} bytes", name)
+        raise AifBinFormatError(f"compressed chunk block inflates past {limit} bytes (a zip bomb?)", name)
     if not inflater.eof:
         raise AifBinFormatError("compressed chunk block is truncated (zlib stream incomplete)", name)
     if inflater.unused_data:
@@ -235,12 +264,13 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
         size = len(emb) if isinstance(emb, bytes) else type(emb).__name__
         raise AifBinFormatError(f"{where} embedding is {size} bytes, expected dim x 4 = {dim * 4}", name)
     start, end = raw.get("start_line"), raw.get("end_line")
-    if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end):
+    if not (isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool)
+            and not isinstance(end, bool) and 0 <= start < end):
         raise AifBinFormatError(f"{where} has a bad line range {start!r}..{end!r}", name)
     text, kind, path = raw.get("text"), raw.get("kind"), raw.get("heading_path", [])
     if not isinstance(text, str):
         raise AifBinFormatError(f"{where} text is not a string", name)
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         raise AifBinFormatError(f"{where} kind {kind!r} is not one of {sorted(KINDS)}", name)
     if not isinstance(path, list) or not all(isinstance(h, str) for h in path):
         raise AifBinFormatError(f"{where} heading_path is not a list of strings", name)
@@ -274,12 +304,15 @@ def _decrypt(data: bytes, meta: dict[str, Any], keyring: Keyring | None, name: s
                        name)
 
 
-def _split_private(body: bytes, name: str) -> tuple[Any, dict[str, Any]]:
+def _split_private(body: bytes, name: str, file_bytes: int) -> tuple[Any, dict[str, Any]]:
     """(chunk array, private metadata map) from a decrypted chunk block."""
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, use_list=True, max_buffer_size=max(len(body), 1))
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, use_list=True, max_buffer_size=max(len(body), 1),
+                                **_budget_hooks(file_bytes))
     unpacker.feed(body)
     try:
         values = list(unpacker)
+    except _TooManyValues:
+        raise AifBinFormatError(f"chunk block holds more values than a {file_bytes}-byte file can", name) from None
     except Exception as exc:
         raise AifBinFormatError(f"decrypted chunk block is not valid MessagePack ({type(exc).__name__})", name) \
             from exc
@@ -301,12 +334,12 @@ def decode(data: bytes, name: str, keyring: Keyring | None = None) -> AifBinDocu
     if flags & FLAG_ENCRYPTED:
         body = _decrypt(data, meta, keyring, name)
     if flags & FLAG_COMPRESSED:
-        body = _inflate(body, name)
+        body = _inflate(body, name, len(data))
     if flags & FLAG_ENCRYPTED:
-        raw, private = _split_private(body, name)
+        raw, private = _split_private(body, name, len(data))
         meta = {**meta, **{k: v for k, v in private.items() if k not in PUBLIC_KEYS}}
     else:
-        raw = _unpack(body, "chunk block", name)
+        raw = _unpack(body, "chunk block", name, len(data))
     if not isinstance(raw, list):
         raise AifBinFormatError(f"chunk block is a {type(raw).__name__}, expected an array", name)
     if len(raw) != count:

@@ -75,6 +75,8 @@ class MemoryService:
         """Stat stamp of the state file when this process last read or wrote it."""
         self._damaged: set[str] = set()
         """Notes whose output failed to decode at index load; the next sync rewrites them."""
+        self._syncing = 0
+        """Syncs of this process under way (their own state saves are not another process's sync)."""
 
     # -- model --------------------------------------------------------------------------------
     @cached_property
@@ -135,7 +137,6 @@ class MemoryService:
         """
         ctx = SyncContext(self.root, self.settings, self.model_meta, lambda: self.counter, lambda: self.embedder,
                           self._passphrase)
-        self._reload_if_synced_elsewhere()
 
         def patch(rel: str, doc: aifbin.AifBinDocument) -> None:
             with self._lock:
@@ -143,8 +144,13 @@ class MemoryService:
                     self._index.upsert(doc)
                 self._damaged.discard(rel)
 
-        report = sync_workspace(ctx, progress, full, keep_documents=keep_documents, written=patch,
-                                force_paths=frozenset(self._damaged), encryption=encryption)
+        self._syncing += 1
+        try:  # another process's sync is noticed once the lock is ours: it may have synced while we waited
+            report = sync_workspace(ctx, progress, full, keep_documents=keep_documents, written=patch,
+                                    force_paths=frozenset(self._damaged), encryption=encryption,
+                                    locked=self._reload_if_synced_elsewhere)
+        finally:
+            self._syncing -= 1
         with self._lock:
             self._indexed_at = report.synced_at
             self._state_seen = self._state_stamp()
@@ -177,7 +183,10 @@ class MemoryService:
             self._index = None
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
-        """The in-memory index, loaded from the state file's outputs on first use."""
+        """The in-memory index, loaded from the state file's outputs on first use, and reloaded when another
+        process (a CLI sync, a second editor) has synced since (one stat of the state file)."""
+        if not self._syncing:
+            self._reload_if_synced_elsewhere()
         with self._lock:
             return self._load_index()
 

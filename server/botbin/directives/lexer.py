@@ -47,12 +47,14 @@ class Cue:
 
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2032": "'"})
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})", re.MULTILINE)
+# Every scan stops at the next opener of its own kind (a backtick run is taken whole), so text full of
+# unclosed openers ("[a](" or "<!--" or "`" repeated) is not rescanned from each of them: linear time.
 _MASKS = re.compile(
-    r"(?P<tick>`+)[^`]+?(?P=tick)"  # code span
-    r"|<!--.{0,2000}?-->"  # HTML comment (bounded: a line of "<!--" must not rescan to its end each time)
-    r"|\[[^\]\n]{0,300}\]\([^)\s]{0,2000}(?:\s+\"[^\"]{0,300}\")?\)"  # [link text](target "title"): not a rule
-    r"|\[\[[^\]\n]{0,300}\]\]"  # [[wikilink]]
-    r"|<[a-z][a-z0-9+.-]{0,30}:[^>\s]{0,2000}>"  # autolink
+    r"(?<!`)(?P<tick>`++)[^`]+?(?P=tick)"  # code span
+    r"|<!--(?:(?!<!--).){0,2000}?-->"  # HTML comment (bounded, on one line)
+    r"|\[[^\[\]\n]{0,300}\]\([^()\s]{0,2000}(?:\s+\"[^\"]{0,300}\")?\)"  # [link text](target "title"): no rule
+    r"|\[\[[^\[\]\n]{0,300}\]\]"  # [[wikilink]]
+    r"|<[a-z][a-z0-9+.-]{0,30}:[^<>\s]{0,2000}>"  # autolink
     r"|\b(?:[a-z][a-z0-9+.-]{0,30}://|www\.)[^\s<>()\"]+"  # bare URL
     r"|(?<![\w\"])\"[^\"\n]{1,300}\"(?![\w\"])"  # "quoted example"
     r"|(?<![\w'])'(?=\w)[^'\n]{1,300}?(?<=[\w.!?])'(?![\w'])",  # 'quoted example' (not an apostrophe)

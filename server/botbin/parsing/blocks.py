@@ -79,14 +79,38 @@ def _block_text(lines: list[str], start: int, end: int) -> tuple[str, int]:
     return "\n".join(lines[start:end]), end
 
 
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+_BACKTICKS = re.compile(r"`+")
+
+
+def _without_code_spans(text: str) -> str:
+    """``text`` with each code span (a backtick run up to the next run of the same length) replaced by a space.
+
+    Linear in the text: a regex with a backreference rescans the rest of the text from every backtick, and a
+    line of backticks took seconds.
+    """
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text)]
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        following[i], last[length] = last.get(length), i
+    parts, pos, i = [], 0, 0
+    while i < len(runs):
+        closing = following[i]
+        if closing is None:
+            i += 1
+            continue
+        parts += [text[pos:runs[i][0]], " "]
+        pos, i = runs[closing][1], closing + 1
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 def _inline_tags(blocks: list[Block]) -> list[str]:
     tags: list[str] = []
     for block in blocks:
         if block.kind in ("paragraph", "list_item", "quote", "table"):
-            text = _CODE_SPAN.sub(" ", block.text)  # `git checkout #main` holds no tag
+            text = _without_code_spans(block.text)  # `git checkout #main` holds no tag
             tags.extend(m.group(1) for m in _INLINE_TAG.finditer(text))
     return tags
 

@@ -36,18 +36,31 @@ _INT_RANGE = (-(2**63), 2**64 - 1)
 _MAX_DEPTH = 32
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _text(value: str) -> str:
+    """``value`` with lone surrogates (from a YAML escape such as ``"\\ud800"``) as U+FFFD: UTF-8 cannot hold them,
+    so MessagePack and the tokenizer would fail on them. An escaped surrogate pair becomes its character."""
+    if _SURROGATE.search(value) is None:
+        return value
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def to_plain(value: Any, _depth: int = 0) -> Any:
-    """Make YAML data MessagePack- and JSON-safe: string keys, ISO dates, lists for sequences.
+    """Make YAML data MessagePack- and JSON-safe: string keys, ISO dates, lists for sequences, valid UTF-8.
 
     Integers outside 64 bits become strings; nesting deeper than 32 (a self-referencing alias such as
-    ``&x [*x]`` is infinitely deep) is cut off as the string "…".
+    ``&x [*x]`` is infinitely deep) is cut off as the string "…"; lone surrogates become U+FFFD.
     """
     if _depth > _MAX_DEPTH:
         return "…"
+    if isinstance(value, str):
+        return _text(value)
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {k if isinstance(k, str) else str(to_plain(k, _depth + 1)): to_plain(v, _depth + 1)
+        return {_text(k if isinstance(k, str) else str(to_plain(k, _depth + 1))): to_plain(v, _depth + 1)
                 for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
         return [to_plain(v, _depth + 1) for v in value]
@@ -88,8 +101,9 @@ def parse_frontmatter(yaml_text: str | None, path: str, first_line: int = 0) -> 
     if yaml_text is not None and yaml_text.strip():
         try:
             loaded = yaml.safe_load(yaml_text)
-        except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
-            # PyYAML raises ValueError for impossible dates such as 2026-13-45.
+        except Exception as exc:
+            # Not only YAMLError: PyYAML raises ValueError for impossible dates such as 2026-13-45,
+            # AttributeError for "!!timestamp x", TypeError, RecursionError... All mean malformed YAML.
             mark = getattr(exc, "problem_mark", None)
             line = first_line + 2 + mark.line if mark is not None else first_line + 1
             problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]

@@ -27,8 +27,18 @@ from botbin.sync.cache import EmbeddingCache
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
 from botbin.sync.encryption import PassphraseFn, StoreKeys, convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
-from botbin.sync.scan import ScanResult, outside_target, read_note, scan_workspace
-from botbin.sync.state import STATE_FILE, FileEntry, SyncState, load_state, save_state
+from botbin.sync.scan import ScanResult, check_root, outside_target, read_note, scan_workspace
+from botbin.sync.state import (
+    STATE_FILE,
+    FileEntry,
+    SyncState,
+    distrust_mismatched_outputs,
+    load_state,
+    mark_complete,
+    mark_interrupted,
+    save_state,
+    was_interrupted,
+)
 
 log = logging.getLogger(__name__)
 
@@ -201,6 +211,7 @@ class _Run:
         if not self.group:
             return
         queued, self.group, self.group_chunks = self.group, [], 0
+        mark_interrupted(self.ctx.output_dir)
         notes = [prep for prep, _ in queued]
         now = utc_now()
         folders: set[Path] = set()
@@ -301,7 +312,8 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
 
 def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False,
                    keep_documents: bool = False, written: WrittenFn | None = None,
-                   force_paths: frozenset[str] = frozenset(), encryption: str | None = None) -> SyncReport:
+                   force_paths: frozenset[str] = frozenset(), encryption: str | None = None,
+                   locked: Callable[[], None] | None = None) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
     ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
@@ -310,25 +322,39 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
     otherwise none are held, so a cold sync of a big vault stays small. ``written`` is called after each
     document is written, while the sync goes on. ``encryption``: "encrypt" or "decrypt" converts every
     output in place (``botbin encrypt`` / ``decrypt``); an encrypted store's outputs stay encrypted.
+    ``locked`` is called once the workspace lock is held, before the scan (to reload what another process
+    synced meanwhile).
+
+    Crash safety: every write is atomic, and a journal file marks a sync that writes; when the next sync
+    finds it (the last one was killed), it distrusts outputs whose ``source_md5`` disagrees with the state
+    file and removes outputs that no entry owns, so it converges to what an uninterrupted sync gives.
 
     Raises PassphraseError if the store is encrypted (or encryption is on) and the passphrase is missing
     or wrong, WorkspaceError if the workspace cannot be read (nothing is changed then), LockedError if
     another process is syncing, ModelError if the model cannot embed.
     """
     started = time.perf_counter()
-    scan = scan_workspace(ctx.root, ctx.settings)
+    check_root(ctx.root)
     target = outside_target(ctx.root, ctx.settings.output_dir)
     if target is not None and not ctx.settings.follow_symlinks:
         raise WorkspaceError(f"output_dir is a link to {target}, outside the workspace; nothing was written "
                              "(set follow_symlinks = true to write there)", ctx.output_dir)
     with workspace_lock(ctx.output_dir, ctx.settings.lock_timeout_s):
+        if locked is not None:
+            locked()
+        # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
+        scan = scan_workspace(ctx.root, ctx.settings)
         remove_stale_temps(ctx.output_dir)
         state, warnings = load_state(ctx.output_dir / STATE_FILE)
+        interrupted = was_interrupted(ctx.output_dir)
+        if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
+            distrust_mismatched_outputs(ctx.root, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
         force = full or _needs_full_check(state, ctx)
         run = _Run(ctx, state, keep_documents, written, keys)
-        run.dirty = force or not (ctx.output_dir / STATE_FILE).is_file()
+        run.dirty = force or interrupted or not (ctx.output_dir / STATE_FILE).is_file()
         if state.encrypted != (run.cipher is not None) or (keys is not None and run.cipher is None):
+            mark_interrupted(ctx.output_dir)
             run.warnings.extend(convert_outputs(ctx.root, state, keys, ctx.settings.compress))
             run.dirty = True
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
@@ -347,8 +373,10 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             rel for rel in state.files if (rel not in scan.files or rel in vanished) and not scan.covers(rel)
         )
         old_hashes = {rel: state.files[rel].hash for rel in gone}
+        if gone:
+            mark_interrupted(ctx.output_dir)
         _delete(run, gone)
-        if warnings:  # the state file was lost: outputs of notes deleted meanwhile are unknown to it
+        if warnings or interrupted:  # outputs written by a killed run, or after a lost state file: no entry owns them
             _sweep_orphans(run, scan)
         renamed = _renames(gone, run.added, old_hashes, state)
         if run.dirty or gone or run.saved_during_run:
@@ -356,6 +384,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             state.last_sync = utc_now()
             run.save()
         finish_decryption(ctx.output_dir, keys)
+        mark_complete(ctx.output_dir)
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
         added=tuple(run.added), modified=tuple(run.modified), deleted=tuple(gone), renamed=tuple(renamed),

@@ -15,6 +15,8 @@ from typing import Any
 from botbin.sync.atomic import atomic_write
 
 STATE_FILE = "sync-state.json"
+#: Present while a sync is writing; found by the next sync, it says the last one was killed mid-way.
+JOURNAL_FILE = ".botbin-sync-incomplete"
 STATE_VERSION = 2
 
 
@@ -112,3 +114,44 @@ def load_state(path: Path) -> tuple[SyncState, list[str]]:
 def save_state(path: Path, state: SyncState) -> None:
     """Write the state file atomically. Raises OSError if it cannot be written."""
     atomic_write(path, state.to_json().encode("utf-8"))
+
+
+def mark_interrupted(output_dir: Path) -> None:
+    """Create the journal file before a sync's first write (cheap when it exists already)."""
+    path = output_dir / JOURNAL_FILE
+    if not path.exists():
+        atomic_write(path, b"a botbin sync is writing; if no sync runs, the last one was killed\n")
+
+
+def was_interrupted(output_dir: Path) -> bool:
+    """True if the last sync that wrote was killed before it finished."""
+    return (output_dir / JOURNAL_FILE).exists()
+
+
+def mark_complete(output_dir: Path) -> None:
+    """Remove the journal file once the state file records everything written."""
+    (output_dir / JOURNAL_FILE).unlink(missing_ok=True)
+
+
+def distrust_mismatched_outputs(root: Path, state: SyncState) -> int:
+    """After a killed sync: mark for rewriting each entry whose output's ``source_md5`` (public metadata,
+    read without the chunk block) is not the entry's hash, e.g. a newer version written before the kill.
+    Returns how many were marked."""
+    from botbin.aifbin import HEADER, HEADER_SIZE, decode_metadata
+    from botbin.errors import AifBinFormatError
+
+    marked = 0
+    for entry in state.files.values():
+        path = root / entry.output
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(HEADER_SIZE)
+                meta_len = HEADER.unpack_from(head)[4] if len(head) == HEADER_SIZE else 0
+                head += handle.read(meta_len)
+            same = decode_metadata(head, str(path))[2].get("source_md5") == entry.hash
+        except (OSError, AifBinFormatError):
+            same = False
+        if not same:
+            entry.output_bytes = -1
+            marked += 1
+    return marked
