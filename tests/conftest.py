@@ -87,6 +87,19 @@ def real_embedder() -> Iterator[SentenceTransformerEmbedder]:
     yield SentenceTransformerEmbedder(resolve_model(None))
 
 
+@pytest.fixture(scope="session")
+def synced_help_vault(tmp_path_factory: pytest.TempPathFactory, real_embedder: SentenceTransformerEmbedder) -> Path:
+    """A copy of the Obsidian help vault synced once per session with the real model. Read-only for tests:
+    a test that edits notes makes its own copy (the source in ../shared is never written)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("obsidian-help") / "vault"
+    shutil.copytree(OBSIDIAN_HELP, root)
+    report = MemoryService(root, {"vault": True}, embedder=real_embedder, env={}).sync()
+    assert not report.failed, report.failed
+    return root
+
+
 def run_checker(root: Path, output_dir: Path) -> subprocess.CompletedProcess[str]:
     """Run the independent AIF-BIN checker from ../shared/tools on ``output_dir``."""
     return subprocess.run(

@@ -4,16 +4,14 @@ mode, with one server per editor profile."""
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-from tests.conftest import OBSIDIAN_HELP, needs_shared
+from tests.conftest import needs_shared
 from tests.lsp.conftest import PROFILES, SERVER, progress_ended, request, start, wait_until
 
 pytestmark = [pytest.mark.model, needs_shared, pytest.mark.asyncio(loop_scope="module")]
@@ -21,14 +19,9 @@ NOTE = "Linking notes and files/Internal links.md"
 
 
 @pytest.fixture(scope="module")
-def help_vault(tmp_path_factory: pytest.TempPathFactory, real_embedder: Any) -> Path:
-    """A copy of the help vault (read-only data is never written), synced once with the real model."""
-    from botbin.service import MemoryService
-
-    root = tmp_path_factory.mktemp("obsidian") / "vault"
-    shutil.copytree(OBSIDIAN_HELP, root)
-    MemoryService(root, {"vault": True}, embedder=real_embedder, env={}).sync()
-    return root
+def help_vault(synced_help_vault: Path) -> Path:
+    """The session's synced copy of the help vault (conftest.synced_help_vault); these tests only read it."""
+    return synced_help_vault
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES, scope="module")
