@@ -1,0 +1,93 @@
+"""One command for the benchmark report: run the benchmarks, keep their JSON, write docs/benchmarks.md + plots.
+
+Run from the repo root with the venv active::
+
+    python bench/report.py                 # every benchmark, full size (~1 h on 2 idle cores), then the report
+    python bench/report.py --quick         # the small variants (CI: the harness never rots); report in bench/out
+    python bench/report.py --render-only   # re-render docs/benchmarks.md from bench/out/results/*.json
+    python bench/report.py --only scifact,locomo
+
+Each benchmark runs in its own Python process (its peak memory is its own); its JSON goes to
+``bench/out/results/NAME.json`` (``bench/out/quick/`` with --quick) and its progress to ``NAME.log``. A
+benchmark that fails is reported as failed in the report; the others still run. Rendering is
+``report_render.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from common import log
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+#: name -> (script, full-run arguments, quick-run arguments); in report order.
+BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
+    "scifact": ("bench_scifact.py", [], ["--quick"]),
+    "locomo": ("bench_locomo.py", [], ["--quick"]),
+    "obsidian": ("bench_obsidian_queries.py", [], ["--quick"]),
+    "embed": ("bench_embed.py", [], ["--quick"]),
+    "sync": ("bench_sync.py", [], ["--quick"]),
+    "query": ("bench_query.py", ["--sizes", "10000,100000,1000000"], ["--sizes", "10000"]),
+    "lsp": ("bench_lsp.py", [], []),
+    "lsp_load": ("bench_lsp_load.py", [], ["--requests", "1000"]),
+    "encryption": ("bench_encryption.py", [], ["--notes", "200"]),
+    "peer": ("bench_peer.py", [], ["--quick"]),
+}
+#: Benchmarks left out of --quick (too slow for CI even when small, or they install a second venv).
+NOT_QUICK = frozenset({"lsp", "lsp_load", "peer", "embed"})
+
+
+def run_one(name: str, quick: bool, out: Path) -> None:
+    """Run benchmark ``name``; write NAME.json (or a {"failed": ...} record) and NAME.log under ``out``."""
+    script, full_args, quick_args = BENCHMARKS[name]
+    args = quick_args if quick else full_args
+    started = time.perf_counter()
+    with (out / f"{name}.log").open("w") as err:
+        proc = subprocess.run([sys.executable, str(BENCH / script), *args], stdout=subprocess.PIPE, stderr=err,
+                              text=True, cwd=REPO)
+    seconds = round(time.perf_counter() - started, 1)
+    try:
+        result = json.loads(proc.stdout) if proc.returncode == 0 else None
+    except json.JSONDecodeError:
+        result = None
+    if result is None:
+        result = {"failed": f"exit code {proc.returncode}; see {name}.log", "stdout_tail": proc.stdout[-2000:]}
+    result.setdefault("wall_s_total", seconds)
+    (out / f"{name}.json").write_text(json.dumps(result, indent=1))
+    log(f"{name}: {'failed' if 'failed' in result else 'done'} in {seconds} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small variants only; the report goes to bench/out")
+    parser.add_argument("--render-only", action="store_true", help="render from the saved JSON, run nothing")
+    parser.add_argument("--only", default="", help="comma-separated benchmark names (default: all)")
+    parser.add_argument("--out", type=Path, default=None, help="results folder (default bench/out/results)")
+    args = parser.parse_args()
+    out = args.out or BENCH / "out" / ("quick" if args.quick else "results")
+    out.mkdir(parents=True, exist_ok=True)
+    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(BENCHMARKS)
+    unknown = sorted(set(names) - set(BENCHMARKS))
+    if unknown:
+        parser.error(f"unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}")
+    if not args.render_only:
+        for name in names:
+            if args.quick and name in NOT_QUICK:
+                continue
+            log(f"running {name}")
+            run_one(name, args.quick, out)
+    from report_render import render
+
+    target = out / "benchmarks.md" if args.quick else REPO / "docs" / "benchmarks.md"
+    render(out, target, quick=args.quick)
+    log(f"wrote {target}")
+
+
+if __name__ == "__main__":
+    main()
