@@ -5,16 +5,15 @@ The queries (``bench/data/obsidian_queries.jsonl``) were written for this benchm
 as a user would type them, 20 ``easy`` (the note's key words), 25 ``paraphrase`` (few shared words), 15 ``hard``
 (conceptual, or answered by one section of a long note). A hit is the target note or one of its ``also`` notes.
 
-The vault is copied to ``bench/out/obsidian-help-ws`` (git-ignored) and synced with botbin's real sync
-(``MemoryService(ws, {"vault": True})``, the bundled all-MiniLM-L6-v2); later runs reuse that copy while the
-source notes are unchanged (``--fresh`` starts over). Three rankings, one best chunk per note, top 10:
-botbin's default (hybrid, the configured alpha), BM25 only (alpha 0) and vector only (alpha 1); for each,
-hit@1, hit@5, hit@10 and MRR@10 overall and per kind, plus the five worst misses of the default ranking.
-Each query is embedded once, by ``MemoryService.embed_query`` (what a search does), and its vector is saved
-beside the workspace; ``--quick`` reuses those vectors (no model load when the query file has not changed:
-a few seconds) and leaves out the per-query table. A full run always embeds the queries again.
-Prints one JSON object on stdout; progress goes to stderr.
-"""
+The vault is copied to ``~/.cache/botbin-bench/obsidian-help-ws`` (``common.CACHE_ROOT``, outside the repo) and
+synced with botbin's real sync (``MemoryService(ws, {"vault": True})``, the bundled all-MiniLM-L6-v2); later runs
+reuse that copy while the source notes are unchanged (``--fresh`` starts over). Three rankings, one best chunk per
+note, top 10: botbin's default (hybrid, the configured alpha), BM25 only (alpha 0) and vector only (alpha 1); for
+each, hit@1, hit@5, hit@10 and MRR@10 overall and per kind, plus the five worst misses of the default ranking. Each
+query is embedded once, by ``MemoryService.embed_query`` (what a search does), and its vector is saved beside the
+workspace; ``--quick`` reuses those vectors (no model load when the query file has not changed: a few seconds) and
+leaves out the per-query table. A full run always embeds the queries again. Prints one JSON object on stdout;
+progress goes to stderr. """
 
 from __future__ import annotations
 
@@ -31,12 +30,12 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.service import MemoryService
-from common import load_average, log, r, timed
+from common import CACHE_ROOT, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
 OBSIDIAN_HELP = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
 QUERIES = REPO / "bench" / "data" / "obsidian_queries.jsonl"
-CACHE = REPO / "bench" / "out" / "obsidian-help-ws"
+CACHE = CACHE_ROOT / "obsidian-help-ws"
 STAMP = CACHE.with_name(CACHE.name + ".source.json")
 VECTORS = CACHE.with_name("obsidian-queries-vectors.npz")
 KINDS = ("easy", "paraphrase", "hard")

@@ -22,6 +22,9 @@ import numpy.typing as npt
 
 T = TypeVar("T")
 DIM = 384
+#: Caches of synced copies of shared data, outside the repo (the Obsidian help vault has no license: it is
+#: never copied into the repo folder, not even into an ignored one). BOTBIN_BENCH_CACHE moves it.
+CACHE_ROOT = Path(os.environ.get("BOTBIN_BENCH_CACHE") or Path.home() / ".cache" / "botbin-bench")
 
 
 def log(message: str) -> None:
