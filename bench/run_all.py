@@ -3,7 +3,8 @@
 Each benchmark runs in its own Python process, so that peak memory and memory growth are its own.
 
 Run from the repo root with the venv active: ``python bench/run_all.py [--quick]``.
-``--quick`` skips the 10,000-note synthetic vault of the sync benchmark.
+``--quick`` skips the 10,000-note synthetic vault of the sync benchmark and the 1M-chunk query size.
+bench_embed.py and bench_peer.py are not part of it (the peer benchmark installs memsearch into its own venv).
 Benchmarks: bench_sync.py, bench_query.py, bench_directives.py, bench_lsp.py, bench_lsp_load.py.
 """
 
@@ -47,7 +48,7 @@ def run_script(name: str, *args: str) -> Any:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="skip the 10,000-note vault")
+    parser.add_argument("--quick", action="store_true", help="skip the 10,000-note vault and 1M chunks")
     args = parser.parse_args()
     started = time.perf_counter()
     result: dict[str, Any] = {"started_utc": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
@@ -55,7 +56,7 @@ def main() -> None:
     log("sync benchmark")
     result["sync"] = run_script("bench_sync.py", *(["--quick"] if args.quick else []))
     log("query benchmark")
-    result["query"] = run_script("bench_query.py")
+    result["query"] = run_script("bench_query.py", *(["--sizes", "10000,100000"] if args.quick else []))
     log("directives benchmark")
     result["directives"] = run_script("bench_directives.py")
     log("language server benchmark")
