@@ -148,6 +148,14 @@ def test_title_and_headings_are_searchable(index: MemoryIndex) -> None:
     assert index.search("api day", None, k=1)[0].path == "memory/2026-11-15.md"
 
 
+def test_keyword_search_matches_word_forms() -> None:
+    idx = MemoryIndex(DIM)
+    idx.upsert(doc("notes/study.md", [("We studied how the plugins synced.", E0), ("Unrelated gardening.", E1)]))
+    assert texts(idx.search("plugin studies sync", None, k=1)) == ["We studied how the plugins synced."]
+    [hit] = idx.search("Study", None, k=1)
+    assert hit.bm25 == 1.0 and "studied" in hit.snippet
+
+
 def test_k_limits_and_orders(index: MemoryIndex) -> None:
     assert len(index.search("database", E0, k=2)) == 2
     assert index.search("database", E0, k=0) == []

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from botbin.index.tokenize import tokenize
+from botbin.index.tokenize import bm25_terms, tokenize
 
 
 @pytest.mark.parametrize(
@@ -110,3 +110,28 @@ def test_never_raises_and_tokens_are_normalized(text: str) -> None:
         assert token
         assert token == token.casefold()
         assert not any(ch.isspace() for ch in token)
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("Studies studied; a study", ["studi", "studi", "a", "studi"]),
+        ("Linking notes and links", ["link", "note", "and", "link"]),
+        ("Alzheimer’s and Alzheimer's", ["alzheim", "and", "alzheim"]),
+        ("The cats were running", ["the", "cat", "were", "run"]),
+        ("使用API接口 数据库", ["使用", "api", "接口", "数据", "据库"]),
+        ("Привет мир, σίσυφος", ["привет", "мир", "σίσυφοσ"]),
+        ("snake_case v2.0", ["snake", "case", "v2", "0"]),
+        ("", []),
+        ("!!!", []),
+    ],
+)
+def test_bm25_terms_are_stems(text: str, terms: list[str]) -> None:
+    assert bm25_terms(text) == terms
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(st.text(max_size=200))
+def test_bm25_terms_never_raise_and_are_nonempty(text: str) -> None:
+    terms = bm25_terms(text)
+    assert all(terms) and len(terms) == len(tokenize(text))

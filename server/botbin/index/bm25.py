@@ -1,4 +1,4 @@
-"""BM25 over pre-tokenized chunks (bm25s, Lucene variant, k1=1.5, b=0.75), safe on empty corpora."""
+"""BM25 over pre-tokenized chunks (bm25s, Lucene variant), safe on empty corpora."""
 
 from __future__ import annotations
 
@@ -6,6 +6,11 @@ import logging
 
 import numpy as np
 import numpy.typing as npt
+
+K1 = 1.5
+"""Term-frequency saturation (bm25s and Lucene default; Robertson and Zaragoza, 2009)."""
+B = 0.75
+"""Length normalization, 0 (none) to 1 (full) (bm25s and Lucene default)."""
 
 
 class Bm25Index:
@@ -24,8 +29,7 @@ class Bm25Index:
 
             # bm25s sets its own logger to DEBUG on import and logs every build; keep it to warnings.
             logging.getLogger("bm25s").setLevel(logging.WARNING)
-            # bm25s defaults follow Lucene's BM25 (Robertson et al.; k1=1.5, b=0.75).
-            self._retriever = bm25s.BM25()
+            self._retriever = bm25s.BM25(k1=K1, b=B, method="lucene")
             self._retriever.index((corpus, dict(vocab)), show_progress=False)
 
     def scores(self, query: list[str]) -> npt.NDArray[np.float32]:

@@ -16,7 +16,7 @@ from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
 from botbin.index.ranking import add_bm25, snippet, top_k
-from botbin.index.tokenize import tokenize
+from botbin.index.tokenize import bm25_terms, tokenize
 
 if TYPE_CHECKING:
     from botbin.crypto.cipher import Keyring
@@ -120,7 +120,7 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
     tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
     date = info.get("date") if isinstance(info.get("date"), str) else None
     tokens = tuple(
-        np.fromiter((vocab.setdefault(t, len(vocab)) for t in tokenize(" ".join([title, *c.heading_path, c.text]))),
+        np.fromiter((vocab.setdefault(t, len(vocab)) for t in bm25_terms(" ".join([title, *c.heading_path, c.text]))),
                     dtype=np.int32)
         for c in doc.chunks
     )
@@ -247,8 +247,8 @@ class MemoryIndex:
         asm = self._assemble()
         if not asm.rows:
             return []
-        q_tokens = tokenize(query)
-        bm25_raw = asm.bm25.scores(q_tokens)
+        q_tokens = tokenize(query)  # surface words place the snippet; their stems are the BM25 terms
+        bm25_raw = asm.bm25.scores(bm25_terms(query))
         q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
         if q is None:
             alpha = 0.0

@@ -1,10 +1,11 @@
-"""Unicode-aware BM25 tokenizer: NFKC, casefold, words for alphabetic scripts, bigrams for CJK."""
+"""Unicode-aware BM25 tokenizer: NFKC, casefold, words for alphabetic scripts, bigrams for CJK; stemmed terms."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 # Han, Hiragana, Katakana, Hangul and CJK punctuation-free ranges: scripts written without spaces.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff"
@@ -50,3 +51,25 @@ def tokenize(text: str) -> list[str]:
         else:
             tokens.append(word)
     return tokens
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    """The English Snowball stemmer (PyStemmer, C; it caches recent words), created on first use."""
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+def bm25_terms(text: str) -> list[str]:
+    """BM25 terms of ``text``, the same for notes and queries: each word of ``tokenize`` reduced to its English
+    Snowball stem (snowballstem.org, Porter's "English" stemmer), so that "studies", "studied" and "study" all
+    give "studi". Curly apostrophes become ASCII first ("Alzheimer’s" and "Alzheimer's" both give "alzheim").
+    Words of other scripts and CJK bigrams pass unchanged: the English rules only strip Latin-letter suffixes.
+
+    On SciFact (train split) stemming lifted BM25 nDCG@10 from 0.657 to 0.689 and the hybrid from 0.723 to
+    0.738. Stop words are kept: dropping Lucene's 33 English ones changed SciFact train by less than 0.002 (and
+    BM25's IDF already gives them almost no weight); see bench/README.md.
+    """
+    stems: list[str] = _stemmer().stemWords([t.replace("\u2019", "'") for t in tokenize(text)])
+    return [t for t in stems if t]
