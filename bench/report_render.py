@@ -232,6 +232,9 @@ def render(results: Path, target: Path, quick: bool = False) -> None:
     if quick:
         lines += ["_Quick run (small variants, CI): the figures check the harness, not the product._", ""]
     lines += machine()
+    note = results / "note.md"  # what the person who ran it wants a reader to know (optional)
+    if note.is_file():
+        lines += [note.read_text().strip(), ""]
     lines += ["Regenerate: `python bench/report.py` (everything, ~1 h on 2 idle cores) or "
               "`python bench/report.py --only NAME`; `--quick` runs the small variants. Raw JSON: "
               "`bench/out/results/`.", ""]
