@@ -292,14 +292,14 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
     )
 
 
-def _decrypt(data: bytes, meta: dict[str, Any], keyring: Keyring | None, name: str) -> bytes:
+def _decrypt(data: bytes, aad_end: int, meta: dict[str, Any], keyring: Keyring | None, name: str) -> bytes:
+    """The plaintext of the sealed block ``data[aad_end:]``; the header and metadata before it are the AAD."""
     if keyring is None:
         raise DecryptionError("chunk block is encrypted and no passphrase was given "
                               "(set BOTBIN_PASSPHRASE, or give it in the editor)", name)
     from botbin.crypto.cipher import open_sealed, parse_kdf
 
     kdf, file_salt = parse_kdf(meta.get("kdf"), name)
-    aad_end = HEADER_SIZE + int(HEADER.unpack_from(data)[4])
     return open_sealed(keyring.file_key(kdf, file_salt, name), meta.get("nonce"), data[aad_end:], data[:aad_end],
                        name)
 
@@ -330,9 +330,10 @@ def decode(data: bytes, name: str, keyring: Keyring | None = None) -> AifBinDocu
     for an encrypted file without a keyring, with a wrong passphrase, or with any byte changed.
     """
     flags, count, meta = decode_metadata(data, name)
-    body = data[HEADER_SIZE + int(HEADER.unpack_from(data)[4]):]
+    body_start = HEADER_SIZE + int(HEADER.unpack_from(data)[4])
+    body = data[body_start:]
     if flags & FLAG_ENCRYPTED:
-        body = _decrypt(data, meta, keyring, name)
+        body = _decrypt(data, body_start, meta, keyring, name)
     if flags & FLAG_COMPRESSED:
         body = _inflate(body, name, len(data))
     if flags & FLAG_ENCRYPTED:

@@ -21,6 +21,7 @@ from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from botbin import __version__
+from botbin.errors import BotbinError, PassphraseError
 from botbin.lsp import protocol
 from botbin.lsp.folders import Folder, Folders, uri_to_path
 from botbin.lsp.positions import UTF16, encoding_name
@@ -70,6 +71,13 @@ class BotbinLanguageServer(LanguageServer):
         if message not in self._shown:
             self._shown.add(message)
             self.call_soon(self.window_show_message, types.ShowMessageParams(kind, message))
+
+    def folder_failed(self, folder: Folder, exc: BotbinError) -> None:
+        """A read request (search, hover) failed for one folder: keep the reason for status, and say so at
+        once when it is a locked store (else the user only sees "no hits")."""
+        folder.last_error = str(exc)
+        if isinstance(exc, PassphraseError):
+            self.show_once(f"botbin: {exc}")
 
     def forget_shown(self, needle: str) -> None:
         """Let messages containing ``needle`` be shown again (after a settings change that may fix them)."""

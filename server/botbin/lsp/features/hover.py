@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from botbin.directives.partition import Directive, block_directive, parse_source
-from botbin.errors import BotbinError, PassphraseError
+from botbin.errors import BotbinError
 from botbin.lsp.positions import lines_range, offset_at, position_at
 from botbin.lsp.render import hover_markdown
 
@@ -60,9 +60,7 @@ def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int
             result = folder.service.related(text, rel, lines if rel is not None else None, k,
                                             md5 if rel is not None else None)
         except BotbinError as exc:  # one missing folder must not hide the others
-            folder.last_error = str(exc)
-            if isinstance(exc, PassphraseError):
-                ls.show_once(f"botbin: {exc}")
+            ls.folder_failed(folder, exc)
             continue
         degraded = degraded or result.degraded
         merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)

@@ -80,9 +80,7 @@ def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilt
         try:
             result = folder.service.search(query, k, None, filters, best_per_note)
         except BotbinError as exc:  # one missing folder must not hide the others
-            folder.last_error = str(exc)
-            if isinstance(exc, PassphraseError):  # a locked store says so, not just "no hits"
-                ls.show_once(f"botbin: {exc}")
+            ls.folder_failed(folder, exc)
             continue
         degraded = degraded or result.degraded
         indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
