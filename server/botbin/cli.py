@@ -125,6 +125,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add(sub, common, "watch", "sync whenever tracked notes change")
     p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
+
+    from botbin import cli_ingest, cli_lifecycle  # memory lifecycle and conversation commands
+
+    cli_lifecycle.register(sub, common)
+    cli_ingest.register(sub, common)
     return parser
 
 
@@ -341,12 +346,20 @@ COMMANDS = {"sync": cmd_sync, "search": cmd_search, "status": cmd_status, "direc
             "context": cmd_context, "remember": cmd_remember, "encrypt": cmd_encrypt, "decrypt": cmd_decrypt}
 
 
+def _command(name: str) -> Callable[[argparse.Namespace], int]:
+    if name in COMMANDS:
+        return COMMANDS[name]
+    from botbin import cli_ingest, cli_lifecycle
+
+    return {**cli_lifecycle.COMMANDS, **cli_ingest.COMMANDS}[name]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
                         format="botbin: %(levelname)s %(name)s: %(message)s")
     try:
-        code = COMMANDS[args.command](args)
+        code = _command(args.command)(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
         return code
     except (WorkspaceError, LockedError) as exc:

@@ -95,6 +95,43 @@ class Settings:
     """Argon2id memory in KiB when a store is first encrypted (64 MiB, RFC 9106)."""
     kdf_parallelism: int = 4
     """Argon2id lanes when a store is first encrypted (RFC 9106)."""
+    # -- memory lifecycle (lifecycle/; DESIGN section 8) -----------------------------------------
+    decay_half_life_days: float = 30.0
+    """Days for an unretrieved memo's decay score to halve (lifecycle/decay.py: half-life regression,
+    Settles & Meeder 2016, with the half-life stretched by each retrieval)."""
+    reinforcement_stretch: float = 1.0
+    """How much each retrieval stretches a memo's half-life: h = half_life * (1 + stretch * count)."""
+    decay_weight: float = 0.1
+    """Weight of a memo's decay score in search ranking: score * (1 - w + w * decay); 0 turns it off."""
+    prune_threshold: float = 0.05
+    """``botbin prune`` archives memos whose decay score is under this (0.05 is about 4.3 half-lives)."""
+    consolidate_min_reinforcement: int = 3
+    """A memo retrieved this many times is a consolidation candidate."""
+    consolidate_duplicate_cosine: float = 0.85
+    """Memos of different notes this similar (cosine) recur, and consolidate together."""
+    roots_note: str = "memory/roots.md"
+    """The note ``botbin consolidate`` writes durable roots to (inside its own marked block)."""
+    distill_endpoint: str | None = None
+    """An OpenAI-compatible base URL (e.g. http://localhost:8080/v1) for abstractive distillation; None
+    keeps it extractive and offline. The key, if any, comes from BOTBIN_DISTILL_API_KEY."""
+    distill_model: str = "local"
+    """Model name sent to ``distill_endpoint``."""
+    distill_min_centroid: float = 0.8
+    """Abstractive output is kept only if its cosine to the sources' centroid is at least this..."""
+    distill_min_coverage: float = 0.5
+    """...and its cosine to every single source is at least this; else the extractive result is used."""
+    # -- conversation memory (conversation/) ---------------------------------------------------
+    turn_buffer_size: int = 5
+    """Turns buffered before they are distilled into the soul file (FileRAG)."""
+    drift_cosine: float = 0.25
+    """A turn whose cosine to the buffer's centroid is under this distils the buffer first (topic drift; FileRAG)."""
+    duplicate_block_cosine: float = 0.92
+    """A distilled block this similar (cosine) to an existing one is skipped as a near-duplicate (FileRAG)."""
+    admission_threshold: float = 0.35
+    """Turns whose admission-gate score (in [0, 1]) reaches this are promoted into a distilled block; set by
+    hand (conversation/gate.py), not yet tuned on LoCoMo."""
+    soul_dir: str = "memory/soul"
+    """Folder of the per-user soul files (``<user>.md``), inside the workspace."""
 
     @property
     def tracked_globs(self) -> tuple[str, ...]:
@@ -126,11 +163,11 @@ def _coerce(key: str, value: Any) -> Any:
         if not isinstance(value, list | tuple) or not all(isinstance(p, str) for p in value):
             raise ValueError("expected a list of glob strings")
         return tuple(value)
-    if key == "model":
+    if key in ("model", "distill_endpoint"):
         if value in (None, ""):
             return None
         if not isinstance(value, str):
-            raise ValueError("expected a folder path")
+            raise ValueError("expected a folder path" if key == "model" else "expected a URL")
         return value
     if isinstance(default, bool):
         if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
@@ -178,6 +215,24 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key, low, high in (("kdf_time_cost", 1, 16), ("kdf_parallelism", 1, 16), ("kdf_memory_kib", 8192, 1 << 20)):
         if not low <= values[key] <= high:
             bad[key] = f"must be between {low} and {high}"
+    for key in ("decay_weight", "prune_threshold", "consolidate_duplicate_cosine", "distill_min_centroid",
+                "distill_min_coverage", "drift_cosine", "duplicate_block_cosine", "admission_threshold"):
+        if not 0.0 <= values[key] <= 1.0:
+            bad[key] = "must be between 0 and 1"
+    for key in ("decay_half_life_days", "turn_buffer_size", "consolidate_min_reinforcement"):
+        if values[key] <= 0:
+            bad[key] = "must be positive"
+    if values["reinforcement_stretch"] < 0:
+        bad["reinforcement_stretch"] = "must not be negative"
+    endpoint = values["distill_endpoint"]
+    if endpoint is not None and not re.match(r"https?://", endpoint):
+        bad["distill_endpoint"] = "must be an http:// or https:// URL"
+    for key in ("roots_note", "soul_dir"):
+        rel = Path(values[key])
+        if rel.is_absolute() or ".." in rel.parts or rel == Path("."):
+            bad[key] = "must be a path inside the workspace"
+    if not values["roots_note"].endswith(".md"):
+        bad["roots_note"] = "must be a .md note"
     out = Path(values["output_dir"])
     if out.is_absolute() or ".." in out.parts or out == Path("."):
         bad["output_dir"] = "must be a folder inside the workspace"

@@ -1,6 +1,8 @@
 """``botbin mcp``: the MCP server (official ``mcp`` SDK, stdio) that gives AI agents memory of one workspace.
 
-Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``. A tool's failure is returned as
+Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``, ``observe_turn`` (conversation
+turns buffered and distilled into the user's soul file, conversation/observer.py; the buffer is distilled on
+SIGINT/SIGTERM and when the client disconnects, before the server exits). A tool's failure is returned as
 an MCP tool error with its reason (ToolError), never as a crash. The workspace is synced in the background
 at start, so the first call answers at once with what was already indexed.
 """
@@ -8,6 +10,7 @@ at start, so the first call answers at once with what was already indexed.
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,7 +26,9 @@ log = logging.getLogger(__name__)
 INSTRUCTIONS = """botbin is the user's long-term memory: their markdown notes (MEMORY.md, AGENTS.md, daily notes in
 memory/YYYY-MM-DD.md), searchable by meaning. Call get_context at the start of a task to receive the user's rules
 (always follow them) plus the notes most relevant to the request, within a token budget. Use search_memory to
-look something up, and remember to save a fact, decision or preference the user will want kept."""
+look something up, and remember to save a fact, decision or preference the user will want kept. Pass each turn of the
+conversation (yours and the user's) to observe_turn: botbin distils them into the user's soul file
+(memory/soul/<user>.md), which search_memory and get_context then find."""
 
 
 def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None,
@@ -35,9 +40,13 @@ def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from
     return SearchFilters(path_glob or None, tag or None, kind, date_from or None, date_to or None)
 
 
-def create_server(service: MemoryService) -> MCPServer:
-    """An MCP server over ``service`` with the four tools registered."""
+def create_server(service: MemoryService, observer: Any = None) -> MCPServer:
+    """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
+    syncs after each block; one is made when None) receives the turns of ``observe_turn``."""
+    from botbin.conversation.observer import TurnObserver
+
     server = MCPServer("botbin", instructions=INSTRUCTIONS)
+    turns = observer if observer is not None else TurnObserver(service, sync_each_block=True)
 
     @server.tool()
     def search_memory(query: str, k: int = 5, path_glob: str | None = None, tag: str | None = None,
@@ -106,7 +115,46 @@ def create_server(service: MemoryService) -> MCPServer:
         except BotbinError as exc:
             raise ToolError(str(exc)) from exc
 
+    @server.tool()
+    def observe_turn(role: str, content: str, user: str | None = None, session: str | None = None,
+                     timestamp: str | None = None) -> dict[str, Any]:
+        """Record one conversation turn. Turns are buffered and distilled (every 5 turns, or when the topic
+        changes) into bullet facts appended to the user's soul file, memory/soul/<user>.md, which is then
+        indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim.
+
+        Args:
+            role: who speaks: "user", "assistant", or a name.
+            content: what was said.
+            user: whose memory this is (default "user"); picks the soul file.
+            session: an id of this conversation (a new session distils the previous one's buffer).
+            timestamp: when it was said, ISO 8601 (default: now).
+        """
+        from botbin.conversation.observer import tool_turn
+        from botbin.conversation.turns import TurnError
+
+        try:
+            result = turns.observe(tool_turn(role, content, user, session, timestamp))
+        except (TurnError, BotbinError) as exc:
+            raise ToolError(str(exc)) from exc
+        return {"turn": result.turn_number, "buffered": result.buffered, "admitted": result.admitted,
+                "protected": result.protected, "score": round(result.gate.score, 4), "soulFile": result.soul_file,
+                "distilled": [d.to_dict() for d in result.distilled]}
+
     return server
+
+
+def _flush(observer: Any) -> None:
+    """Distil the buffered turns into the soul files (and sync), logging rather than raising."""
+    try:
+        blocks = observer.flush()
+        if any(d.status == "written" for d in blocks):
+            log.info("distilled %d buffered blocks before exit", len(blocks))
+    except BotbinError as exc:
+        log.warning("could not distil the buffered turns: %s", exc)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt  # SIGTERM ends the server like Ctrl+C: through the finally that flushes
 
 
 def _initial_sync(service: MemoryService) -> None:
@@ -125,5 +173,18 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
     for warning in service.warnings:
         log.warning("%s", warning)
     threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True).start()
-    create_server(service).run("stdio")
+    from botbin.conversation.observer import TurnObserver
+
+    observer = TurnObserver(service, sync_each_block=True)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        create_server(service, observer).run("stdio")
+    except KeyboardInterrupt:
+        log.info("stopped by a signal")
+    finally:
+        interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the flush is what a signal asked for
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        _flush(observer)
+        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, interrupt)
     return 0

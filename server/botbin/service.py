@@ -37,6 +37,7 @@ from botbin.sync.state import STATE_FILE, SyncState, load_state
 if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync
     from botbin.directives.conflicts import Conflict
     from botbin.index.store import Hit, MemoryIndex, SearchFilters
+    from botbin.lifecycle.manager import Lifecycle
     from botbin.memory.agent import Remembered
     from botbin.memory.context import ContextResult
 
@@ -106,6 +107,18 @@ class MemoryService:
             self._embedder = embedder
             return embedder
         return self._embedder
+
+    @cached_property
+    def lifecycle(self) -> Lifecycle:
+        """The memos' lifecycle: reinforcement, decay, prune, restore, consolidate (lifecycle/)."""
+        from botbin.lifecycle.manager import Lifecycle
+
+        return Lifecycle(self)
+
+    @property
+    def indexed_at(self) -> str | None:
+        """When the index in use was last synced, ISO 8601."""
+        return self._indexed_at
 
     # -- paths --------------------------------------------------------------------------------
     @property
@@ -237,10 +250,13 @@ class MemoryService:
         filters: SearchFilters | None = None,
         best_per_note: bool = False,
         query_vector: npt.NDArray[np.float32] | None = None,
+        reinforce: bool = True,
     ) -> SearchResult:
-        """Hybrid search of the synced notes. Falls back to BM25 alone if the model cannot load.
+        """Hybrid search of the synced notes, lowered by memo decay (``decay_weight``), archived memos left
+        out. Falls back to BM25 alone if the model cannot load.
 
-        ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``.
+        ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
+        count a retrieval for each hit returned (False for callers that show only some of them).
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.root)
@@ -254,11 +270,15 @@ class MemoryService:
                 degraded = True
                 warnings = [w for w in warnings if w != str(exc)]  # one cause, one warning
                 warnings.append(f"model unavailable, keyword search only: {exc}")
-        with self._lock:
-            hits = index.search(
-                query, vector, k or self.settings.top_k, self.settings.alpha if alpha is None else alpha,
-                filters, best_per_note,
-            )
+        k = k or self.settings.top_k
+        if len(index):
+            self.lifecycle.hide_archived(index)
+        with self._lock:  # room for decay to lift a hit from just below the cut
+            hits = index.search(query, vector, k + min(k, 10), self.settings.alpha if alpha is None else alpha,
+                                filters, best_per_note)
+        hits = self.lifecycle.rank(hits)[:k]
+        if reinforce:
+            self.lifecycle.reinforce(hits)
         return SearchResult(hits, degraded, tuple(warnings), self._indexed_at)
 
     def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None,
@@ -276,7 +296,7 @@ class MemoryService:
             index, _ = self.index()
             with self._lock:
                 vector = index.chunk_vector(path, lines, source_md5)
-        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector)
+        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False)
 
         def is_self(hit: Hit) -> bool:
             return (hit.path == path and lines is not None
@@ -288,6 +308,7 @@ class MemoryService:
             if not is_self(hit) and hit.path not in seen:
                 seen.add(hit.path)
                 kept.append(hit)
+        self.lifecycle.reinforce(kept[:k])  # a hover shows these
         return SearchResult(kept[:k], result.degraded, result.warnings, result.indexed_at)
 
     def status(self) -> Status:
@@ -340,6 +361,7 @@ class MemoryService:
         from botbin.memory.agent import recall
 
         hits, degraded = recall(self, query, k or self.settings.top_k, filters)
+        self.lifecycle.reinforce(hits)
         return SearchResult(hits, degraded, (), self._indexed_at)
 
     def context(self, query: str, budget_tokens: int) -> ContextResult:
@@ -351,7 +373,9 @@ class MemoryService:
         from botbin.memory.context import assemble
 
         check_root(self.root)
-        return assemble(gather(self, query), budget_tokens, self.counter.count)
+        result = assemble(gather(self, query), budget_tokens, self.counter.count)
+        self.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
+        return result
 
     def remember(self, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
         """Append ``text`` to today's daily note and sync it at once. Raises BotbinError for bad input."""

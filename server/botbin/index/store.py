@@ -67,6 +67,8 @@ class Hit:
     """The note's date (frontmatter or file name), ISO 8601, if it has one."""
     instruction: bool = False
     """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
+    text_md5: str = ""
+    """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (lifecycle/)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +97,30 @@ class _Note:
     """MD5 hex of the note bytes this entry was built from."""
     instruction: bool = False
     """True for an instruction note (MEMORY.md, AGENTS.md, CLAUDE.md, frontmatter ``botbin: instructions``)."""
+    created_at: str | None = None
+    """When the note was first synced (AIF-BIN ``created_at``), ISO 8601."""
+
+
+@dataclass(frozen=True)
+class ChunkRef:
+    """One indexed chunk as the memo lifecycle sees it (lifecycle/): its key, place and note facts."""
+
+    path: str
+    text_md5: str
+    start_line: int
+    """0-based first line."""
+    end_line: int
+    """0-based line after the chunk (exclusive)."""
+    kind: str
+    text: str
+    tags: tuple[str, ...]
+    date: str | None
+    """The note's date (frontmatter or file name), ISO 8601."""
+    created_at: str | None
+    """When the note was first synced, ISO 8601."""
+    instruction: bool
+    row: int
+    """Row of the chunk's embedding in ``MemoryIndex.matrix()``."""
 
 
 @dataclass
@@ -107,6 +133,8 @@ class _Assembled:
     note_of_row: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """Position in ``notes`` of each row's note, so note-level filters are decided once per note."""
     kinds: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, dtype="<U4"))
+    visible: npt.NDArray[np.bool_] | None = None
+    """Rows not hidden (archived memos); None when nothing is hidden."""
 
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
@@ -131,8 +159,10 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
                                                                   else [])) if d is not None
     )
     md5 = doc.metadata.get("source_md5")
+    created = doc.metadata.get("created_at")
     return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens, directives,
-                 md5 if isinstance(md5, str) else None, doc.metadata.get("instruction") is True)
+                 md5 if isinstance(md5, str) else None, doc.metadata.get("instruction") is True,
+                 created if isinstance(created, str) else None)
 
 
 class MemoryIndex:
@@ -144,6 +174,7 @@ class MemoryIndex:
         self._notes: dict[str, _Note] = {}
         self._vocab: dict[str, int] = {}
         self._assembled: _Assembled | None = None
+        self._hidden: frozenset[tuple[str, str]] = frozenset()
 
     def __len__(self) -> int:
         """Number of chunks."""
@@ -184,6 +215,28 @@ class MemoryIndex:
         best = int(np.argmax(overlaps))
         return note.matrix[best].copy() if overlaps[best] > 0 else None
 
+    def chunk_refs(self) -> list[ChunkRef]:
+        """Every chunk, by path then position; ``row`` indexes ``matrix()``."""
+        asm = self._assemble()
+        return [ChunkRef(n.path, c.text_md5, c.start_line, c.end_line, c.kind, c.text, n.tags, n.date,
+                         n.created_at, n.instruction, i) for i, (n, c) in enumerate(asm.rows)]
+
+    def matrix(self) -> npt.NDArray[np.float32]:
+        """float32 (len(self), dim): every chunk's embedding, rows as in ``chunk_refs()`` (not a copy)."""
+        return self._assemble().matrix
+
+    def set_hidden(self, keys: frozenset[tuple[str, str]]) -> None:
+        """Leave the chunks keyed (path, text_md5) out of every search (archived memos)."""
+        if keys != self._hidden:
+            self._hidden = keys
+            if self._assembled is not None:
+                self._assembled.visible = self._visible(self._assembled.rows)
+
+    def _visible(self, rows: list[tuple[_Note, ChunkRecord]]) -> npt.NDArray[np.bool_] | None:
+        if not self._hidden:
+            return None
+        return np.fromiter(((n.path, c.text_md5) not in self._hidden for n, c in rows), dtype=bool, count=len(rows))
+
     def remove(self, path: str) -> None:
         """Drop note ``path`` (no-op if absent)."""
         if self._notes.pop(path, None) is not None:
@@ -202,7 +255,8 @@ class MemoryIndex:
             bm25 = Bm25Index([t.tolist() for n in notes for t in n.tokens], self._vocab)
             note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
             kinds = np.array([c.kind for _, c in rows], dtype="<U4")
-            self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds)
+            self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds,
+                                         self._visible(rows))
         return self._assembled
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
@@ -257,6 +311,8 @@ class MemoryIndex:
             scores = asm.matrix @ (q * np.float32(alpha))  # alpha * cosine in one pass
         add_bm25(scores, bm25_raw, alpha)
         mask = self._mask(asm, filters or SearchFilters())
+        if asm.visible is not None:
+            mask = asm.visible if mask is None else mask & asm.visible
         order = self._best_per_note(asm, scores, mask, k) if best_per_note else top_k(scores, k, mask)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         return [
@@ -286,6 +342,7 @@ class MemoryIndex:
             heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
             snippet=snippet(chunk.text, q_tokens), text=chunk.text,
             score=score, cosine=cosine, bm25=bm25, date=note.date, instruction=note.instruction,
+            text_md5=chunk.text_md5,
         )
 
 

@@ -44,7 +44,7 @@ def recall(service: MemoryService, query: str, k: int, filters: SearchFilters | 
     """Hits re-ranked by similarity, recency and scope (memory/recency.py), best first; and whether the
     model was unavailable. ``hit.score`` becomes the final score."""
     now = now or datetime.now().astimezone()
-    result = service.search(query, k=max(k * 3, k + 10), filters=filters)
+    result = service.search(query, k=max(k * 3, k + 10), filters=filters, reinforce=False)
     policy = policy_of(service)
     ranked = [
         replace(h, score=final_score(h.score, scope_of(h.path, h.instruction), age_hours(h.date, now), policy))
@@ -93,7 +93,7 @@ def gather(service: MemoryService, query: str, now: datetime | None = None) -> C
     if query.strip():
         from botbin.index.store import SearchFilters
 
-        hits = service.search(query, k=GUIDANCE_MAX * 2, filters=SearchFilters(kind="soft")).hits
+        hits = service.search(query, k=GUIDANCE_MAX * 2, filters=SearchFilters(kind="soft"), reinforce=False).hits
         for hit in hits:
             if hit.instruction or hit.cosine < GUIDANCE_MIN_COSINE:
                 continue

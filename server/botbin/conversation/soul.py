@@ -1,0 +1,137 @@
+"""The per-user soul file (``<soul_dir>/<user-slug>.md``): read its blocks back, append new ones atomically.
+
+The file is plain markdown a person may edit: a title, then blocks headed ``## [Turns a-b] ...`` with bullet
+facts (distill.py). botbin only appends: the old bytes are kept exactly and the new file replaces the old one
+atomically (like ``remember``). Reading back is lenient: headers are found by the ``## [Turns a-b]`` prefix,
+bullets are lines starting with ``- ``; anything else a person wrote is left alone and ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+
+from botbin.errors import BotbinError
+
+_HEADER = re.compile(r"^## \[Turns (\d+)-(\d+)\]", re.MULTILINE)
+_SLUG_DROP = re.compile(r"[^a-z0-9]+")
+_MAX_SLUG = 64
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class SoulBlock:
+    """One block read back from a soul file."""
+
+    first_turn: int
+    last_turn: int
+    bullets: tuple[str, ...]
+    """Bullet items as written (continuation lines joined with newlines)."""
+
+    @property
+    def body(self) -> str:
+        """The bullets, one item per line (what distill.Block.body gives for the same block)."""
+        return "\n".join(self.bullets)
+
+
+def user_slug(user: str) -> str:
+    """A file-name-safe slug of ``user``: ASCII lowercase letters, digits and dashes, at most 64 characters
+    (``"Caroline K."`` -> ``caroline-k``); ``user`` for a name with nothing left. Different names can share
+    a slug (``Ana`` and ``ana``): they then share a soul file."""
+    ascii_name = unicodedata.normalize("NFKD", user).encode("ascii", "ignore").decode("ascii").lower()
+    slug = _SLUG_DROP.sub("-", ascii_name).strip("-")[:_MAX_SLUG].strip("-")
+    return slug or "user"
+
+
+def soul_rel(soul_dir: str, user: str) -> str:
+    """Relative POSIX path of ``user``'s soul file under ``soul_dir``."""
+    return f"{soul_dir.strip('/')}/{user_slug(user)}.md"
+
+
+def title(user: str) -> str:
+    """The first lines of a new soul file."""
+    name = " ".join(user.split()) or "user"
+    return (f"# Soul file: {name}\n\nWhat botbin distilled from conversations with {name} (`botbin ingest`, MCP "
+            "`observe_turn`). Edit freely: new blocks are only ever appended.\n")
+
+
+def parse_soul(text: str) -> list[SoulBlock]:
+    """The ``## [Turns a-b]`` blocks of a soul file's text, in file order (a header with a < 1 or b < a
+    still counts: its numbers are taken as written)."""
+    heads = list(_HEADER.finditer(text))
+    blocks: list[SoulBlock] = []
+    for i, head in enumerate(heads):
+        end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
+        section = text[head.end():end].split("\n")[1:]
+        bullets: list[str] = []
+        for line in section:
+            if line.startswith("- "):
+                bullets.append(line.rstrip())
+            elif bullets and (line.startswith("  ") or not line.strip()):
+                bullets[-1] += "\n" + line.rstrip()
+            elif line.startswith("#"):
+                break  # a heading of the person's own ends the block
+        blocks.append(SoulBlock(int(head.group(1)), int(head.group(2)),
+                                tuple(b.rstrip("\n") for b in bullets)))
+    return blocks
+
+
+def last_turn(blocks: list[SoulBlock]) -> int:
+    """The highest turn number in ``blocks`` (0 for none): numbering goes on after it."""
+    return max((b.last_turn for b in blocks), default=0)
+
+
+def read_soul(root: Path, rel: str, follow_symlinks: bool = False) -> str | None:
+    """The text of soul file ``rel`` (None when it does not exist yet). Undecodable bytes are replaced.
+
+    Raises BotbinError if it links outside the workspace (unless ``follow_symlinks``) or cannot be read.
+    """
+    from botbin.sync.scan import read_note
+
+    try:
+        data = read_note(root, rel, follow_symlinks)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", root / rel) from exc
+    return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: bool = False) -> int:
+    """Append ``text`` (blocks, each ending with a newline) to soul file ``rel``, created with a title if
+    new; a blank line separates it from what was there. The existing bytes are kept exactly and the new file
+    replaces the old atomically (a crash leaves the old or the new, never a mix). Returns the 0-based line
+    where ``text`` starts.
+
+    Raises BotbinError for a link outside the workspace (unless ``follow_symlinks``), a read-only soul
+    file, or a failed write.
+    """
+    from botbin.sync.atomic import atomic_write
+    from botbin.sync.scan import outside_target
+
+    outside = outside_target(root, rel)
+    if outside is not None and not follow_symlinks:
+        raise BotbinError(f"the soul file links outside the workspace (to {outside}); botbin does not write "
+                          "there unless follow_symlinks is set", root / rel)
+    path = (root / rel).resolve()  # write through a link: the rename replaces the target, not the link
+    try:
+        exists = path.exists()
+        old = path.read_bytes() if exists else title(user).encode("utf-8")
+        mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o600
+    except OSError as exc:
+        raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", path) from exc
+    if exists and not mode & stat.S_IWUSR:
+        raise BotbinError("the soul file is read-only; botbin leaves it as it is", path)
+    blank = not old or old.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
+    sep = b"" if blank else b"\n" if old.endswith((b"\n", b"\r")) else b"\n\n"
+    start = len(_EOL.findall(old + sep))
+    try:
+        atomic_write(path, old + sep + text.encode("utf-8"))
+        os.chmod(path, mode)
+    except OSError as exc:
+        raise BotbinError(f"cannot write the soul file ({exc.strerror or exc})", path) from exc
+    return start
