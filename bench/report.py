@@ -6,6 +6,7 @@ Run from the repo root with the venv active::
     python bench/report.py --quick         # the small variants (CI: the harness never rots); report in bench/out
     python bench/report.py --render-only   # re-render docs/benchmarks.md from bench/out/results/*.json
     python bench/report.py --only scifact,locomo
+    python bench/report.py --ci --out DIR  # the CI variant: query + lifecycle quick, from nothing, < 2 min
 
 Each benchmark runs in its own Python process (its peak memory is its own); its JSON goes to
 ``bench/out/results/NAME.json`` (``bench/out/quick/`` with --quick) and its progress to ``NAME.log``. A
@@ -38,9 +39,15 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "lsp_load": ("bench_lsp_load.py", [], ["--requests", "1000"]),
     "encryption": ("bench_encryption.py", [], ["--notes", "200"]),
     "peer": ("bench_peer.py", [], ["--quick"]),
+    "planted": ("bench_planted.py", [], ["--quick"]),
+    "locomo_ingest": ("bench_locomo_ingest.py", [], ["--quick"]),
+    "lifecycle": ("bench_lifecycle.py", [], ["--quick"]),
 }
 #: Benchmarks left out of --quick (too slow for CI even when small, or they install a second venv).
 NOT_QUICK = frozenset({"lsp", "lsp_load", "peer", "embed"})
+#: What ``--ci`` runs (quick variants that need no cache, no model and no network: well under 2 minutes), so
+#: the harness and the renderer never rot; tests/test_bench_harness.py runs it in CI.
+CI = ("query", "lifecycle")
 
 
 def run_one(name: str, quick: bool, out: Path) -> None:
@@ -67,12 +74,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small variants only; the report goes to bench/out")
     parser.add_argument("--render-only", action="store_true", help="render from the saved JSON, run nothing")
+    parser.add_argument("--ci", action="store_true", help=f"quick variants of {', '.join(CI)} only (CI)")
     parser.add_argument("--only", default="", help="comma-separated benchmark names (default: all)")
     parser.add_argument("--out", type=Path, default=None, help="results folder (default bench/out/results)")
     args = parser.parse_args()
+    args.quick = args.quick or args.ci
     out = args.out or BENCH / "out" / ("quick" if args.quick else "results")
     out.mkdir(parents=True, exist_ok=True)
-    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(BENCHMARKS)
+    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(CI if args.ci else BENCHMARKS)
     unknown = sorted(set(names) - set(BENCHMARKS))
     if unknown:
         parser.error(f"unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}")

@@ -185,6 +185,9 @@ def _scalars(data: Json, prefix: str = "", depth: int = 0) -> list[list[Any]]:
         label = f"{prefix}{key}"
         if isinstance(value, dict) and depth < 2:
             rows += _scalars(value, f"{label}.", depth + 1)
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value) and depth < 2:
+            for i, item in enumerate(value):
+                rows += _scalars(item, f"{label}[{i}].", depth + 1)
         elif isinstance(value, int | float | bool | str) and len(str(value)) < 80:
             rows.append([f"`{label}`", value])
     return rows
@@ -222,6 +225,9 @@ SECTIONS: list[tuple[str, Callable[[Json | None, Path], list[str]]]] = [
     ("lsp_load", generic("lsp_load", "Load: 10,000 hover and search requests")),
     ("encryption", generic("encryption", "Cost of encryption at rest")),
     ("peer", generic("peer", "The peer: memsearch on the same vault and queries")),
+    ("planted", generic("planted", "Conversation memory: 10 planted facts among 1,000 and 10,000 turns")),
+    ("locomo_ingest", generic("locomo_ingest", "Conversation memory: LoCoMo ingested, against raw-turn hybrid")),
+    ("lifecycle", generic("lifecycle", "Memo lifecycle: reinforcement and decay per search, prune, consolidate")),
 ]
 
 

@@ -94,7 +94,7 @@ def test_more_durable_memory_never_raises_the_score(text: str, vector: npt.NDArr
     """Why a second ingestion of a log admits nothing new: its soul file only grew."""
     before = score_turn(text, vector, durable, history)
     after = score_turn(text, vector, np.concatenate([durable, extra]), history)
-    assert after.score <= before.score + 1e-9
+    assert after.score <= before.score + 1e-6  # float32 cosines: BLAS sums in another order
 
 
 def test_technical_signals() -> None:

@@ -80,6 +80,7 @@ def test_decay_lowers_a_faded_memo_below_a_fresh_twin(make_service: ServiceFacto
     later = datetime.now().astimezone() + timedelta(days=200)
     service.lifecycle.reinforce([h for h in service.search("release train", reinforce=False).hits
                                  if h.path == "memory/b.md"], now=later)
+    service.lifecycle.flush()  # retrievals are written in the background
     hits = service.lifecycle.rank(service.search("release train Tuesday", reinforce=False).hits, now=later)
     assert [h.path for h in hits] == ["memory/b.md", "memory/a.md"]
     assert hits[1].score == pytest.approx(hits[0].score * 0.9, rel=0.02)  # weight 0.1, a faded to ~0

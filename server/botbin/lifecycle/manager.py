@@ -157,7 +157,7 @@ class Lifecycle:
         moved = [i for i, r in refs.items() if i in known and
                  (known[i].start_line, known[i].end_line, known[i].path) != (r.start_line, r.end_line, r.path)]
         gone = [m for i, m in known.items() if i not in refs and m.archived_at is None]
-        seeds = [MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), r.tags)
+        seeds = [MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), () if self._key else r.tags)
                  for i, r in refs.items() if i in fresh or i in moved]
         if seeds:
             self.store.seed(seeds)

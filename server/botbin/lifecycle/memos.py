@@ -7,7 +7,8 @@ were archived and their text. The user's markdown is never touched. SQLite (stdl
 transactions and safe sharing between an editor's server and a CLI run on the same workspace.
 
 In an encrypted store, memo ids are HMAC-SHA256 of the key with a key derived from the passphrase, so they
-do not reveal chunk MD5s, and archived text is not kept (the archive note lists places only).
+do not reveal chunk MD5s; tags (sealed in the AIF-BIN files) and archived text are not kept (the archive note
+lists places only). Paths and line numbers are kept: they are public in the AIF-BIN metadata too.
 """
 
 from __future__ import annotations

@@ -1,0 +1,26 @@
+"""The benchmark harness never rots: ``bench/report.py --ci`` runs its quick, model-free variants from nothing
+(query latency at 10k chunks, the memo lifecycle) and renders the report with its plot (issue 10)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_report_ci_runs_and_renders(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(REPO / "bench" / "report.py"), "--ci", "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=REPO, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    for name in ("query", "lifecycle"):
+        result = json.loads((tmp_path / f"{name}.json").read_text())
+        assert "failed" not in result, (name, result, (tmp_path / f"{name}.log").read_text()[-2000:])
+    lifecycle = json.loads((tmp_path / "lifecycle.json").read_text())
+    assert lifecycle["chunks"] > 1000 and lifecycle["search_ranked_reinforced"]["p50_ms"] > 0
+    report = (tmp_path / "benchmarks.md").read_text()
+    assert "_Quick run" in report and "## Memo lifecycle" in report and "`seed_memos_s`" in report
+    assert "query_latency.png" in report and (tmp_path / "benchmarks" / "query_latency.png").stat().st_size > 1000
+    assert not (REPO / "docs" / "benchmarks.md").read_text().startswith("# botbin benchmarks\n\n_Quick run")
