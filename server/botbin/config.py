@@ -128,8 +128,8 @@ class Settings:
     duplicate_block_cosine: float = 0.92
     """A distilled block this similar (cosine) to an existing one is skipped as a near-duplicate (FileRAG)."""
     admission_threshold: float = 0.35
-    """Turns whose admission-gate score (in [0, 1]) reaches this are promoted into a distilled block; set by
-    hand (conversation/gate.py), not yet tuned on LoCoMo."""
+    """Turns whose admission-gate score (in [0, 1]) reaches this are promoted into a distilled block; chosen on
+    LoCoMo conversations 0-4 against 0.4 (conversation/gate.py; bench/bench_locomo_ingest.py)."""
     soul_dir: str = "memory/soul"
     """Folder of the per-user soul files (``<user>.md``), inside the workspace."""
 

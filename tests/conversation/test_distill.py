@@ -19,7 +19,7 @@ from botbin.conversation.distill import (
 from botbin.conversation.gate import GateScore
 from botbin.conversation.turns import Turn
 
-G = GateScore(1, 0, 1, 1, 0, 0, 1)
+G = GateScore(1, 1, 0, 0, 1, 1, 0, 0, 1)
 
 
 def _item(n: int, content: str, admitted: bool = True, protected: bool = False, role: str = "Caroline",

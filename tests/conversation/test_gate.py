@@ -10,8 +10,12 @@ from hypothesis.extra.numpy import arrays
 
 from botbin.conversation.gate import (
     NOVELTY_WEIGHT,
+    SAME_COSINE,
+    UNRELATED_COSINE,
     blend,
+    content_words,
     is_directive,
+    lexical_novelty,
     score_turn,
     substance,
     technical_signals,
@@ -38,8 +42,8 @@ memories = st.integers(0, 6).flatmap(lambda n: arrays(np.float32, (n, DIM), elem
 @given(texts, vectors, memories, memories)
 def test_every_field_is_in_the_unit_interval(text: str, vector: npt.NDArray[np.float32],
                                              memory: npt.NDArray[np.float32], history: npt.NDArray[np.float32]) -> None:
-    score = score_turn(text, vector, memory, history)
-    for name in ("novelty", "repetition", "substance", "conversational", "technical", "density", "score"):
+    score = score_turn(text, vector, memory, history, set(content_words(text)[::2]))
+    for name in ("novelty", "semantic_novelty", "lexical_novelty", "repetition", "substance", "conversational", "technical", "density", "score"):
         assert 0.0 <= getattr(score, name) <= 1.0, (name, score)
 
 
@@ -75,6 +79,47 @@ def test_remembering_the_turn_itself_lowers_novelty_to_zero(text: str, vector: n
     empty = score_turn(text, vector, np.zeros((0, DIM), dtype=np.float32))
     seen = score_turn(text, vector, vector[None, :], vector[None, :])
     assert seen.novelty < 1e-3 and seen.conversational <= empty.conversational
+
+
+def _at_cosine(c: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Two unit vectors whose cosine is ``c``."""
+    a = np.zeros(DIM, dtype=np.float32)
+    a[0] = 1.0
+    b = np.zeros(DIM, dtype=np.float32)
+    b[0], b[1] = c, np.sqrt(1.0 - c * c)
+    return a, b
+
+
+def test_semantic_novelty_reads_the_cosine_on_a_band() -> None:
+    for cosine, expected in ((0.1, 1.0), (UNRELATED_COSINE, 1.0), ((UNRELATED_COSINE + SAME_COSINE) / 2, 0.5),
+                             (SAME_COSINE, 0.0), (0.99, 0.0)):
+        a, b = _at_cosine(cosine)
+        score = score_turn("Caroline went to the support group", a, b[None, :])
+        assert abs(score.semantic_novelty - expected) < 1e-4, (cosine, score)
+        assert score.lexical_novelty == 0.0 and score.novelty == score.semantic_novelty
+
+
+def test_news_on_a_familiar_subject_is_novel_by_its_words() -> None:
+    said = "I have been thinking a lot about adoption and what adoption would mean for me"
+    news = "I applied to three adoption agencies in Portland this week"
+    a, b = _at_cosine(0.85)  # close in meaning: semantic novelty alone would turn it away
+    known = set(content_words(said))
+    fresh = score_turn(news, a, b[None, :], b[None, :], known)
+    again = score_turn(said, a, b[None, :], b[None, :], known)
+    assert fresh.lexical_novelty >= 0.8 and fresh.novelty == fresh.lexical_novelty > fresh.semantic_novelty
+    assert fresh.score >= 0.35 > again.score and again.lexical_novelty == 0.0
+    assert lexical_novelty("ok thanks!", set()) == 0.0  # no content words, nothing new
+
+
+@settings(max_examples=100, deadline=None)
+@given(texts, vectors, memories, st.lists(st.text(max_size=12), max_size=20), st.lists(st.text(max_size=12)))
+def test_more_known_words_never_raise_the_score(text: str, vector: npt.NDArray[np.float32],
+                                                durable: npt.NDArray[np.float32], known: list[str],
+                                                extra: list[str]) -> None:
+    words = set(known) | set(content_words(" ".join(extra + [text[: len(text) // 2]])))
+    before = score_turn(text, vector, durable, None, set(known))
+    after = score_turn(text, vector, durable, None, set(known) | words)
+    assert after.lexical_novelty <= before.lexical_novelty and after.score <= before.score + 1e-9
 
 
 def test_repetition_counts_near_repeats_and_saturates() -> None:

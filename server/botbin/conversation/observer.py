@@ -7,7 +7,7 @@ SIGINT/SIGTERM and at exit). A distilled block whose cosine to a block already i
 ``duplicate_block_cosine`` (0.92, FileRAG) is skipped, so ingesting the same log twice adds nothing; bullets
 already written word for word are dropped too. Each turn is scored by the admission gate (gate.py) against
 the user's memory: the soul file's bullets (embedded once, when the user is first seen) plus the run's
-earlier turns. Thread-safe: one lock guards all state (the MCP SDK runs tools on worker threads).
+earlier turns, and the content words of both. Thread-safe: one lock guards all state (the MCP SDK runs tools on worker threads).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from botbin.conversation.distill import (
     select_sentences,
     split_sentences,
 )
-from botbin.conversation.gate import GateScore, is_directive, score_turn
+from botbin.conversation.gate import GateScore, content_words, is_directive, score_turn
 from botbin.conversation.soul import append_blocks, last_turn, parse_soul, read_soul, soul_rel
 from botbin.conversation.turns import Turn
 
@@ -74,6 +74,8 @@ class _UserState:
     """The run's turns so far, embedded."""
     blocks: _Rows
     bullets: set[str]
+    words: set[str]
+    """Content words of the soul file's bullets and the run's turns so far (the gate's lexical novelty)."""
     buffer: list[BufferedTurn] = field(default_factory=list)
     vectors: list[npt.NDArray[np.float32]] = field(default_factory=list)
 
@@ -167,9 +169,9 @@ class TurnObserver:
         text = read_soul(self.service.root, rel, settings.follow_symlinks) or ""
         blocks = parse_soul(text)
         dim = self.service.model_meta.dim
-        state = _UserState(user, rel, last_turn(blocks) + 1, _Rows(dim), _Rows(dim), _Rows(dim),
-                           {b for blk in blocks for b in blk.bullets})
         bullets = [b[2:] for blk in blocks for b in blk.bullets]
+        state = _UserState(user, rel, last_turn(blocks) + 1, _Rows(dim), _Rows(dim), _Rows(dim),
+                           {b for blk in blocks for b in blk.bullets}, {w for b in bullets for w in content_words(b)})
         state.memory.add(self.embed(bullets))
         state.blocks.add(self.embed([blk.body for blk in blocks if blk.bullets]))
         self._users[user] = state
@@ -189,7 +191,7 @@ class TurnObserver:
             if state.buffer and self._breaks(state, turn, v):
                 distilled += self._distill(state)
             settings = self.service.settings
-            gate = score_turn(turn.content, v, state.memory.matrix, state.history.matrix)
+            gate = score_turn(turn.content, v, state.memory.matrix, state.history.matrix, state.words)
             protected = is_directive(turn.role, turn.content)
             admitted = gate.score >= settings.admission_threshold
             number = state.next_number
@@ -197,6 +199,7 @@ class TurnObserver:
             state.buffer.append(BufferedTurn(number, turn, gate, admitted, protected))
             state.vectors.append(v)
             state.history.add(v)
+            state.words.update(content_words(turn.content))
             self.stats.turns += 1
             self.stats.admitted += admitted
             self.stats.protected += protected
