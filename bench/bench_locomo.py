@@ -141,7 +141,7 @@ def evaluate(index: int, conv: Conversation, layout: Layout, out: Path, queries:
     notes = conversation_notes(conv, layout)
     root = out / layout.name / conv.sample_id
     stats["files_written"] += write_workspace(root, notes)
-    service = MemoryService(root)
+    service = MemoryService(root, {"decay_weight": 0.0})  # cached: no reinforcement (common.QUALITY_SETTINGS)
     seconds = time.perf_counter()
     report = service.sync()
     stats["sync_s"] += time.perf_counter() - seconds

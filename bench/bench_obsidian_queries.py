@@ -6,7 +6,7 @@ as a user would type them, 20 ``easy`` (the note's key words), 25 ``paraphrase``
 (conceptual, or answered by one section of a long note). A hit is the target note or one of its ``also`` notes.
 
 The vault is copied to ``~/.cache/botbin-bench/obsidian-help-ws`` (``common.CACHE_ROOT``, outside the repo) and
-synced with botbin's real sync (``MemoryService(ws, {"vault": True})``, the bundled all-MiniLM-L6-v2); later runs
+synced with botbin's real sync (``MemoryService(ws, QUALITY_SETTINGS)``, the bundled all-MiniLM-L6-v2); later runs
 reuse that copy while the source notes are unchanged (``--fresh`` starts over). Three rankings, one best chunk per
 note, top 10: botbin's default (hybrid, the configured alpha), BM25 only (alpha 0) and vector only (alpha 1); for
 each, hit@1, hit@5, hit@10 and MRR@10 overall and per kind, plus the five worst misses of the default ranking. Each
@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.service import MemoryService
-from common import CACHE_ROOT, load_average, log, r, timed
+from common import CACHE_ROOT, QUALITY_SETTINGS, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
 OBSIDIAN_HELP = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
@@ -164,7 +164,7 @@ def main() -> None:
     queries = load_queries()
     log(f"{len(queries)} queries from {QUERIES.relative_to(REPO)}")
     ws, reused = prepare_workspace(args.fresh)
-    service = MemoryService(ws, {"vault": True})
+    service = MemoryService(ws, QUALITY_SETTINGS)
     log(f"syncing {ws} ({'cached copy' if reused else 'fresh copy'}; a cold sync embeds ~1,400 chunks: minutes)")
     sync_s, report = timed(service.sync)
     if report.failed:

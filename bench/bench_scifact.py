@@ -2,7 +2,7 @@
 
 Run from the repo root with the venv active: ``python bench/bench_scifact.py [--split test|train] [--quick]``.
 Each abstract becomes one note ``abstracts/<doc id>.md`` (frontmatter ``title``, then ``# title`` and the abstract) in
-``bench/out/scifact/ws`` (git-ignored), synced once with ``MemoryService(ws, {"vault": True})`` and the
+``bench/out/scifact/ws`` (git-ignored), synced once with ``MemoryService(ws, QUALITY_SETTINGS)`` and the
 bundled all-MiniLM-L6-v2; later runs reuse the synced store (a no-op sync). The data is read from
 ``../shared/data/scifact`` (BEIR layout: ``corpus.jsonl``, ``queries.jsonl``, ``qrels/{split}.tsv``) and never
 copied into the repo.
@@ -14,6 +14,10 @@ gains and recall@10 (also nDCG@100 and recall@100), averaged over the split's qu
 (``pytrec-eval-terrier``, optional: ``bench/requirements-optional.txt``) or else by the same formulas in
 ``ndcg_recall``. Query vectors are cached too (``query_vectors``).
 ``--quick``: 200 test queries (``random.Random(0)``) on the cached store; skipped when there is no cache.
+``--tiny`` (CI, so the harness never rots): 40 test queries (``random.Random(0)``) over a small corpus, their
+judged abstracts plus 400 others (``random.Random(0)``), synced from nothing in a temp folder with the real model
+(about a minute on 2 cores); its scores are far above the full corpus's (fewer distractors) and only say that
+the pipeline works.
 Prints one JSON object on stdout; progress goes to stderr.
 """
 
@@ -24,6 +28,7 @@ import csv
 import json
 import math
 import random
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -32,13 +37,15 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.service import MemoryService
-from common import load_average, log, r, timed
+from common import QUALITY_SETTINGS, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = (REPO / ".." / "shared" / "data" / "scifact").resolve()
 CACHE = REPO / "bench" / "out" / "scifact"
 CUTOFFS = (10, 100)
 QUICK_QUERIES = 200
+TINY_QUERIES = 40
+TINY_DISTRACTORS = 400
 MODES: dict[str, float | None] = {"bm25": 0.0, "vector": 1.0, "hybrid": None}
 
 
@@ -121,15 +128,26 @@ def evaluate(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tup
     return {m: r(float(np.mean([per_query[q][m] for q in qrels])), 5) for m in keys}, backend, diff
 
 
-def prepare(args: argparse.Namespace) -> tuple[MemoryService, dict[str, Any]] | None:
-    """The synced workspace (built and synced on first use); None with ``--quick`` when there is no cache."""
+def tiny_corpus(corpus: list[dict[str, Any]], qrels: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    """``--tiny``'s corpus: every abstract judged for a query of ``qrels``, plus TINY_DISTRACTORS others."""
+    judged = {d for rels in qrels.values() for d in rels}
+    others = [doc for doc in corpus if doc["_id"] not in judged]
+    chosen = judged | {doc["_id"] for doc in random.Random(0).sample(others, min(TINY_DISTRACTORS, len(others)))}
+    return [doc for doc in corpus if doc["_id"] in chosen]
+
+
+def prepare(args: argparse.Namespace, qrels: dict[str, dict[str, int]]) -> tuple[MemoryService, dict[str, Any]] | None:
+    """The synced workspace (built and synced on first use; with ``--tiny`` a fresh one under ``args.cache``);
+    None with ``--quick`` when there is no cache."""
     ws = args.cache / "ws"
     state = ws / "memory" / "aifbin"
     if args.quick and not state.is_dir():
         return None
     corpus = read_jsonl(args.data / "corpus.jsonl")
+    if args.tiny:
+        corpus = tiny_corpus(corpus, qrels)
     written = write_notes(ws, corpus)
-    service = MemoryService(ws, {"vault": True})
+    service = MemoryService(ws, QUALITY_SETTINGS)
     log(f"{len(corpus)} abstracts, {written} notes written; syncing (the first sync embeds every chunk)")
     last = [0.0]
 
@@ -197,21 +215,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("test", "train"), default="test")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_QUERIES} queries on the cached store")
+    parser.add_argument("--tiny", action="store_true",
+                        help=f"{TINY_QUERIES} test queries, a small corpus synced from nothing in a temp folder (CI)")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--cache", type=Path, default=CACHE)
     args = parser.parse_args()
+    if args.tiny and (args.quick or args.split != "test"):
+        parser.error("--tiny runs the test split on its own corpus; it takes no --quick or --split")
     started = time.perf_counter()
-    prepared = prepare(args)
-    if prepared is None:
-        print(json.dumps({"skipped": f"--quick needs the synced store in {args.cache}; run without --quick"}))
-        return
-    service, sync_info = prepared
     qrels = read_qrels(args.data / "qrels" / f"{args.split}.tsv")
     texts = {q["_id"]: q["text"] for q in read_jsonl(args.data / "queries.jsonl")}
     ids = sorted(qrels, key=int)
-    if args.quick:
-        ids = sorted(random.Random(0).sample(ids, min(QUICK_QUERIES, len(ids))), key=int)
+    if args.quick or args.tiny:
+        size = TINY_QUERIES if args.tiny else QUICK_QUERIES
+        ids = sorted(random.Random(0).sample(ids, min(size, len(ids))), key=int)
     qrels = {q: qrels[q] for q in ids}
+    with tempfile.TemporaryDirectory(prefix="botbin-scifact-tiny-") as tmp:
+        if args.tiny:
+            args.cache = Path(tmp)
+        prepared = prepare(args, qrels)
+        if prepared is None:
+            print(json.dumps({"skipped": f"--quick needs the synced store in {args.cache}; run without --quick"}))
+            return
+        service, sync_info = prepared
+        try:
+            report(args, service, sync_info, qrels, texts, ids, started)
+        finally:
+            service.lifecycle.close()  # its memo writer is done before the temp folder goes
+
+
+def report(args: argparse.Namespace, service: MemoryService, sync_info: dict[str, Any],
+           qrels: dict[str, dict[str, int]], texts: dict[str, str], ids: list[str], started: float) -> None:
+    """Search ``ids`` in each mode, score them against ``qrels`` and print the JSON result."""
     log(f"{len(ids)} {args.split} queries, modes {list(MODES)}")
     embed_s, (runs, search_s) = timed(lambda: run_modes(service, {q: texts[q] for q in ids}, max(CUTOFFS)))
     results: dict[str, Any] = {}
@@ -221,7 +256,8 @@ def main() -> None:
         log(f"  {mode:7s} " + "  ".join(f"{m} {v:.4f}" for m, v in metrics.items()))
     settings = service.settings
     print(json.dumps({
-        "split": args.split, "quick": args.quick, "queries": len(ids), "judgments": sum(map(len, qrels.values())),
+        "split": args.split, "quick": args.quick, "tiny": args.tiny, "queries": len(ids),
+        "judgments": sum(map(len, qrels.values())),
         "sync": sync_info, "alpha": settings.alpha, "results": results,
         "metrics_backend": backend, "metrics_max_abs_diff_vs_builtin": diff,
         "embed_and_search_s": r(embed_s, 2), "total_s": r(time.perf_counter() - started, 2),

@@ -1,5 +1,6 @@
 """The benchmark harness never rots: ``bench/report.py --ci`` runs its quick, model-free variants from nothing
-(query latency at 10k chunks, the memo lifecycle) and renders the report with its plot (issue 10)."""
+(query latency at 10k chunks, the memo lifecycle, SciFact on a tiny corpus with the real model) and renders the
+report with its plots (issue 10)."""
 
 from __future__ import annotations
 
@@ -15,12 +16,16 @@ def test_report_ci_runs_and_renders(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(REPO / "bench" / "report.py"), "--ci", "--out", str(tmp_path)],
                           capture_output=True, text=True, cwd=REPO, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
-    for name in ("query", "lifecycle"):
+    for name in ("query", "lifecycle", "scifact"):
         result = json.loads((tmp_path / f"{name}.json").read_text())
         assert "failed" not in result, (name, result, (tmp_path / f"{name}.log").read_text()[-2000:])
     lifecycle = json.loads((tmp_path / "lifecycle.json").read_text())
     assert lifecycle["chunks"] > 1000 and lifecycle["search_ranked_reinforced"]["p50_ms"] > 0
+    scifact = json.loads((tmp_path / "scifact.json").read_text())
+    assert scifact["tiny"] and scifact["queries"] == 40 and scifact["sync"]["chunks_embedded"] > 500
+    assert scifact["results"]["hybrid"]["ndcg@10"] > 0.5  # 40 queries over ~500 abstracts: far above chance
     report = (tmp_path / "benchmarks.md").read_text()
     assert "_Quick run" in report and "## Memo lifecycle" in report and "`seed_memos_s`" in report
+    assert "tiny corpus" in report and "scifact_recall_at_k.png" in report
     assert "query_latency.png" in report and (tmp_path / "benchmarks" / "query_latency.png").stat().st_size > 1000
     assert not (REPO / "docs" / "benchmarks.md").read_text().startswith("# botbin benchmarks\n\n_Quick run")

@@ -43,7 +43,8 @@ memories = st.integers(0, 6).flatmap(lambda n: arrays(np.float32, (n, DIM), elem
 def test_every_field_is_in_the_unit_interval(text: str, vector: npt.NDArray[np.float32],
                                              memory: npt.NDArray[np.float32], history: npt.NDArray[np.float32]) -> None:
     score = score_turn(text, vector, memory, history, set(content_words(text)[::2]))
-    for name in ("novelty", "semantic_novelty", "lexical_novelty", "repetition", "substance", "conversational", "technical", "density", "score"):
+    for name in ("novelty", "semantic_novelty", "lexical_novelty", "repetition", "substance", "conversational",
+                 "technical", "density", "score"):
         assert 0.0 <= getattr(score, name) <= 1.0, (name, score)
 
 
@@ -116,7 +117,7 @@ def test_news_on_a_familiar_subject_is_novel_by_its_words() -> None:
 def test_more_known_words_never_raise_the_score(text: str, vector: npt.NDArray[np.float32],
                                                 durable: npt.NDArray[np.float32], known: list[str],
                                                 extra: list[str]) -> None:
-    words = set(known) | set(content_words(" ".join(extra + [text[: len(text) // 2]])))
+    words = set(known) | set(content_words(" ".join([*extra, text[: len(text) // 2]])))
     before = score_turn(text, vector, durable, None, set(known))
     after = score_turn(text, vector, durable, None, set(known) | words)
     assert after.lexical_novelty <= before.lexical_novelty and after.score <= before.score + 1e-9

@@ -1,4 +1,4 @@
-"""soul.py: slugs, reading blocks back, atomic appends that keep the old bytes."""
+"""soul.py: slugs, reading blocks back, appends that keep the old bytes."""
 
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ def test_append_creates_then_keeps_old_bytes(tmp_path: Path) -> None:
     edited = first + b"My own note\r\nno newline"
     (tmp_path / rel).write_bytes(edited)
     os.chmod(tmp_path / rel, 0o644)
-    append_blocks(tmp_path, rel, "Ana", BLOCK.replace("1-2", "3-4"))
+    inode = (tmp_path / rel).stat().st_ino
+    assert append_blocks(tmp_path, rel, "Ana", BLOCK.replace("1-2", "3-4")) == 12
+    assert (tmp_path / rel).stat().st_ino == inode  # appended in place: the old bytes are never rewritten
     data = (tmp_path / rel).read_bytes()
     assert data.startswith(edited + b"\n\n## [Turns 3-4]")
     assert stat.S_IMODE((tmp_path / rel).stat().st_mode) == 0o644

@@ -7,7 +7,8 @@ SIGINT/SIGTERM and at exit). A distilled block whose cosine to a block already i
 ``duplicate_block_cosine`` (0.92, FileRAG) is skipped, so ingesting the same log twice adds nothing; bullets
 already written word for word are dropped too. Each turn is scored by the admission gate (gate.py) against
 the user's memory: the soul file's bullets (embedded once, when the user is first seen) plus the run's
-earlier turns, and the content words of both. Thread-safe: one lock guards all state (the MCP SDK runs tools on worker threads).
+earlier turns, and the content words of both. Thread-safe: one lock guards all state (the MCP SDK runs tools
+on worker threads).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The per-user soul file (``<soul_dir>/<user-slug>.md``): read its blocks back, append new ones atomically.
 
 The file is plain markdown a person may edit: a title, then blocks headed ``## [Turns a-b] ...`` with bullet
-facts (distill.py). botbin only appends: the old bytes are kept exactly and the new file replaces the old one
-atomically (like ``remember``). Reading back is lenient: headers are found by the ``## [Turns a-b]`` prefix,
+facts (distill.py). botbin only appends: the old bytes are kept exactly (a new file is written atomically, an
+existing one appended to). Reading back is lenient: headers are found by the ``## [Turns a-b]`` prefix,
 bullets are lines starting with ``- ``; anything else a person wrote is left alone and ignored.
 """
 
@@ -20,7 +20,6 @@ from botbin.errors import BotbinError
 _HEADER = re.compile(r"^## \[Turns (\d+)-(\d+)\]", re.MULTILINE)
 _SLUG_DROP = re.compile(r"[^a-z0-9]+")
 _MAX_SLUG = 64
-_EOL = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -103,35 +102,62 @@ def read_soul(root: Path, rel: str, follow_symlinks: bool = False) -> str | None
 
 def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: bool = False) -> int:
     """Append ``text`` (blocks, each ending with a newline) to soul file ``rel``, created with a title if
-    new; a blank line separates it from what was there. The existing bytes are kept exactly and the new file
-    replaces the old atomically (a crash leaves the old or the new, never a mix). Returns the 0-based line
-    where ``text`` starts.
+    new; a blank line separates it from what was there. The existing bytes are never rewritten: a new file
+    is written atomically, an existing one is opened for appending and the new bytes fsynced, so each block
+    costs its own size, not the file's (a 10,000-turn conversation would otherwise rewrite its soul file
+    about 2,000 times). A crash mid-append leaves the old bytes and at most the start of the new block.
+    Returns the 0-based line where ``text`` starts.
 
     Raises BotbinError for a link outside the workspace (unless ``follow_symlinks``), a read-only soul
     file, or a failed write.
     """
     from botbin.sync.atomic import atomic_write
+
+    path = _writable(root, rel, follow_symlinks)
+    try:
+        old = path.read_bytes() if path.exists() else b""
+    except OSError as exc:
+        raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", path) from exc
+    head = old or title(user).encode("utf-8")
+    blank = head.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
+    sep = b"" if blank else b"\n" if head.endswith((b"\n", b"\r")) else b"\n\n"
+    start = _lines(head + sep)
+    data = text.encode("utf-8")
+    try:
+        if not old:
+            atomic_write(path, head + sep + data)
+            return start
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        try:
+            view = memoryview(sep + data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise BotbinError(f"cannot write the soul file ({exc.strerror or exc})", path) from exc
+    return start
+
+
+def _writable(root: Path, rel: str, follow_symlinks: bool) -> Path:
+    """The real path of soul file ``rel``, checked: inside the workspace (unless ``follow_symlinks``) and,
+    if it exists, writable by its owner. Raises BotbinError otherwise."""
     from botbin.sync.scan import outside_target
 
     outside = outside_target(root, rel)
     if outside is not None and not follow_symlinks:
         raise BotbinError(f"the soul file links outside the workspace (to {outside}); botbin does not write "
                           "there unless follow_symlinks is set", root / rel)
-    path = (root / rel).resolve()  # write through a link: the rename replaces the target, not the link
+    path = (root / rel).resolve()  # write through a link: the target is appended to, the link stays
     try:
-        exists = path.exists()
-        old = path.read_bytes() if exists else title(user).encode("utf-8")
-        mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o600
+        if path.exists() and not stat.S_IMODE(path.stat().st_mode) & stat.S_IWUSR:
+            raise BotbinError("the soul file is read-only; botbin leaves it as it is", path)
     except OSError as exc:
         raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", path) from exc
-    if exists and not mode & stat.S_IWUSR:
-        raise BotbinError("the soul file is read-only; botbin leaves it as it is", path)
-    blank = not old or old.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
-    sep = b"" if blank else b"\n" if old.endswith((b"\n", b"\r")) else b"\n\n"
-    start = len(_EOL.findall(old + sep))
-    try:
-        atomic_write(path, old + sep + text.encode("utf-8"))
-        os.chmod(path, mode)
-    except OSError as exc:
-        raise BotbinError(f"cannot write the soul file ({exc.strerror or exc})", path) from exc
-    return start
+    return path
+
+
+def _lines(data: bytes) -> int:
+    """Line breaks in ``data`` (CRLF, CR or LF, each one break)."""
+    return data.count(b"\n") + data.count(b"\r") - data.count(b"\r\n")
