@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,8 +111,9 @@ def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: b
     file, or a failed write.
     """
     from botbin.sync.atomic import atomic_write
+    from botbin.sync.scan import write_target
 
-    path = _writable(root, rel, follow_symlinks)
+    path = write_target(root, rel, follow_symlinks, "the soul file")
     try:
         old = path.read_bytes() if path.exists() else b""
     except OSError as exc:
@@ -138,24 +138,6 @@ def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: b
     except OSError as exc:
         raise BotbinError(f"cannot write the soul file ({exc.strerror or exc})", path) from exc
     return start
-
-
-def _writable(root: Path, rel: str, follow_symlinks: bool) -> Path:
-    """The real path of soul file ``rel``, checked: inside the workspace (unless ``follow_symlinks``) and,
-    if it exists, writable by its owner. Raises BotbinError otherwise."""
-    from botbin.sync.scan import outside_target
-
-    outside = outside_target(root, rel)
-    if outside is not None and not follow_symlinks:
-        raise BotbinError(f"the soul file links outside the workspace (to {outside}); botbin does not write "
-                          "there unless follow_symlinks is set", root / rel)
-    path = (root / rel).resolve()  # write through a link: the target is appended to, the link stays
-    try:
-        if path.exists() and not stat.S_IMODE(path.stat().st_mode) & stat.S_IWUSR:
-            raise BotbinError("the soul file is read-only; botbin leaves it as it is", path)
-    except OSError as exc:
-        raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", path) from exc
-    return path
 
 
 def _lines(data: bytes) -> int:

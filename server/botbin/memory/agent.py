@@ -153,24 +153,18 @@ def remember(root: Path, text: str, tags: list[str], now: datetime | None = None
     Raises BotbinError for bad input, a link leading outside the workspace, or an unwritable note.
     """
     from botbin.sync.atomic import atomic_write
-    from botbin.sync.scan import outside_target
+    from botbin.sync.scan import write_target
 
     now = now or datetime.now().astimezone()
     rel = f"memory/{now.strftime('%Y-%m-%d')}.md"
     entry = entry_text(text, tags, now)
-    outside = outside_target(root, rel)
-    if outside is not None and not follow_symlinks:
-        raise BotbinError(f"the daily note links outside the workspace (to {outside}); botbin does not write "
-                          "there unless follow_symlinks is set", root / rel)
-    path = (root / rel).resolve()  # write through a link: the rename replaces the target, not the link
+    path = write_target(root, rel, follow_symlinks, "the daily note")  # the rename replaces a link's target
     try:
         exists = path.exists()
         old = path.read_bytes() if exists else f"# {now.strftime('%Y-%m-%d')}\n\n".encode()
         mode = stat.S_IMODE(path.stat().st_mode) if exists else 0o600  # a new note is private, like the store
     except OSError as exc:
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
-    if exists and not mode & stat.S_IWUSR:
-        raise BotbinError("the note is read-only; botbin leaves it as it is", path)
     sep = b"" if old.endswith(b"\n") or not old else b"\n"
     data = old + sep + entry.encode("utf-8") + b"\n"
     start = len(_EOL.findall(old + sep))  # lines as botbin reads them: CRLF, CR or LF

@@ -13,7 +13,7 @@ from pathlib import Path
 from wcmatch import glob as wglob
 
 from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings, safe_globs
-from botbin.errors import WorkspaceError
+from botbin.errors import BotbinError, WorkspaceError
 
 _GLOB_FLAGS = wglob.GLOBSTAR
 _MAGIC = re.compile(r"[*?\[{]")
@@ -119,6 +119,27 @@ def outside_target(root: Path, rel: str) -> str | None:
     """Where ``root/rel`` really leads when a symbolic link takes it outside ``root``; None if it stays inside."""
     real = os.path.realpath(root / rel)
     return None if _inside(real, os.path.realpath(root)) else real
+
+
+def write_target(root: Path, rel: str, follow_symlinks: bool, what: str) -> Path:
+    """The real path through which botbin may write note ``rel`` (``what`` names it in errors, e.g. "the soul
+    file"): a link inside the workspace is followed (the target is written, the link stays).
+
+    Raises BotbinError when a link takes it outside ``root`` (unless ``follow_symlinks``), when it exists
+    without its owner's write bit (botbin leaves it as it is), or when it cannot be inspected.
+    """
+    outside = outside_target(root, rel)
+    if outside is not None and not follow_symlinks:
+        raise BotbinError(f"{what} links outside the workspace (to {outside}); botbin does not write there "
+                          "unless follow_symlinks is set", root / rel)
+    path = (root / rel).resolve()
+    try:
+        read_only = path.exists() and not stat.S_IMODE(path.stat().st_mode) & stat.S_IWUSR
+    except OSError as exc:
+        raise BotbinError(f"cannot read {what} ({exc.strerror or exc})", path) from exc
+    if read_only:
+        raise BotbinError(f"{what} is read-only; botbin leaves it as it is", path)
+    return path
 
 
 def read_note(root: Path, rel: str, follow_symlinks: bool) -> bytes:
