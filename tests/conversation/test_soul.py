@@ -46,6 +46,16 @@ def test_append_creates_then_keeps_old_bytes(tmp_path: Path) -> None:
     assert last_turn(blocks) == 4 and last_turn([]) == 0
 
 
+def test_an_empty_file_gets_the_title_and_keeps_its_mode(tmp_path: Path) -> None:
+    path = tmp_path / "memory" / "soul" / "ana.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"")
+    os.chmod(path, 0o640)
+    assert append_blocks(tmp_path, "memory/soul/ana.md", "Ana", BLOCK) == 4
+    assert path.read_bytes().startswith(b"# Soul file: Ana\n") and path.read_bytes().endswith(BLOCK.encode())
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
 def test_parse_ignores_a_persons_own_sections() -> None:
     text = "# Soul\n\n## [Turns 5-9] x\n\n- a: b\n\n## My notes\n\n- not a fact\n\n## [Turns 10-10]\n- c: d\n"
     blocks = parse_soul(text)

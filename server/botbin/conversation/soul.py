@@ -1,4 +1,4 @@
-"""The per-user soul file (``<soul_dir>/<user-slug>.md``): read its blocks back, append new ones atomically.
+"""The per-user soul file (``<soul_dir>/<user-slug>.md``): read its blocks back, append new ones.
 
 The file is plain markdown a person may edit: a title, then blocks headed ``## [Turns a-b] ...`` with bullet
 facts (distill.py). botbin only appends: the old bytes are kept exactly (a new file is written atomically, an
@@ -115,21 +115,22 @@ def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: b
 
     path = write_target(root, rel, follow_symlinks, "the soul file")
     try:
-        old = path.read_bytes() if path.exists() else b""
+        exists = path.exists()
+        old = path.read_bytes() if exists else b""
     except OSError as exc:
         raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", path) from exc
-    head = old or title(user).encode("utf-8")
+    head = old or title(user).encode("utf-8")  # an empty file gets the title too
     blank = head.endswith((b"\n\n", b"\r\n\r\n", b"\r\r"))
     sep = b"" if blank else b"\n" if head.endswith((b"\n", b"\r")) else b"\n\n"
     start = _lines(head + sep)
-    data = text.encode("utf-8")
+    new = (b"" if old else head) + sep + text.encode("utf-8")
     try:
-        if not old:
-            atomic_write(path, head + sep + data)
+        if not exists:
+            atomic_write(path, new)
             return start
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         try:
-            view = memoryview(sep + data)
+            view = memoryview(new)
             while view:
                 view = view[os.write(fd, view):]
             os.fsync(fd)
