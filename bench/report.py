@@ -45,8 +45,8 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 #: Benchmarks left out of --quick (too slow for CI even when small, or they install a second venv).
 NOT_QUICK = frozenset({"lsp", "lsp_load", "peer", "embed"})
-#: What ``--ci`` runs, with its arguments: small variants that need no cache and no network (under 2 minutes
-#: on 2 cores), so that the harness and the renderer never rot; tests/test_bench_harness.py runs it in CI.
+#: What ``--ci`` runs, with its arguments: small variants that need no cache and no network (about a minute on
+#: 2 idle cores), so that the harness and the renderer never rot; tests/test_bench_harness.py runs it in CI.
 #: SciFact's ``--tiny`` syncs a small corpus with the real model, so the quality pipeline runs too.
 CI: dict[str, list[str]] = {"query": ["--sizes", "10000"], "lifecycle": ["--quick"], "scifact": ["--tiny"]}
 

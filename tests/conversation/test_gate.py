@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import numpy.typing as npt
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -148,6 +151,16 @@ def test_technical_signals() -> None:
     assert (s.paths, s.error_codes, s.identifiers, s.decisions) == (1, 2, 1, 0)
     assert technical_signals("We decided to go with ValueError handling in config.toml").total == 3
     assert technical_signals("he/she and/or 24/7, I love my dog").total == 0
+
+
+@pytest.mark.parametrize("text", ["a." * 50_000, "a-" * 50_000, "-a-" * 33_000, "x.y(" * 25_000])
+def test_technical_signals_are_linear_on_pathological_turns(text: str) -> None:
+    """Found by review: ``\\w+(?:\\.\\w+)*\\(\\)`` and ``\\w[\\w-]*\\.ext`` retried from every word of a long dotted or
+    hyphenated run (16 KB took 1.4 s, so 100 KB about a minute) under the observer's lock. Same bound as the
+    markdown fuzzers: under 1 CPU second (here ~0.15 s)."""
+    started = time.process_time()
+    technical_signals(text)
+    assert time.process_time() - started < 1.0
 
 
 def test_technical_turn_leans_on_the_technical_scorer() -> None:

@@ -56,6 +56,25 @@ def test_an_empty_file_gets_the_title_and_keeps_its_mode(tmp_path: Path) -> None
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
+def test_a_failed_append_leaves_the_old_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rel = "memory/soul/ana.md"
+    append_blocks(tmp_path, rel, "Ana", BLOCK)
+    before = (tmp_path / rel).read_bytes()
+    real_write = os.write
+
+    def short_then_full_disk(fd: int, data: bytes | memoryview) -> int:
+        monkeypatch.setattr(os, "write", full_disk)
+        return real_write(fd, bytes(data[:15]))  # a partial write, then the disk is full
+
+    def full_disk(fd: int, data: bytes | memoryview) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "write", short_then_full_disk)
+    with pytest.raises(BotbinError, match="No space left"):
+        append_blocks(tmp_path, rel, "Ana", BLOCK.replace("1-2", "3-4"))
+    assert (tmp_path / rel).read_bytes() == before
+
+
 def test_parse_ignores_a_persons_own_sections() -> None:
     text = "# Soul\n\n## [Turns 5-9] x\n\n- a: b\n\n## My notes\n\n- not a fact\n\n## [Turns 10-10]\n- c: d\n"
     blocks = parse_soul(text)

@@ -10,7 +10,8 @@ The score is a convex mix of two scorers, blended by a technical-density detecto
   chat on other subjects about that much), 0 at or over SAME_COSINE (the same thing said again), linear
   between. *Lexical* novelty is the share of the turn's content words the memory has never used: a turn that
   brings news on a familiar subject ("I applied to adoption agencies this week", after many turns about
-  adoption) embeds close to what was said before, but its names, numbers and new words are new.
+  adoption) embeds close to what was said before, but its new words are new (words of 3+ letters: numbers and
+  two-letter names do not count).
   ``repetition`` counts the conversation's earlier turns that say nearly the same thing (cosine >=
   REPEAT_COSINE), saturating at REPEAT_SATURATION: what a user keeps saying matters to them. Counting
   repeats in the conversation only (not in the soul file) makes a second ingestion of the same log score
@@ -68,14 +69,14 @@ haha hahaha lol yeah yes yep nope okay hey hi hello thanks thank thx wow cool ni
 really much more some such only own same so it's that's i'm you're we're they're i've you've i'll you'll
 me my mine we us one lot lots oh ah hmm um uh ok right good bye see soon""".split())  # noqa: SIM905
 _WORD = re.compile(r"[^\W\d_]{3,}(?:'[^\W\d_]+)?")
-_PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*\w|(?<![\w/])\w[\w-]*\.(?:py|pyi|js|mjs|"
+_PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*\w|(?<![\w/-])\w[\w-]*+\.(?:py|pyi|js|mjs|"
                    r"ts|tsx|jsx|md|json|jsonl|toml|ya?ml|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|zsh|"
                    r"txt|csv|sql|html|css|scss|lock|cfg|ini|env|log|xml|proto|tf|dockerfile|gradle|swift)\b",
                    re.IGNORECASE)
 _ERROR = re.compile(r"\b(?:[A-Z]{1,5}-?\d{3,5}|E[A-Z]{3,}|0x[0-9A-Fa-f]{4,}|[A-Z]\w*(?:Error|Exception|Warning)|"
                     r"errno \d+|SIG[A-Z]{3,})\b|\b(?:HTTP|status|error|code|exit)\s*(?:code\s*)?[1-5]\d\d\b")
 _IDENTIFIER = re.compile(r"`[^`\n]+`|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|"
-                         r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+(?:\.\w+)*\(\)|(?<!\w)--?[a-z][\w-]+\b|"
+                         r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|(?<![\w.])\w+(?:\.\w+)*+\(\)|(?<!\w)--?[a-z][\w-]+\b|"
                          r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
 _DECISION = re.compile(r"\b(?:decided|decision|let'?s go with|we(?:'ll| will) (?:use|go with|switch)|going with|"
                        r"settled on|agreed (?:on|to|that)|chose|chosen|switch(?:ed)? to|opted for|"

@@ -8,6 +8,7 @@ bullets are lines starting with ``- ``; anything else a person wrote is left alo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import unicodedata
@@ -103,8 +104,9 @@ def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: b
     """Append ``text`` (blocks, each ending with a newline) to soul file ``rel``, created with a title if
     new; a blank line separates it from what was there. The existing bytes are never rewritten: a new file
     is written atomically, an existing one is opened for appending and the new bytes fsynced, so each block
-    costs its own size, not the file's (a 10,000-turn conversation would otherwise rewrite its soul file
-    about 2,000 times). A crash mid-append leaves the old bytes and at most the start of the new block.
+    writes its own bytes only (the file is read, to place the block, but never rewritten: a 10,000-turn
+    conversation would otherwise rewrite its soul file about 2,000 times). A failed write is cut back to the
+    old size; a crash mid-append can leave the old bytes plus the start of the new block.
     Returns the 0-based line where ``text`` starts.
 
     Raises BotbinError for a link outside the workspace (unless ``follow_symlinks``), a read-only soul
@@ -128,17 +130,29 @@ def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: b
         if not exists:
             atomic_write(path, new)
             return start
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        try:
-            view = memoryview(new)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _append(path, new)
     except OSError as exc:
         raise BotbinError(f"cannot write the soul file ({exc.strerror or exc})", path) from exc
     return start
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` and fsync it; if that fails, cut the file back to its old size (so a caller
+    that keeps its buffer and tries again writes the block once) and raise the OSError."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        size = os.fstat(fd).st_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
+    finally:
+        os.close(fd)
 
 
 def _lines(data: bytes) -> int:
