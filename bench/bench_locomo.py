@@ -42,7 +42,7 @@ import numpy.typing as npt
 from botbin.aifbin import decode
 from botbin.service import MemoryService
 from botbin.sync.state import load_state
-from common import load_average, log, median, r
+from common import NO_REINFORCEMENT, load_average, log, median, r
 from locomo_layout import RAW, Conversation, ConversationNotes, Layout, conversation_notes, load_conversations
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,7 +141,7 @@ def evaluate(index: int, conv: Conversation, layout: Layout, out: Path, queries:
     notes = conversation_notes(conv, layout)
     root = out / layout.name / conv.sample_id
     stats["files_written"] += write_workspace(root, notes)
-    service = MemoryService(root, {"decay_weight": 0.0})  # cached: no reinforcement (common.QUALITY_SETTINGS)
+    service = MemoryService(root, NO_REINFORCEMENT)  # a cached store: its searches must not reinforce
     seconds = time.perf_counter()
     report = service.sync()
     stats["sync_s"] += time.perf_counter() - seconds

@@ -24,6 +24,7 @@ Prints one JSON object on stdout; progress goes to stderr.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -230,9 +231,10 @@ def main() -> None:
         size = TINY_QUERIES if args.tiny else QUICK_QUERIES
         ids = sorted(random.Random(0).sample(ids, min(size, len(ids))), key=int)
     qrels = {q: qrels[q] for q in ids}
-    with tempfile.TemporaryDirectory(prefix="botbin-scifact-tiny-") as tmp:
-        if args.tiny:
-            args.cache = Path(tmp)
+    tiny_folder = tempfile.TemporaryDirectory(prefix="botbin-scifact-tiny-") if args.tiny else None
+    with tiny_folder or contextlib.nullcontext():
+        if tiny_folder is not None:
+            args.cache = Path(tiny_folder.name)
         prepared = prepare(args, qrels)
         if prepared is None:
             print(json.dumps({"skipped": f"--quick needs the synced store in {args.cache}; run without --quick"}))

@@ -25,11 +25,13 @@ DIM = 384
 #: Caches of synced copies of shared data, outside the repo (the Obsidian help vault has no license: it is
 #: never copied into the repo folder, not even into an ignored one). BOTBIN_BENCH_CACHE moves it.
 CACHE_ROOT = Path(os.environ.get("BOTBIN_BENCH_CACHE") or Path.home() / ".cache" / "botbin-bench")
-#: Settings of the retrieval-quality benchmarks over a cached store (SciFact, the Obsidian help queries): vault
+#: Settings of the retrieval-quality benchmarks over a cached store (SciFact, the Obsidian help queries; LoCoMo's
+#: layouts take NO_REINFORCEMENT alone, they are not vaults): vault
 #: mode, and ``decay_weight`` 0 so that a run never learns from its own queries (with the default every returned
 #: hit is reinforced, and a later run would favour what earlier runs returned). On a freshly synced store, where
 #: no memo has decayed yet, this ranks exactly as the defaults do.
-QUALITY_SETTINGS: dict[str, Any] = {"vault": True, "decay_weight": 0.0}
+NO_REINFORCEMENT: dict[str, Any] = {"decay_weight": 0.0}
+QUALITY_SETTINGS: dict[str, Any] = {"vault": True, **NO_REINFORCEMENT}
 
 
 def log(message: str) -> None:

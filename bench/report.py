@@ -45,10 +45,12 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 #: Benchmarks left out of --quick (too slow for CI even when small, or they install a second venv).
 NOT_QUICK = frozenset({"lsp", "lsp_load", "peer", "embed"})
-#: What ``--ci`` runs, with its arguments: small variants that need no cache and no network (about a minute on
+#: What ``--ci`` runs: small variants that need no cache and no network (about a minute on
 #: 2 idle cores), so that the harness and the renderer never rot; tests/test_bench_harness.py runs it in CI.
 #: SciFact's ``--tiny`` syncs a small corpus with the real model, so the quality pipeline runs too.
-CI: dict[str, list[str]] = {"query": ["--sizes", "10000"], "lifecycle": ["--quick"], "scifact": ["--tiny"]}
+CI = ("query", "lifecycle", "scifact")
+#: Arguments of a ``--ci`` run where they differ from the quick ones.
+CI_ARGS: dict[str, list[str]] = {"scifact": ["--tiny"]}
 
 
 def run_one(name: str, args: list[str], out: Path) -> None:
@@ -92,7 +94,7 @@ def main() -> None:
                 continue
             log(f"running {name}")
             _, full_args, quick_args = BENCHMARKS[name]
-            run_one(name, CI[name] if args.ci and name in CI else quick_args if args.quick else full_args, out)
+            run_one(name, CI_ARGS.get(name, quick_args) if args.ci else quick_args if args.quick else full_args, out)
     from report_render import render
 
     target = out / "benchmarks.md" if args.quick else REPO / "docs" / "benchmarks.md"

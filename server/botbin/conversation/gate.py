@@ -156,12 +156,19 @@ def content_words(text: str) -> list[str]:
 
 def substance(text: str) -> float:
     """Content words of ``text`` over SUBSTANCE_WORDS, capped at 1."""
-    return min(1.0, len(content_words(text)) / SUBSTANCE_WORDS)
+    return _substance(content_words(text))
 
 
 def lexical_novelty(text: str, known_words: AbstractSet[str]) -> float:
     """Share of the content words of ``text`` that are not in ``known_words``; 0.0 for a text without any."""
-    words = content_words(text)
+    return _share_new(content_words(text), known_words)
+
+
+def _substance(words: list[str]) -> float:
+    return min(1.0, len(words) / SUBSTANCE_WORDS)
+
+
+def _share_new(words: list[str], known_words: AbstractSet[str]) -> float:
     return sum(w not in known_words for w in words) / len(words) if words else 0.0
 
 
@@ -200,9 +207,10 @@ def score_turn(text: str, vector: npt.NDArray[np.float32], durable: npt.NDArray[
     raises for any text; every field is in [0, 1]."""
     history = durable[:0] if conversation is None else conversation
     semantic, repetition = memory_similarity(vector, durable, history)
-    lexical = 0.0 if known_words is None else lexical_novelty(text, known_words)
+    words = content_words(text)
+    lexical = 0.0 if known_words is None else _share_new(words, known_words)
     novelty = max(semantic, lexical)
-    sub = substance(text)
+    sub = _substance(words)
     conversational = _unit(sub * (NOVELTY_WEIGHT * novelty + REPETITION_WEIGHT * repetition))
     signals = technical_signals(text)
     technical = _unit(1.0 - math.exp(-signals.total / TECH_SCALE))
