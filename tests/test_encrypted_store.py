@@ -23,7 +23,7 @@ from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 from botbin.sync import atomic, encryption
 from botbin.sync.encryption import MARKER_FILE
-from conftest import CHECKER, REPO, FakeEmbedder, write_notes
+from conftest import REPO, FakeEmbedder, run_checker, write_notes
 
 FAST_KDF = "kdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n"
 NOTES = {
@@ -72,8 +72,7 @@ def test_search_over_an_encrypted_store_decrypts_in_memory_only(tmp_path: Path) 
     assert not [p for p in new_temp if p.is_file() and any(s in p.read_bytes() for s in SECRETS)]
     fresh = _service(ws)  # another process: loads the encrypted files
     assert "Bluefin" in fresh.search("zebracorn codename").hits[0].text
-    checked = subprocess.run([sys.executable, str(CHECKER), "--root", str(ws), str(ws / "memory" / "aifbin")],
-                             capture_output=True, text=True)
+    checked = run_checker(ws, ws / "memory" / "aifbin")
     assert checked.returncode == 0, checked.stdout
 
 

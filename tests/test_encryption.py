@@ -22,7 +22,7 @@ from botbin.aifbin import AifBinDocument, ChunkRecord, decode, encode
 from botbin.crypto import cipher as cipher_mod
 from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf, parse_kdf
 from botbin.errors import AifBinFormatError, DecryptionError
-from conftest import CHECKER
+from conftest import CHECKER, skip_without_checker
 
 FAST = KdfParams(time_cost=1, memory_cost=8192, parallelism=1)
 SECRET_WORDS = ("zebracorn", "pancakes-with-durian", "launchcode-1234", "private-tag", "never-push-on-friday")
@@ -71,6 +71,7 @@ def test_round_trip_keeps_everything(store: StoreCipher, compress: bool, tmp_pat
         np.testing.assert_array_equal(a.embedding, b.embedding)
     path = tmp_path / "x.aif-bin"
     path.write_bytes(blob)
+    skip_without_checker()
     checked = subprocess.run([sys.executable, str(CHECKER), str(path)], capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 

@@ -25,7 +25,7 @@ from botbin.errors import AifBinFormatError
 from botbin.sync.atomic import TEMP_PREFIX
 from botbin.sync.documents import output_rel
 from botbin.sync.state import STATE_FILE
-from conftest import CHECKER
+from conftest import CHECKER, skip_without_checker
 
 from .vault import OUTPUT_DIR, md5, state_on_disk
 
@@ -34,6 +34,7 @@ TIME_KEYS = frozenset({"created_at", "synced_at", "mtime_ns"})
 
 
 def load_checker() -> ModuleType:
+    skip_without_checker()
     spec = importlib.util.spec_from_file_location("aifbin_check", CHECKER)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
