@@ -175,10 +175,11 @@ class MemoryIndex:
         self._vocab: dict[str, int] = {}
         self._assembled: _Assembled | None = None
         self._hidden: frozenset[tuple[str, str]] = frozenset()
+        self._chunk_count = 0
 
     def __len__(self) -> int:
-        """Number of chunks."""
-        return sum(len(n.chunks) for n in self._notes.values())
+        """Number of chunks; O(1) (a search asks several times, and summing over 10,000 notes took ~2 ms)."""
+        return self._chunk_count
 
     @property
     def note_count(self) -> int:
@@ -190,7 +191,10 @@ class MemoryIndex:
             self.dim = doc.dim
         if doc.chunks and doc.dim != self.dim:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
-        self._notes[doc.source] = _note_from(doc, self._vocab)
+        note = _note_from(doc, self._vocab)
+        old = self._notes.get(doc.source)
+        self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
+        self._notes[doc.source] = note
         self._assembled = None
 
     def directives(self) -> list[Directive]:
@@ -239,7 +243,9 @@ class MemoryIndex:
 
     def remove(self, path: str) -> None:
         """Drop note ``path`` (no-op if absent)."""
-        if self._notes.pop(path, None) is not None:
+        old = self._notes.pop(path, None)
+        if old is not None:
+            self._chunk_count -= len(old.chunks)
             self._assembled = None
 
     def _assemble(self) -> _Assembled:
