@@ -215,6 +215,21 @@ def test_status_lists_changed_new_and_deleted_notes(make_service: Callable[..., 
                        "memory/2026-11-04.md": "deleted, still indexed"}
 
 
+def test_status_names_a_truncated_output_and_a_failed_scan_is_a_warning(
+        make_service: Callable[..., MemoryService], tmp_path: Path) -> None:
+    from botbin.sync.staleness import find_stale
+
+    service = make_service(NOTES)
+    service.sync()
+    state = json.loads(service.state_path.read_text())
+    output = service.root / state["files"]["memory/2026-11-03.md"]["output"]
+    output.write_bytes(output.read_bytes()[:-10])
+    assert {s.path: s.reason for s in service.status().stale} == {
+        "memory/2026-11-03.md": f"output {state['files']['memory/2026-11-03.md']['output']} is missing or damaged"}
+    found = find_stale(tmp_path / "gone", service.settings, service._state()[0])
+    assert found.tracked == 0 and found.stale == () and "gone" in found.warnings[0]
+
+
 def test_checkpointed_sync_still_records_model_and_last_sync(make_service: Callable[..., MemoryService],
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import botbin.sync.engine as engine

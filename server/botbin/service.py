@@ -27,11 +27,12 @@ from botbin.embedding import (
 )
 from botbin.errors import BotbinError, ModelError
 from botbin.notes_io import directives_on_disk, relative_path
-from botbin.results import DirectiveReport, SearchResult, StaleNote, Status
+from botbin.results import DirectiveReport, SearchResult, Status
 from botbin.sync.documents import ModelMeta
-from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys, read_marker
-from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, output_intact, sync_workspace
-from botbin.sync.scan import check_root, scan_workspace
+from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys
+from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
+from botbin.sync.scan import check_root
+from botbin.sync.staleness import encryption_mode, find_stale
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 
 if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync
@@ -318,23 +319,8 @@ class MemoryService:
         """
         check_root(self.root)
         state, warnings = self._state()
-        stale: list[StaleNote] = []
-        tracked = 0
-        try:
-            scan = scan_workspace(self.root, self.settings)
-            tracked = len(scan.files)
-            warnings += scan.warnings
-            for rel, st in scan.files.items():
-                entry = state.files.get(rel)
-                if entry is None:
-                    stale.append(StaleNote(rel, "not synced yet"))
-                elif (entry.size, entry.mtime_ns) != (st.size, st.mtime_ns):
-                    stale.append(StaleNote(rel, "changed since the last sync"))
-                elif not output_intact(self.root / entry.output, entry.output_bytes):
-                    stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
-            stale += [StaleNote(rel, "deleted, still indexed") for rel in state.files if rel not in scan.files]
-        except Exception as exc:  # status must report, not fail
-            warnings.append(str(exc))
+        found = find_stale(self.root, self.settings, state)
+        warnings += found.warnings
         try:
             model = self.model_meta.name
         except ModelError as exc:
@@ -342,16 +328,13 @@ class MemoryService:
         conflicts: list[Conflict] = []
         encryption = "off"
         try:
-            marker = read_marker(self.output_dir)
-            if marker is not None or state.encrypted:
-                converting = marker is None or marker.mode != "encrypted" or not state.encrypted
-                encryption = "converting" if converting and state.files else "on"
+            encryption = encryption_mode(self.output_dir, state)
             conflicts = self.directives().conflicts if state.files else []
         except BotbinError as exc:  # an encrypted store without its passphrase still reports the rest
             warnings.append(str(exc))
         return Status(
             str(self.root), str(self.output_dir), str(self.state_path), model, len(state.files),
-            sum(e.chunks for e in state.files.values()), state.last_sync, tracked, tuple(stale),
+            sum(e.chunks for e in state.files.values()), state.last_sync, found.tracked, found.stale,
             (*self.warnings, *warnings), tuple(conflicts), encryption,
         )
 

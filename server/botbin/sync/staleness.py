@@ -1,0 +1,53 @@
+"""What ``botbin status`` says of the store without syncing: notes out of date, encryption mode (no hashing)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from botbin.config import Settings
+from botbin.results import StaleNote
+from botbin.sync.encryption import read_marker
+from botbin.sync.engine import output_intact
+from botbin.sync.scan import scan_workspace
+from botbin.sync.state import SyncState
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """Tracked notes on disk now, those whose index entry does not match them, and scan warnings."""
+
+    tracked: int
+    stale: tuple[StaleNote, ...]
+    warnings: tuple[str, ...]
+
+
+def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
+    """Compare the notes under ``root`` with ``state`` by size and mtime (ns) only, and check that each
+    output file is there with its recorded size. Never raises: a scan that fails is a warning (tracked 0)."""
+    stale: list[StaleNote] = []
+    try:
+        scan = scan_workspace(root, settings)
+    except Exception as exc:  # status must report, not fail
+        return Staleness(0, (), (str(exc),))
+    for rel, st in scan.files.items():
+        entry = state.files.get(rel)
+        if entry is None:
+            stale.append(StaleNote(rel, "not synced yet"))
+        elif (entry.size, entry.mtime_ns) != (st.size, st.mtime_ns):
+            stale.append(StaleNote(rel, "changed since the last sync"))
+        elif not output_intact(root / entry.output, entry.output_bytes):
+            stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
+    stale += [StaleNote(rel, "deleted, still indexed") for rel in state.files if rel not in scan.files]
+    return Staleness(len(scan.files), tuple(stale), tuple(scan.warnings))
+
+
+def encryption_mode(output_dir: Path, state: SyncState) -> str:
+    """'off', 'on', or 'converting' (the marker and the state disagree while a sync converts the store).
+
+    Raises BotbinError for an unreadable marker (sync/encryption.py ``read_marker``)."""
+    marker = read_marker(output_dir)
+    if marker is None and not state.encrypted:
+        return "off"
+    converting = marker is None or marker.mode != "encrypted" or not state.encrypted
+    return "converting" if converting and state.files else "on"
