@@ -142,8 +142,10 @@ def dir_bytes(path: Path) -> int:
 
 BOTBIN_QUERY = """import json, resource, sys, time
 from pathlib import Path
+from botbin.index.blas import single_threaded_blas
 from botbin.service import MemoryService
 cfg = json.loads(sys.argv[1])
+single_threaded_blas()  # as botbin's MCP and language servers run: OpenBLAS threads would spin against the model's
 svc = MemoryService(Path(cfg["ws"]), {"vault": True})
 t = time.perf_counter(); svc.search("warm up: load the model and the index", cfg["k"]); load = time.perf_counter() - t
 out = []

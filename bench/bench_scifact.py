@@ -47,6 +47,7 @@ CUTOFFS = (10, 100)
 QUICK_QUERIES = 200
 TINY_QUERIES = 40
 TINY_DISTRACTORS = 400
+BOOTSTRAP_RESAMPLES = 2000
 MODES: dict[str, float | None] = {"bm25": 0.0, "vector": 1.0, "hybrid": None}
 
 
@@ -104,9 +105,9 @@ def ndcg_recall(run: dict[str, list[str]], qrels: dict[str, dict[str, int]], k: 
     return out
 
 
-def evaluate(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple[dict[str, float], str, float]:
-    """Mean nDCG@k and recall@k for k in CUTOFFS; the backend used; the largest per-query difference between
-    pytrec_eval and ``ndcg_recall`` (0 when pytrec_eval is not installed)."""
+def evaluate(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tuple[dict[str, Any], str, float]:
+    """Mean nDCG@k and recall@k for k in CUTOFFS, and ``ndcg@10_ci95`` (``bootstrap_ci``); the backend used; the
+    largest per-query difference between pytrec_eval and ``ndcg_recall`` (0 when pytrec_eval is not installed)."""
     own: dict[str, dict[str, float]] = {q: {} for q in qrels}
     for k in CUTOFFS:
         for qid, values in ndcg_recall(run, qrels, k).items():
@@ -126,7 +127,20 @@ def evaluate(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tup
         diff = max(abs(trec[q][m] - own[q][m]) for q in qrels for m in own[q])
         per_query, backend = trec, "pytrec_eval"
     keys = sorted(next(iter(per_query.values())))
-    return {m: r(float(np.mean([per_query[q][m] for q in qrels])), 5) for m in keys}, backend, diff
+    means: dict[str, Any] = {m: r(float(np.mean([per_query[q][m] for q in qrels])), 5) for m in keys}
+    means["ndcg@10_ci95"] = bootstrap_ci([per_query[q]["ndcg@10"] for q in qrels])
+    return means, backend, diff
+
+
+def bootstrap_ci(values: list[float], resamples: int = BOOTSTRAP_RESAMPLES) -> list[float]:
+    """95 % percentile bootstrap interval of the mean of ``values`` (Efron and Tibshirani, 1993, ch. 13):
+    ``resamples`` resamples of the queries with replacement, ``numpy.random.default_rng(0)``. It says how much
+    of a difference between two settings the query sample alone could make."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.size == 0:
+        return [0.0, 0.0]
+    means = data[np.random.default_rng(0).integers(0, data.size, (resamples, data.size))].mean(axis=1)
+    return [r(float(v), 4) for v in np.percentile(means, [2.5, 97.5])]
 
 
 def tiny_corpus(corpus: list[dict[str, Any]], qrels: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
@@ -195,7 +209,7 @@ def run_modes(service: MemoryService, queries: dict[str, str], k: int) -> tuple[
     """Doc ids ranked by each mode (top ``k``, one per note), and the search seconds per mode.
 
     Each query is embedded once (``query_vectors``) and its vector passed to all three searches. BLAS runs on
-    one thread during the searches, as in the language server (``botbin.lsp.server.single_threaded_blas``).
+    one thread during the searches, as in the language server (``botbin.index.blas.single_threaded_blas``).
     """
     from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
 
@@ -255,7 +269,7 @@ def report(args: argparse.Namespace, service: MemoryService, sync_info: dict[str
     for mode, run in runs.items():
         metrics, backend, diff = evaluate(run, qrels)
         results[mode] = {**metrics, "search_ms_per_query": r(1000 * search_s[mode] / len(ids), 2)}
-        log(f"  {mode:7s} " + "  ".join(f"{m} {v:.4f}" for m, v in metrics.items()))
+        log(f"  {mode:7s} " + "  ".join(f"{m} {v:.4f}" for m, v in metrics.items() if isinstance(v, float)))
     settings = service.settings
     print(json.dumps({
         "split": args.split, "quick": args.quick, "tiny": args.tiny, "queries": len(ids),

@@ -169,6 +169,9 @@ def _initial_sync(service: MemoryService) -> None:
 
 def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
     """Serve MCP on stdio for ``workspace``; logs go to stderr."""
+    from botbin.index.blas import single_threaded_blas
+
+    single_threaded_blas()  # each tool call embeds, then searches: BLAS threads would spin against the model's
     service = MemoryService(workspace, overrides)
     for warning in service.warnings:
         log.warning("%s", warning)

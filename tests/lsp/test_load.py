@@ -14,7 +14,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from tests.lsp.conftest import serve
 
-from botbin.lsp.server import single_threaded_blas
+from botbin.index.blas import single_threaded_blas
 
 pytestmark = pytest.mark.model
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
 import uuid
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 
 from botbin import __version__
 from botbin.errors import BotbinError, PassphraseError
+from botbin.index.blas import single_threaded_blas
 from botbin.lsp import protocol
 from botbin.lsp.folders import Folder, Folders, uri_to_path
 from botbin.lsp.positions import UTF16, encoding_name
@@ -167,25 +167,6 @@ def create_server() -> BotbinLanguageServer:
     server = BotbinLanguageServer()
     register_all(server)
     return server
-
-
-def single_threaded_blas() -> Any:
-    """Limit numpy's BLAS (OpenBLAS) to one thread in this process; returns threadpoolctl's limiter (its
-    ``restore_original_limits()`` undoes it), or None when threadpoolctl is missing or OPENBLAS_NUM_THREADS is set.
-
-    The server already runs requests in parallel on worker threads, and each search is one small matrix-vector
-    product. OpenBLAS's own threads busy-wait for each other: on 2 shared cores a 1,387 x 384 product cost ~8 ms
-    of CPU with its 2 threads against 0.07 ms with one, and a burst of hovers and searches ran 2-5x slower
-    (bench/bench_lsp_load.py). The model's threads (torch, OpenMP) are not affected.
-    """
-    if "OPENBLAS_NUM_THREADS" in os.environ:
-        return None
-    try:
-        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
-    except ImportError:  # a dependency of scikit-learn, itself one of sentence-transformers
-        log.info("threadpoolctl is not installed; BLAS keeps its default threads")
-        return None
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def main(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
