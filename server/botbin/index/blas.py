@@ -1,4 +1,4 @@
-"""One BLAS thread for processes that alternate the model and searches (language server, MCP server, ingest)."""
+"""One BLAS thread for the long-lived processes that alternate the model and searches (language and MCP servers)."""
 
 from __future__ import annotations
 
