@@ -24,12 +24,16 @@ Json = dict[str, Any]
 
 
 def _load(folder: Path, name: str) -> Json | None:
+    """``NAME.json`` as a dict; None when there is no such file; ``{"failed": why}`` when it cannot be read
+    as a JSON object (so the report says so instead of "not run")."""
     path = folder / f"{name}.json"
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError):
+    if not path.is_file():
         return None
-    return data if isinstance(data, dict) else None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return {"failed": f"{path.name} is unreadable ({type(exc).__name__}: {str(exc)[:120]})"}
+    return data if isinstance(data, dict) else {"failed": f"{path.name} holds a {type(data).__name__}, not an object"}
 
 
 def _fmt(value: Any, digits: int = 3) -> str:
@@ -39,8 +43,9 @@ def _fmt(value: Any, digits: int = 3) -> str:
         return "yes" if value else "no"
     if isinstance(value, int):
         return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:,.1f}" if abs(value) >= 1000 else f"{value:.{digits}f}"
+    if isinstance(value, float):  # about 3-4 significant digits
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.1f}" if abs(value) >= 100 else (
+            f"{value:.2f}" if abs(value) >= 10 else f"{value:.{digits}f}")
     return str(value)
 
 
@@ -77,13 +82,14 @@ def machine() -> list[str]:
                                 cwd=Path(__file__).parent).stdout.strip() or "?"
     except OSError:
         commit = "?"
-    return [f"Rendered {datetime.now(UTC):%Y-%m-%d %H:%M} UTC from commit `{commit}` on {platform.system()} "
-            f"{platform.machine()}: {os.cpu_count()} cores ({cpu}), {mem} memory. Each section gives the load "
-            "average its benchmark saw; wall-clock figures from a loaded machine are upper bounds.", ""]
+    return [f"Rendered {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on top of commit `{commit}` on {platform.system()} "
+            f"{platform.machine()}: {os.cpu_count()} cores ({cpu}), {mem} memory. Where a benchmark records the load "
+            "average (1 / 5 / 15 min) its section gives it; wall-clock figures from a loaded machine are upper "
+            "bounds.", ""]
 
 
 def scifact(data: Json | None, plots: Path) -> list[str]:
-    out = ["## Quality: BEIR SciFact (test split)", ""]
+    out: list[str] = []
     missing = _missing("scifact", data)
     if missing or data is None:
         return out + (missing or [])
@@ -101,9 +107,9 @@ def scifact(data: Json | None, plots: Path) -> list[str]:
               else "quick subset" if data.get("quick") else "the whole split")
     out += [f"{data.get('queries')} queries ({subset}); "
             f"target for the default (hybrid) search: nDCG@10 >= 0.74 — "
-            f"{'met' if hybrid is not None and hybrid >= 0.74 else 'not met'}{ci}. Reference figures: BM25 "
-            "~0.65-0.665, all-MiniLM-L6-v2 dense ~0.645, naive 0.7/0.3 min-max hybrid ~0.715. Settings were tuned "
-            "on the train split only; what was tried is in bench/README.md.", ""]
+            f"{'met' if hybrid is not None and hybrid >= 0.74 else 'not met'}{ci}. Figures the issue quotes for "
+            "this data: BM25 ~0.65-0.665, all-MiniLM-L6-v2 dense ~0.645, naive 0.7/0.3 min-max hybrid ~0.715. "
+            "Settings were tuned on the train split only; what was tried is in bench/README.md.", ""]
     recall_keys = [k for k in keys if k.startswith("recall@")]
     if len(recall_keys) >= 2:
         ks = [int(k.split("@")[1]) for k in recall_keys]
@@ -115,25 +121,31 @@ def scifact(data: Json | None, plots: Path) -> list[str]:
 
 
 def locomo(data: Json | None, _plots: Path) -> list[str]:
-    out = ["## Quality: LoCoMo evidence recall (QA categories 1-4)", ""]
+    out: list[str] = []
     missing = _missing("locomo", data)
     if missing or data is None:
         return out + (missing or [])
+    get = sections.get
     rows = []
-    for name, layout in data.get("layouts", {}).items():
-        for split, rec in layout.get("recall", {}).items():
-            overall = rec.get("overall", {})
-            cats = [rec.get(f"cat{c}", {}).get("@10") for c in (1, 2, 3, 4)]
-            rows.append([name, split, overall.get("n"), overall.get("@5"), overall.get("@10"), *cats])
-    out += table(["layout", "conversations", "questions", "recall@5", "recall@10", "cat1 @10", "cat2 @10",
-                  "cat3 @10", "cat4 @10"], rows)
-    out += [f"Targets for the best layout (all conversations): {data.get('targets_best_all')}; met: "
-            f"{data.get('targets_met')}. Layouts were tuned on conversations 0-4; 5-9 are held out.", ""]
+    layouts = data.get("layouts")
+    for name in layouts if isinstance(layouts, dict) else {}:
+        recall = get(layouts, f"{name}.recall")
+        for split in recall if isinstance(recall, dict) else {}:
+            rows.append([name, split, *(get(recall, f"{split}.overall.{k}") for k in ("n", "@5", "@10")),
+                         *(get(recall, f"{split}.cat{c}.@10") for c in (1, 2, 3, 4))])
+    out += table(["layout", "conversations", "questions", "recall@5", "recall@10", "multi-hop (1) @10",
+                  "temporal (2) @10", "open-domain (3) @10", "single-hop (4) @10"], rows)
+    want, met = data.get("targets_best_all"), data.get("targets_met")
+    if isinstance(want, dict) and isinstance(met, dict):
+        out += ["Targets for the best layout, all conversations: " + ", ".join(
+            f"recall{k} ≥ {v} ({'met' if met.get(k) else 'not met'})" for k, v in want.items()) + ".", ""]
+    out += ["Layouts were tuned on conversations 0-4 (5-9 held out); BM25's k1 / b were chosen on all ten (see "
+            "bench/README.md). Categories are LoCoMo's QA types.", ""]
     return out
 
 
 def obsidian(data: Json | None, _plots: Path) -> list[str]:
-    out = ["## Quality: Obsidian help vault, 60 written queries", ""]
+    out: list[str] = []
     missing = _missing("obsidian", data)
     if missing or data is None:
         return out + (missing or [])
@@ -148,7 +160,7 @@ def obsidian(data: Json | None, _plots: Path) -> list[str]:
 
 
 def query(data: Json | None, plots: Path) -> list[str]:
-    out = ["## Speed: query latency against corpus size", ""]
+    out: list[str] = []
     missing = _missing("query", data)
     if missing or data is None:
         return out + (missing or [])
@@ -186,11 +198,11 @@ def query(data: Json | None, plots: Path) -> list[str]:
     return out
 
 
-def curated(name: str, title: str, pick: Callable[[Json], tuple[list[str], list[list[Any]], list[str]]]
+def curated(name: str, pick: Callable[[Json], tuple[list[str], list[list[Any]], list[str]]]
             ) -> Callable[[Json | None, Path], list[str]]:
     """A section of chosen figures: ``pick`` (report_sections.py) gives the header, the rows and notes."""
     def section(data: Json | None, _plots: Path) -> list[str]:
-        out = [f"## {title}", ""]
+        out: list[str] = []
         missing = _missing(name, data)
         if missing or data is None:
             return out + (missing or [])
@@ -223,20 +235,25 @@ def _plot(folder: Path, name: str, title: str, xlabel: str, ylabel: str,
     return name
 
 
-SECTIONS: list[tuple[str, Callable[[Json | None, Path], list[str]]]] = [
-    ("scifact", scifact), ("locomo", locomo), ("obsidian", obsidian), ("query", query),
-    ("embed", curated("embed", "Speed: embedding throughput (plain encode, botbin, ONNX, int8)", sections.embed)),
-    ("sync", curated("sync", "Speed: cold, no-op and one-edit sync", sections.sync)),
-    ("lsp", curated("lsp", "Speed: hover and search in the language server", sections.lsp)),
-    ("lsp_load", curated("lsp_load", "Load: 2 bursts of 10,000 hover and search requests", sections.lsp_load)),
-    ("encryption", curated("encryption", "Cost of encryption at rest", sections.encryption)),
-    ("peer", curated("peer", "The peer: memsearch on the same vault and queries", sections.peer)),
-    ("planted", curated("planted", "Conversation memory: 10 planted facts among 1,000 and 10,000 turns",
-                        sections.planted)),
-    ("locomo_ingest", curated("locomo_ingest", "Conversation memory: LoCoMo through `botbin ingest`, against raw "
-                              "turns", sections.locomo_ingest)),
-    ("lifecycle", curated("lifecycle", "Memo lifecycle: decay and reinforcement per search, prune, consolidate",
-                          sections.lifecycle)),
+Section = Callable[[Json | None, Path], list[str]]
+#: (benchmark name, section title, renderer of the section's body), in report order.
+SECTIONS: list[tuple[str, str, Section]] = [
+    ("scifact", "Quality: BEIR SciFact (test split)", scifact),
+    ("locomo", "Quality: LoCoMo evidence recall (QA categories 1-4)", locomo),
+    ("obsidian", "Quality: Obsidian help vault, 60 written queries", obsidian),
+    ("query", "Speed: query latency against corpus size", query),
+    ("embed", "Speed: embedding throughput (plain encode, botbin, ONNX, int8)", curated("embed", sections.embed)),
+    ("sync", "Speed: cold, no-op and one-edit sync", curated("sync", sections.sync)),
+    ("lsp", "Speed: hover and search in the language server", curated("lsp", sections.lsp)),
+    ("lsp_load", "Load: 2 bursts of 10,000 hover and search requests", curated("lsp_load", sections.lsp_load)),
+    ("encryption", "Cost of encryption at rest", curated("encryption", sections.encryption)),
+    ("peer", "The peer: memsearch on the same vault and queries", curated("peer", sections.peer)),
+    ("planted", "Conversation memory: 10 planted facts among 1,000 and 10,000 turns",
+     curated("planted", sections.planted)),
+    ("locomo_ingest", "Conversation memory: LoCoMo through `botbin ingest`, against raw turns",
+     curated("locomo_ingest", sections.locomo_ingest)),
+    ("lifecycle", "Memo lifecycle: decay and reinforcement per search, prune, consolidate",
+     curated("lifecycle", sections.lifecycle)),
 ]
 
 
@@ -249,16 +266,19 @@ def render(results: Path, target: Path, quick: bool = False) -> None:
     lines += machine()
     note = results / "note.md"  # what the person who ran it wants a reader to know (optional)
     if note.is_file():
-        lines += [note.read_text().strip(), ""]
+        lines += [note.read_text(encoding="utf-8", errors="replace").strip(), ""]
     lines += ["Regenerate: `./scripts/bench.sh` (sets up, adds the optional benchmark packages, then runs "
               "`python bench/report.py`: everything, ~1 h on 2 idle cores) or "
               "`python bench/report.py --only NAME`; `--quick` runs the small variants. Raw JSON: "
               "`bench/out/results/`.", ""]
-    loaded = {name: _load(results, name) for name, _ in SECTIONS}
+    loaded = {name: _load(results, name) for name, _, _ in SECTIONS}
     lines += ["## Targets", ""]
-    lines += table(["target", "measured", "met"], [[t, v, "not run" if met is None else met]
-                                                   for t, v, met in sections.targets(loaded)])
-    for name, section in SECTIONS:
-        lines += section(loaded[name], plots)
+    lines += table(["target", "measured", "met"], sections.targets(loaded))
+    for name, title, section in SECTIONS:
+        lines += [f"## {title}", ""]
+        try:
+            lines += section(loaded[name], plots)
+        except (AttributeError, KeyError, TypeError, ValueError, IndexError) as exc:  # a JSON of another shape
+            lines += [f"_`{name}.json` could not be rendered ({type(exc).__name__}: {exc}); see the file._", ""]
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("\n".join(lines))

@@ -29,7 +29,7 @@ def test_report_ci_runs_and_renders(tmp_path: Path) -> None:
         assert scifact["results"]["hybrid"]["ndcg@10"] > 0.5  # 40 queries over ~500 abstracts: far above chance
         assert "tiny corpus" in report and "scifact_recall_at_k.png" in report
     assert "_Quick run" in report and "## Memo lifecycle" in report and "Seeding the memos" in report
-    assert "| query p95 < 10 ms at 100,000 chunks (1 BLAS thread) | – | not run |" in report  # --ci: 10k only
+    assert "| query p95 < 10 ms at 100,000 chunks (1 BLAS thread) | – | no figure |" in report  # --ci: 10k only
     assert "query_latency.png" in report and (tmp_path / "benchmarks" / "query_latency.png").stat().st_size > 1000
     assert not (REPO / "docs" / "benchmarks.md").read_text().startswith("# botbin benchmarks\n\n_Quick run")
 
@@ -45,8 +45,20 @@ def test_render_tolerates_missing_partial_and_failed_results(tmp_path: Path) -> 
     (results / "embed.json").write_text(json.dumps({"variants": {"plain": {"seconds": 2.0}, "botbin": {}}}))
     (results / "peer.json").write_text(json.dumps({"failed": "exit code 1; see peer.log"}))
     (results / "sync.json").write_text("{not json")
+    (results / "lsp.json").write_bytes(b"\xff\xfe")
+    (results / "query.json").write_text("[1, 2]")
+    (results / "locomo.json").write_text(json.dumps({"layouts": ["best"], "targets_met": "yes"}))
+    (results / "planted.json").write_text(json.dumps({"sizes": 5}))
+    (results / "scifact.json").write_text(json.dumps({"results": {"hybrid": {"ndcg@10": "0.7"}}}))
     render(results, tmp_path / "benchmarks.md")
     report = (tmp_path / "benchmarks.md").read_text()
-    assert "| SciFact test, default hybrid nDCG@10 ≥ 0.74 | – | not run |" in report
-    assert "_`peer` failed: exit code 1; see peer.log._" in report and "_Not run: no `sync.json`._" in report
-    assert "| plain | – | 1.000 |" in report and report.count("## ") == len(SECTIONS) + 1
+    assert "| SciFact test: default hybrid nDCG@10 ≥ 0.74 | – | no figure |" in report
+    assert "| Obsidian help queries: MRR@10 botbin / memsearch > 1 | – | failed |" in report
+    assert "| hover p95 < 50 ms (language server) | – | failed |" in report  # lsp.json is not UTF-8
+    assert "| LoCoMo best layout: recall@5 ≥ 0.60 | – | no figure |" in report
+    assert "| one-paragraph edit re-sync < 0.5 s | – | failed |" in report
+    assert "_Not run: no `lifecycle.json`._" in report
+    assert "_`peer` failed: exit code 1; see peer.log._" in report
+    assert "sync.json is unreadable (JSONDecodeError" in report
+    assert "query.json holds a list, not an object" in report and "_`planted.json` could not be rendered" in report
+    assert "| plain | – | 1.000 |" in report and report.count("\n## ") == len(SECTIONS) + 1
