@@ -164,18 +164,17 @@ def query(data: Json | None, plots: Path) -> list[str]:
     missing = _missing("query", data)
     if missing or data is None:
         return out + (missing or [])
-    sizes = sorted(int(k.split("_")[0]) for k in data if k.endswith("_chunks") and isinstance(data[k], dict))
-    methods = {"botbin hybrid": ("hybrid",), "botbin vector": ("vector_only_empty_query_text",),
-               "numpy exact": ("numpy_matmul_argpartition_baseline",), "FAISS flat": ("faiss_flat_ip", "latency"),
-               "usearch HNSW": ("usearch_hnsw", "latency")}
+    sizes = sorted(int(k.split("_")[0]) for k in data
+                   if k.endswith("_chunks") and k.split("_")[0].isdigit() and isinstance(data[k], dict))
+    methods = {"botbin hybrid": "hybrid", "botbin vector": "vector_only_empty_query_text",
+               "numpy exact": "numpy_matmul_argpartition_baseline", "FAISS flat": "faiss_flat_ip.latency",
+               "usearch HNSW": "usearch_hnsw.latency"}
     rows, series = [], {}
     for label, path in methods.items():
         xs, ys = [], []
         for n in sizes:
-            block: Any = data[f"{n}_chunks"]
-            for key in path:
-                block = block.get(key) if isinstance(block, dict) else None
-            if isinstance(block, dict) and "p50_ms" in block:
+            block = sections.get(data, f"{n}_chunks.{path}")
+            if isinstance(block, dict) and isinstance(block.get("p95_ms"), int | float):
                 rows.append([label, f"{n:,}", block.get("p50_ms"), block.get("p95_ms"), block.get("p99_ms")])
                 xs.append(n)
                 ys.append(block["p95_ms"])

@@ -177,12 +177,12 @@ def lifecycle(d: Json) -> tuple[list[str], Rows, list[str]]:
     return ["search (k 10)", "p50 ms", "p95 ms"], rows, notes
 
 
-def _status(data: Json | None, value: Any, ok: bool) -> str:
+def _status(data: Json | None, value: float | None, ok: bool) -> str:
     if data is None:
         return "not run"
     if "failed" in data or "skipped" in data:
         return "failed" if "failed" in data else "skipped"
-    if not isinstance(value, int | float) or isinstance(value, bool):
+    if value is None:
         return "no figure"
     return "met" if ok else "not met"
 
@@ -212,8 +212,8 @@ def targets(results: dict[str, Json | None]) -> Rows:
     rows: Rows = []
     for label, name, path, op, bound in checks:
         data = results.get(name)
-        value = get(data, path)
-        number = isinstance(value, int | float) and not isinstance(value, bool)
-        ok = number and (value >= bound if op == ">=" else value < bound if op == "<" else value > bound)
-        rows.append([label, value if number else None, _status(data, value, bool(ok))])
+        raw = get(data, path)
+        value = float(raw) if isinstance(raw, int | float) and not isinstance(raw, bool) else None
+        ok = value is not None and (value >= bound if op == ">=" else value < bound if op == "<" else value > bound)
+        rows.append([label, raw if value is not None else None, _status(data, value, ok)])
     return rows

@@ -29,10 +29,10 @@ from botbin.errors import BotbinError, ModelError
 from botbin.notes_io import directives_on_disk, relative_path
 from botbin.results import DirectiveReport, SearchResult, Status
 from botbin.sync.documents import ModelMeta
-from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys
+from botbin.sync.encryption import PassphraseFn, StoreKeys, encryption_mode, open_keys
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
 from botbin.sync.scan import check_root
-from botbin.sync.staleness import encryption_mode, find_stale
+from botbin.sync.staleness import find_stale
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 
 if TYPE_CHECKING:  # the index (bm25s, scipy) is imported on the first search, not for a sync

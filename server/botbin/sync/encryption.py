@@ -170,3 +170,14 @@ def finish_decryption(output_dir: Path, keys: StoreKeys | None) -> None:
     """Remove the marker once a decryption has rewritten every output and the state file says so."""
     if keys is not None and keys.marker.mode == "decrypting":
         (output_dir / MARKER_FILE).unlink(missing_ok=True)
+
+
+def encryption_mode(output_dir: Path, state: SyncState) -> str:
+    """'off', 'on', or 'converting' (the marker and the state disagree while a sync converts the store).
+
+    Raises BotbinError for an unreadable marker (``read_marker``)."""
+    marker = read_marker(output_dir)
+    if marker is None and not state.encrypted:
+        return "off"
+    converting = marker is None or marker.mode != "encrypted" or not state.encrypted
+    return "converting" if converting and state.files else "on"

@@ -1,4 +1,4 @@
-"""What ``botbin status`` says of the store without syncing: notes out of date, encryption mode (no hashing)."""
+"""What ``botbin status`` says of the notes without syncing: which are out of date (no hashing)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 
 from botbin.config import Settings
 from botbin.results import StaleNote
-from botbin.sync.encryption import read_marker
 from botbin.sync.engine import output_intact
 from botbin.sync.scan import scan_workspace
 from botbin.sync.state import SyncState
@@ -40,14 +39,3 @@ def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
             stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
     stale += [StaleNote(rel, "deleted, still indexed") for rel in state.files if rel not in scan.files]
     return Staleness(len(scan.files), tuple(stale), tuple(scan.warnings))
-
-
-def encryption_mode(output_dir: Path, state: SyncState) -> str:
-    """'off', 'on', or 'converting' (the marker and the state disagree while a sync converts the store).
-
-    Raises BotbinError for an unreadable marker (sync/encryption.py ``read_marker``)."""
-    marker = read_marker(output_dir)
-    if marker is None and not state.encrypted:
-        return "off"
-    converting = marker is None or marker.mode != "encrypted" or not state.encrypted
-    return "converting" if converting and state.files else "on"
