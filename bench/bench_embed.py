@@ -71,10 +71,10 @@ def vault_chunks(tmp: Path, max_notes: int | None) -> tuple[list[str], dict[str,
     svc = MemoryService(ws, VAULT, embedder=HashEmbedder(BUNDLED_MODEL_ID))
     report = svc.sync(keep_documents=True)
     s = svc.settings
-    params = ChunkerParams(min(s.target_tokens, svc.model_meta.max_tokens), s.overlap_tokens, s.min_tokens)
+    params = ChunkerParams(min(s.target_tokens, svc.ws.models.meta.max_tokens), s.overlap_tokens, s.min_tokens)
     texts: dict[str, str] = {}
     for rel in sorted(report.documents):
-        for chunk in prepare_note(rel, (ws / rel).read_bytes(), svc.counter, params).chunks:
+        for chunk in prepare_note(rel, (ws / rel).read_bytes(), svc.ws.models.counter, params).chunks:
             texts.setdefault(chunk.text_md5, chunk.embed_text)
     order = {md5: i for i, md5 in enumerate(texts)}
     if any(c.text_md5 not in order for d in report.documents.values() for c in d.chunks):

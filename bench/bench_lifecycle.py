@@ -1,4 +1,4 @@
-"""Memo lifecycle overhead (lifecycle/): what reinforcement and decay ranking add to a search, the cost of
+"""Memo lifecycle overhead (memory/): what reinforcement and decay ranking add to a search, the cost of
 seeding memos for a vault, prune and consolidate, and the sidecar's size.
 
 Run from the repo root with the venv active: ``python bench/bench_lifecycle.py [--quick]``. A synthetic vault
@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from botbin.lifecycle.memos import MEMO_FILE
+from botbin.memory.memos import MEMO_FILE
 from botbin.service import MemoryService
 from common import HashEmbedder, generate_vault, load_average, log, percentile, r, timed, vocabulary
 
@@ -47,7 +47,7 @@ def run(n_notes: int) -> dict[str, Any]:
         vocab = vocabulary(rng)[15:400]
         queries = [" ".join(rng.choices(vocab, k=3)) for _ in range(200)]
         for q in queries:  # embed once, so every pass below times search alone
-            service.embed_query(q)
+            service.ws.models.embed_query(q)
         seed_s, _ = timed(lambda: service.lifecycle.ensure(index))
         noop_s, _ = timed(lambda: service.lifecycle.ensure(index))
         plain = MemoryService(ws, {"vault": True, "decay_weight": 0.0}, embedder=embedder, env={})

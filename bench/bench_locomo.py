@@ -123,11 +123,11 @@ class QueryVectors:
                 self.vectors = dict(zip(z["keys"].tolist(), z["vectors"], strict=True))
 
     def get(self, service: MemoryService, texts: Sequence[str]) -> list[npt.NDArray[np.float32]]:
-        model = service.model_meta.name
+        model = service.ws.models.meta.name
         keys = [hashlib.md5(f"{model}\n{t}".encode()).hexdigest() for t in texts]
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in self.vectors}
         if missing:
-            vectors = service.embedder.embed(list(missing.values()))
+            vectors = service.ws.models.embedder.embed(list(missing.values()))
             self.vectors.update(zip(missing, vectors, strict=True))
             self.embedded += len(missing)
             self.path.parent.mkdir(parents=True, exist_ok=True)

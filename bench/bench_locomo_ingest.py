@@ -64,14 +64,14 @@ from bench_locomo import (
     splits,
     summarize,
 )
-from botbin.conversation.distill import one_line, split_sentences
-from botbin.conversation.observer import TurnObserver
-from botbin.conversation.turns import Turn, TurnError, parse_timestamp
+from botbin.memory.conversation.distill import one_line, split_sentences
+from botbin.memory.conversation.observer import TurnObserver
+from botbin.memory.conversation.turns import Turn, TurnError, parse_timestamp
 from botbin.service import MemoryService
 from common import load_average, log, median, r
 from locomo_layout import RAW, Conversation, load_conversations
 
-#: The soul file's block header (conversation/soul.py writes ``## [Turns a-b] session N · date``).
+#: The soul file's block header (memory/conversation/soul.py writes ``## [Turns a-b] session N · date``).
 _HEADER = re.compile(r"^## \[Turns (\d+)-(\d+)\]")
 #: Characters of a bullet's first sentence matched against its turn's text (a long turn keeps only its best
 #: sentences, joined: the first one is a substring of the turn, the bullet as a whole may not be).
@@ -173,7 +173,7 @@ def evaluate_ingest(index: int, conv: Conversation, root: Path, overrides: dict[
     root.mkdir(parents=True)
     service = MemoryService(root, overrides, env={})
     stats.warnings += [w for w in service.warnings if w not in stats.warnings]
-    observer = TurnObserver(service)
+    observer = TurnObserver(service.ws)
     observer.embed(["warm up"])  # the model loads outside the timings
     items = conversation_turns(conv, captions)
     number_dia: dict[int, str] = {}

@@ -174,16 +174,16 @@ def main() -> None:
     if missing:
         raise SystemExit(f"query targets not in the vault: {missing}")
     index, _ = service.index()
-    vectors = load_query_vectors(service.model_meta.name) if args.quick else {}
+    vectors = load_query_vectors(service.ws.models.meta.name) if args.quick else {}
     todo = [row["q"] for row in queries if row["q"] not in vectors]
     model_s = embed_s = 0.0
     if todo:
         log("loading the model")
-        model_s, _ = timed(lambda: service.embed_query("warm-up"))
+        model_s, _ = timed(lambda: service.ws.models.embed_query("warm-up"))
         log(f"embedding {len(todo)} queries, one at a time as botbin's search does")
-        embed_s, fresh = timed(lambda: {q: service.embed_query(q) for q in todo})
+        embed_s, fresh = timed(lambda: {q: service.ws.models.embed_query(q) for q in todo})
         vectors.update(fresh)
-        save_query_vectors(service.model_meta.name, vectors)
+        save_query_vectors(service.ws.models.meta.name, vectors)
     log(f"searching: {len(queries)} queries x {len(MODES)} rankings ({len(queries) - len(todo)} query vectors cached)")
     search_s, results = timed(lambda: evaluate(service, queries, vectors))
 

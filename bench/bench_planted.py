@@ -24,8 +24,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from botbin.conversation.observer import TurnObserver
-from botbin.conversation.turns import Turn
+from botbin.memory.conversation.observer import TurnObserver
+from botbin.memory.conversation.turns import Turn
 from botbin.service import MemoryService
 from common import load_average, log, median, percentile, r
 
@@ -76,7 +76,7 @@ def chatter(n: int, seed: int = 0) -> list[tuple[str, str]]:
 
 def run_size(n_chatter: int, root: Path) -> dict[str, Any]:
     service = MemoryService(root, env={})
-    observer = TurnObserver(service)
+    observer = TurnObserver(service.ws)
     observer.embed(["warm up"])  # the model loads outside the timings
     turns = [("user", fact) for fact, _, _ in FACTS] + chatter(n_chatter)
     write_ms: list[float] = []

@@ -182,11 +182,11 @@ def prepare(args: argparse.Namespace, qrels: dict[str, dict[str, int]]) -> tuple
 
 
 def query_vectors(service: MemoryService, queries: dict[str, str]) -> dict[str, npt.NDArray[np.float32]]:
-    """float32 (dim,) embedding of each query, by query id, from botbin's embedder (``service.embedder``, the one
+    """float32 (dim,) embedding of each query, by query id, from botbin's embedder (``ws.models.embedder``, the one
     ``embed_query`` calls), in batches of 64. Kept in ``query-vectors.npz`` beside the workspace, keyed by model id
     and query text, so a re-run (and ``--quick``) loads no model for its queries."""
     path = service.root.parent / "query-vectors.npz"
-    model_id = service.embedder.model_id
+    model_id = service.ws.models.embedder.model_id
     known: dict[str, npt.NDArray[np.float32]] = {}
     if path.is_file():
         with np.load(path) as data:
@@ -197,7 +197,7 @@ def query_vectors(service: MemoryService, queries: dict[str, str]) -> dict[str, 
         log(f"embedding {len(missing)} queries")
         for start in range(0, len(missing), 64):
             batch = missing[start:start + 64]
-            known.update(zip(batch, service.embedder.embed(batch), strict=True))
+            known.update(zip(batch, service.ws.models.embedder.embed(batch), strict=True))
         with path.open("wb") as handle:
             np.savez(handle, model_id=np.array(model_id), texts=np.array(list(known)),
                      vectors=np.stack(list(known.values())).astype(np.float32))

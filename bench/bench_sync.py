@@ -46,7 +46,7 @@ VAULT = {"vault": True}
 def aifbin_stats(ws: Path, svc: MemoryService) -> tuple[int, int]:
     """(bytes of all .aif-bin files, chunks recorded in the state file)."""
     size = sum(p.stat().st_size for p in svc.output_dir.rglob("*.aif-bin"))
-    state, _ = svc._state()
+    state, _ = svc.ws.state()
     return size, sum(e.chunks for e in state.files.values())
 
 
@@ -92,11 +92,11 @@ def embed_texts(svc: MemoryService, report: SyncReport) -> tuple[list[str], bool
     """The texts the model saw during ``report``'s sync (unique embed_text, first seen order), and whether
     re-chunking reproduced exactly the text_md5 recorded in the written files."""
     s = svc.settings
-    params = ChunkerParams(min(s.target_tokens, svc.model_meta.max_tokens), s.overlap_tokens, s.min_tokens)
+    params = ChunkerParams(min(s.target_tokens, svc.ws.models.meta.max_tokens), s.overlap_tokens, s.min_tokens)
     texts: dict[str, str] = {}
     match = True
     for rel in sorted(report.documents):
-        prep = prepare_note(rel, (svc.root / rel).read_bytes(), svc.counter, params)
+        prep = prepare_note(rel, (svc.root / rel).read_bytes(), svc.ws.models.counter, params)
         match &= [c.text_md5 for c in prep.chunks] == [c.text_md5 for c in report.documents[rel].chunks]
         for chunk in prep.chunks:
             texts.setdefault(chunk.text_md5, chunk.embed_text)
@@ -107,7 +107,7 @@ def obsidian(tmp: Path, runs: int = 5) -> dict[str, Any]:
     ws = tmp / "obsidian-help"
     shutil.copytree(OBSIDIAN_HELP, ws)
     svc = MemoryService(ws, VAULT)
-    embedder = svc.embedder
+    embedder = svc.ws.models.embedder
     inner = embedder.embed
     model_s: list[float] = []
     batches: list[int] = []
@@ -182,7 +182,7 @@ def obsidian(tmp: Path, runs: int = 5) -> dict[str, Any]:
         "rss_mb_after_model_load": r(rss_loaded, 1), "peak_rss_mb_after_botbin_runs": r(rss_botbin, 1),
         "peak_rss_mb_incl_baseline_model": r(peak_rss_mb(), 1),
         "aifbin_bytes_total": size, "aifbin_bytes_per_chunk": r(size / chunks, 1),
-        "embedding_bytes_per_chunk": svc.model_meta.dim * 4,
+        "embedding_bytes_per_chunk": svc.ws.models.meta.dim * 4,
     }
 
 

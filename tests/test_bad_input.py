@@ -165,7 +165,7 @@ def test_damaged_output_is_reported_on_load_and_rewritten_by_sync(
     out.write_bytes(data[: len(data) // 2] if damage == "truncate" else b"PK\x03\x04 a zip file, not ours")
     with pytest.raises(AifBinFormatError, match=r"a\.aif-bin"):
         extract_source(out)
-    fresh = MemoryService(service.root, {}, embedder=service.embedder, env={})
+    fresh = MemoryService(service.root, {}, embedder=service.ws.models.embedder, env={})
     result = fresh.search("deploy")
     assert any("a.aif-bin" in w for w in result.warnings)
     assert [h.path for h in result.hits] == ["memory/b.md"]

@@ -30,6 +30,7 @@ WORKSPACE = TESTS / "fixtures" / "directives" / "workspace"
 _LAUNCHER = f"""import sys
 sys.path.insert(0, {str(TESTS)!r})
 import botbin.cli
+import botbin.cli.common
 from botbin.service import MemoryService
 from conftest import FakeEmbedder
 
@@ -39,7 +40,7 @@ class FakeService(MemoryService):
         super().__init__(workspace, overrides, embedder or FakeEmbedder(), env, **options)
 
 
-botbin.cli.MemoryService = FakeService
+botbin.cli.common.MemoryService = FakeService
 sys.exit(botbin.cli.main(sys.argv[1:]))
 """
 
@@ -233,9 +234,10 @@ def test_service_directives_report(make_service: Callable[..., MemoryService]) -
 
 
 def test_directive_lines_show_the_rule_not_markup(capsys: pytest.CaptureFixture[str]) -> None:
-    from botbin.cli_output import print_directives
+    from botbin.agent.rules import DirectiveReport
+
+    from botbin.cli.output import print_directives
     from botbin.directives.partition import Directive
-    from botbin.results import DirectiveReport
 
     callout = Directive("AGENTS.md", "soft", "> [!note] Rules\n> Never push to main.", 4, 6, (), ())
     front = Directive("AGENTS.md", "hard", "---\nbotbin: instructions\nlanguage: en\n---", 0, 4, (), ())

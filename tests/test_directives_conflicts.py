@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from botbin.directives.conflicts import Conflict, find_conflicts, normalize_action, rule_text
+from botbin.directives.conflicts import Conflict, find_conflicts, normalize_action
 from botbin.directives.partition import Directive, RuleCue, partition_source
 
 
@@ -20,7 +20,7 @@ def conflicts(notes: dict[str, str]) -> list[Conflict]:
 
 
 def pairs(found: list[Conflict]) -> list[tuple[str, str, str]]:
-    return [(c.action, rule_text(c.first.cue), rule_text(c.second.cue)) for c in found]
+    return [(c.action, c.first.cue.phrase, c.second.cue.phrase) for c in found]
 
 
 @pytest.mark.parametrize(("first", "second", "action", "do", "dont"), [
@@ -135,7 +135,7 @@ def test_normalize_action(action: str, words: tuple[str, ...]) -> None:
     assert normalize_action(action) == words
 
 
-def test_rule_text() -> None:
-    assert rule_text(RuleCue("prohibition", "Never", 0, False, "push to main.")) == "Never push to main"
-    assert rule_text(RuleCue("obligation", "Use", 0, True, "Use tabs!")) == "Use tabs"
-    assert rule_text(RuleCue("obligation", "use", 0, True, "Use tabs;")) == "Use tabs"
+def test_rule_phrase() -> None:
+    assert RuleCue("prohibition", "Never", 0, False, "push to main.").phrase == "Never push to main"
+    assert RuleCue("obligation", "Use", 0, True, "Use tabs!").phrase == "Use tabs"
+    assert RuleCue("obligation", "use", 0, True, "Use tabs;").phrase == "Use tabs"

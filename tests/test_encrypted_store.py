@@ -108,7 +108,7 @@ def test_encrypt_then_decrypt_in_place_without_re_embedding(tmp_path: Path) -> N
     assert embedder.embedded == embedded and not report.changed
     assert (ws / "memory" / "aifbin" / MARKER_FILE).is_file()
     assert _files_holding_secrets(ws) == []
-    keys = service.keys()
+    keys = service.ws.keys()
     assert keys is not None
     for path, doc in plain.items():
         back = decode(path.read_bytes(), str(path), keys.keyring)

@@ -14,14 +14,14 @@ from typing import TypeVar
 
 import pytest
 
+from botbin.agent.remember import remember
 from botbin.config import CONFIG_FILE, DEFAULT_INCLUDE, Settings, load_settings, unsafe_glob_reason
 from botbin.errors import BotbinError, WorkspaceError
 from botbin.lsp.folders import Folder, Folders, path_to_uri
-from botbin.memory.agent import remember
 from botbin.service import MemoryService
 from botbin.sync import engine
 from botbin.sync.scan import ScanResult, TrackedMatcher, read_note, scan_workspace, walk_roots
-from botbin.sync.watch import note_filter, watch_workspace, watched_folders
+from botbin.sync.watch import note_filter, watched_folders
 from conftest import write_notes
 
 T = TypeVar("T")
@@ -301,7 +301,7 @@ def test_watch_sees_notes_in_a_folder_made_after_it_started(make_service: Callab
         if "memory/new/deeper/n.md" in report.modified:
             raise _Stop
 
-    thread = threading.Thread(target=watch_workspace, args=(service, record), daemon=True)
+    thread = threading.Thread(target=service.watch, args=(record,), daemon=True)
     thread.start()
     assert started.wait(30)
     time.sleep(0.5)  # let the watcher start listening

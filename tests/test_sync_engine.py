@@ -226,7 +226,7 @@ def test_status_names_a_truncated_output_and_a_failed_scan_is_a_warning(
     output.write_bytes(output.read_bytes()[:-10])
     assert {s.path: s.reason for s in service.status().stale} == {
         "memory/2026-11-03.md": f"output {state['files']['memory/2026-11-03.md']['output']} is missing or damaged"}
-    found = find_stale(tmp_path / "gone", service.settings, service._state()[0])
+    found = find_stale(tmp_path / "gone", service.settings, service.ws.state()[0])
     assert found.tracked == 0 and found.stale == () and "gone" in found.warnings[0]
 
 

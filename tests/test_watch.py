@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
-from botbin.sync.watch import watch_workspace
 
 
 def test_editor_style_save_is_one_modification(make_service: Callable[..., MemoryService]) -> None:
@@ -22,7 +21,7 @@ def test_editor_style_save_is_one_modification(make_service: Callable[..., Memor
         reports.append(report)
         started.set()
 
-    thread = threading.Thread(target=watch_workspace, args=(service, record, 1), daemon=True)
+    thread = threading.Thread(target=service.watch, args=(record, 1), daemon=True)
     thread.start()
     assert started.wait(30)
     time.sleep(0.5)  # let the watcher start listening

@@ -95,9 +95,9 @@ class Settings:
     """Argon2id memory in KiB when a store is first encrypted (64 MiB, RFC 9106)."""
     kdf_parallelism: int = 4
     """Argon2id lanes when a store is first encrypted (RFC 9106)."""
-    # -- memory lifecycle (lifecycle/; DESIGN section 8) -----------------------------------------
+    # -- memory lifecycle (memory/; DESIGN section 8) -----------------------------------------
     decay_half_life_days: float = 30.0
-    """Days for an unretrieved memo's decay score to halve (lifecycle/decay.py: half-life regression,
+    """Days for an unretrieved memo's decay score to halve (memory/retention.py: half-life regression,
     Settles & Meeder 2016, with the half-life stretched by each retrieval)."""
     reinforcement_stretch: float = 1.0
     """How much each retrieval stretches a memo's half-life: h = half_life * (1 + stretch * count)."""
@@ -120,7 +120,7 @@ class Settings:
     """Abstractive output is kept only if its cosine to the sources' centroid is at least this..."""
     distill_min_coverage: float = 0.5
     """...and its cosine to every single source is at least this; else the extractive result is used."""
-    # -- conversation memory (conversation/) ---------------------------------------------------
+    # -- conversation memory (memory/conversation/) ---------------------------------------------------
     turn_buffer_size: int = 5
     """Turns buffered before they are distilled into the soul file (FileRAG)."""
     drift_cosine: float = 0.25
@@ -129,7 +129,7 @@ class Settings:
     """A distilled block this similar (cosine) to an existing one is skipped as a near-duplicate (FileRAG)."""
     admission_threshold: float = 0.35
     """Turns whose admission-gate score (in [0, 1]) reaches this are promoted into a distilled block; chosen on
-    LoCoMo conversations 0-4 against 0.4 (conversation/gate.py; bench/bench_locomo_ingest.py)."""
+    LoCoMo conversations 0-4 against 0.4 (memory/conversation/gate.py; bench/bench_locomo_ingest.py)."""
     soul_dir: str = "memory/soul"
     """Folder of the per-user soul files (``<user>.md``), inside the workspace."""
 

@@ -1,7 +1,7 @@
 """``botbin mcp``: the MCP server (official ``mcp`` SDK, stdio) that gives AI agents memory of one workspace.
 
 Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``, ``observe_turn`` (conversation
-turns buffered and distilled into the user's soul file, conversation/observer.py; the buffer is distilled on
+turns buffered and distilled into the user's soul file, memory/conversation/observer.py; the buffer is distilled on
 SIGINT/SIGTERM and when the client disconnects, before the server exits). A tool's failure is returned as
 an MCP tool error with its reason (ToolError), never as a crash. The workspace is synced in the background
 at start, so the first call answers at once with what was already indexed.
@@ -13,13 +13,16 @@ import logging
 import signal
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from botbin.errors import BotbinError
-from botbin.service import MemoryService
+from botbin.service import MemoryService, SearchFilters, check_filters, check_k, single_threaded_blas
+
+if TYPE_CHECKING:
+    from botbin.memory.conversation.observer import TurnObserver
 
 log = logging.getLogger(__name__)
 
@@ -32,21 +35,19 @@ conversation (yours and the user's) to observe_turn: botbin distils them into th
 
 
 def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None,
-             date_to: str | None) -> Any:
-    from botbin.index.store import SearchFilters
+             date_to: str | None) -> SearchFilters:
+    filters = SearchFilters(path_glob or None, tag or None, kind or None, date_from or None, date_to or None)
+    problem = check_filters(filters)
+    if problem:
+        raise ToolError(problem)
+    return filters
 
-    if kind not in (None, "hard", "soft", "lore"):
-        raise ToolError("kind must be 'hard', 'soft' or 'lore'")
-    return SearchFilters(path_glob or None, tag or None, kind, date_from or None, date_to or None)
 
-
-def create_server(service: MemoryService, observer: Any = None) -> MCPServer:
+def create_server(service: MemoryService, observer: TurnObserver | None = None) -> MCPServer:
     """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
     syncs after each block; one is made when None) receives the turns of ``observe_turn``."""
-    from botbin.conversation.observer import TurnObserver
-
     server = MCPServer("botbin", instructions=INSTRUCTIONS)
-    turns = observer if observer is not None else TurnObserver(service, sync_each_block=True)
+    turns = observer if observer is not None else service.observer(sync_each_block=True)
 
     @server.tool()
     def search_memory(query: str, k: int = 5, path_glob: str | None = None, tag: str | None = None,
@@ -58,7 +59,7 @@ def create_server(service: MemoryService, observer: Any = None) -> MCPServer:
 
         Args:
             query: what to look for, in natural language.
-            k: number of passages, 1-50.
+            k: number of passages, 1-1000.
             path_glob: only notes whose path matches, e.g. "memory/2026-11-*".
             tag: only notes with this tag.
             kind: only 'hard' rules, 'soft' rules or 'lore'.
@@ -67,8 +68,9 @@ def create_server(service: MemoryService, observer: Any = None) -> MCPServer:
         """
         if not query.strip():
             raise ToolError("query is empty")
-        if not 1 <= k <= 50:
-            raise ToolError("k must be between 1 and 50")
+        problem = check_k(k)
+        if problem:
+            raise ToolError(problem)
         try:
             result = service.recall(query, k, _filters(path_glob, tag, kind, date_from, date_to))
         except BotbinError as exc:
@@ -129,12 +131,9 @@ def create_server(service: MemoryService, observer: Any = None) -> MCPServer:
             session: an id of this conversation (a new session distils the previous one's buffer).
             timestamp: when it was said, ISO 8601 (default: now).
         """
-        from botbin.conversation.observer import tool_turn
-        from botbin.conversation.turns import TurnError
-
         try:
-            result = turns.observe(tool_turn(role, content, user, session, timestamp))
-        except (TurnError, BotbinError) as exc:
+            result = turns.observe_message(role, content, user, session, timestamp)
+        except BotbinError as exc:
             raise ToolError(str(exc)) from exc
         return {"turn": result.turn_number, "buffered": result.buffered, "admitted": result.admitted,
                 "protected": result.protected, "score": round(result.gate.score, 4), "soulFile": result.soul_file,
@@ -143,7 +142,7 @@ def create_server(service: MemoryService, observer: Any = None) -> MCPServer:
     return server
 
 
-def _flush(observer: Any) -> None:
+def _flush(observer: TurnObserver) -> None:
     """Distil the buffered turns into the soul files (and sync), logging rather than raising."""
     try:
         blocks = observer.flush()
@@ -169,16 +168,12 @@ def _initial_sync(service: MemoryService) -> None:
 
 def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
     """Serve MCP on stdio for ``workspace``; logs go to stderr."""
-    from botbin.index.blas import single_threaded_blas
-
     single_threaded_blas()  # each tool call embeds, then searches: BLAS threads would spin against the model's
     service = MemoryService(workspace, overrides)
     for warning in service.warnings:
         log.warning("%s", warning)
     threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True).start()
-    from botbin.conversation.observer import TurnObserver
-
-    observer = TurnObserver(service, sync_each_block=True)
+    observer = service.observer(sync_each_block=True)
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         create_server(service, observer).run("stdio")

@@ -1,4 +1,4 @@
-"""LSP settings (settings_from in botbin.lsp.features.lifecycle) and workspace folders with their sync worker
+"""LSP settings (settings_from in botbin.lsp.features.session) and workspace folders with their sync worker
 (botbin.lsp.folders.Folders) on real temporary folders, with the fake embedder: no model, no subprocess."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import FakeEmbedder, write_notes
 
 from botbin.errors import ModelError, PassphraseError, WorkspaceError
-from botbin.lsp.features.lifecycle import settings_from
+from botbin.lsp.features.session import settings_from
 from botbin.lsp.folders import Folder, Folders, path_to_uri, uri_to_path
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
@@ -160,13 +160,13 @@ def test_passphrase_option_opens_an_encrypted_store_and_is_no_setting(folders: F
     (tmp_path / "botbin.toml").write_text("encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\n")
     assert folders.set_folders([uri(tmp_path)], {"passphrase": "s3cret words"}) == []
     service = folders.folders[uri(tmp_path)].service
-    keys = service.keys()
+    keys = service.ws.keys()
     assert keys is None  # no store yet; the first sync creates it with this passphrase
     service.sync()
-    assert service.keys() is not None
+    assert service.ws.keys() is not None
     assert folders.set_folders([uri(tmp_path)], {}) == []
     with pytest.raises(PassphraseError):  # without the option (and no BOTBIN_PASSPHRASE) it stays closed
-        folders.folders[uri(tmp_path)].service.keys()
+        folders.folders[uri(tmp_path)].service.ws.keys()
 
 
 def test_set_folders_reports_a_warning_shared_by_two_folders_once(folders: Folders, tmp_path: Path) -> None:

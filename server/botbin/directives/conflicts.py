@@ -50,8 +50,8 @@ class Conflict:
     def describe(self) -> str:
         """One line naming both rules and their 1-based lines: ``"Always use tabs" (AGENTS.md:7) conflicts ..."``."""
         a, b = self.first, self.second
-        return (f'"{rule_text(a.cue)}" ({a.directive.path}:{a.cue.line + 1}) conflicts with '
-                f'"{rule_text(b.cue)}" ({b.directive.path}:{b.cue.line + 1})')
+        return (f'"{a.cue.phrase}" ({a.directive.path}:{a.cue.line + 1}) conflicts with '
+                f'"{b.cue.phrase}" ({b.directive.path}:{b.cue.line + 1})')
 
 
     def to_dict(self) -> dict[str, Any]:
@@ -62,13 +62,7 @@ class Conflict:
 
 def _ref_dict(ref: RuleRef) -> dict[str, Any]:
     return {"path": ref.directive.path, "line": ref.cue.line, "kind": ref.directive.kind,
-            "modality": ref.cue.modality, "cue": ref.cue.cue, "text": rule_text(ref.cue)}
-
-
-def rule_text(cue: RuleCue) -> str:
-    """The rule as one phrase: the cue and its action ("Never use tabs"), without trailing punctuation."""
-    text = cue.action if cue.action.lower().startswith(cue.cue.lower()) else f"{cue.cue} {cue.action}"
-    return text.rstrip(" .!;:")
+            "modality": ref.cue.modality, "cue": ref.cue.cue, "text": ref.cue.phrase}
 
 
 def _lemma(word: str) -> str:
@@ -111,7 +105,7 @@ def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
                     continue
                 if _scoped_apart(a, b):
                     continue
-                same_words = (rule_text(a.cue), rule_text(b.cue))
+                same_words = (a.cue.phrase, b.cue.phrase)
                 if same_words in repeated:
                     continue  # the same two rules again elsewhere: one report is enough
                 repeated.add(same_words)

@@ -10,6 +10,7 @@ tier law of LibraVDB (hard invariants, soft directives, recalled lore).
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Literal, cast
@@ -41,6 +42,12 @@ class RuleCue:
     """False for "do not" rules (prohibitions, "should not")."""
     action: str
     """What the rule is about, from the cue's action start to the sentence end ("push to main")."""
+
+    @property
+    def phrase(self) -> str:
+        """The rule as one phrase: the cue and its action ("Never use tabs"), without trailing punctuation."""
+        text = self.action if self.action.lower().startswith(self.cue.lower()) else f"{self.cue} {self.action}"
+        return text.rstrip(" .!;:")
 
 
 @dataclass(frozen=True)
@@ -165,20 +172,24 @@ def block_directive(note: ParsedNote, index: int) -> Directive | None:
 
 _CACHE: OrderedDict[tuple[str, str], tuple[ParsedNote, Partition | None]] = OrderedDict()
 _CACHE_SIZE = 256
+_CACHE_LOCK = threading.Lock()
+"""Guards ``_CACHE``: the language server partitions on its event loop and on worker threads."""
 
 
 def _cached(source: str, path: str) -> tuple[tuple[str, str], tuple[ParsedNote, Partition | None]]:
     from botbin.parsing import parse_note
 
     key = (path, hashlib.md5(source.encode("utf-8", "surrogatepass")).hexdigest())
-    cached = _CACHE.get(key)
-    if cached is None:
-        cached = (parse_note(source, path), None)
-        _CACHE[key] = cached
+    with _CACHE_LOCK:
+        cached = _CACHE.get(key)
+        if cached is not None:
+            _CACHE.move_to_end(key)
+            return key, cached
+    cached = (parse_note(source, path), None)  # parsed outside the lock: a big note must not block the rest
+    with _CACHE_LOCK:
+        cached = _CACHE.setdefault(key, cached)
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
-    else:
-        _CACHE.move_to_end(key)
     return key, cached
 
 
@@ -197,5 +208,6 @@ def partition_source(source: str, path: str) -> tuple[ParsedNote, Partition]:
     if part is not None:
         return cast(tuple[ParsedNote, Partition], cached)  # the cached pair itself
     done = (note, partition_note(note, source))
-    _CACHE[key] = done
+    with _CACHE_LOCK:
+        _CACHE[key] = done
     return done

@@ -68,7 +68,7 @@ class Hit:
     instruction: bool = False
     """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
     text_md5: str = ""
-    """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (lifecycle/)."""
+    """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (memory/)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -103,7 +103,7 @@ class _Note:
 
 @dataclass(frozen=True)
 class ChunkRef:
-    """One indexed chunk as the memo lifecycle sees it (lifecycle/): its key, place and note facts."""
+    """One indexed chunk as the memo lifecycle sees it (memory/): its key, place and note facts."""
 
     path: str
     text_md5: str

@@ -14,14 +14,15 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.uris import from_fs_path, to_fs_path
 
 from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.service import MemoryService
-from botbin.sync.engine import SyncReport
-from botbin.sync.scan import TrackedMatcher, outside_target
+
+if TYPE_CHECKING:
+    from botbin.sync.engine import SyncReport
 
 log = logging.getLogger(__name__)
 #: Seconds before a sync that found the workspace locked by another process is tried again.
@@ -41,12 +42,6 @@ class Folder:
     model_error: str | None = None
     """Why the embedding model is unavailable (search is keyword-only then), None when it works."""
 
-    @functools.cached_property
-    def matcher(self) -> TrackedMatcher:
-        """The folder's include/exclude globs, compiled once (a folder's settings never change: new
-        settings make a new Folder)."""
-        return TrackedMatcher(self.service.settings)
-
     def rel_path(self, uri: str) -> str | None:
         """The note's path relative to this folder, or None if ``uri`` lies outside it.
 
@@ -63,9 +58,8 @@ class Folder:
         return None
 
     def tracks(self, rel: str) -> bool:
-        """True when ``rel`` is a note the scan would track: the globs match, and unless follow_symlinks
-        is set, no link takes it outside the folder."""
-        return self.matcher(rel) and (self.service.settings.follow_symlinks or outside_target(self.root, rel) is None)
+        """True when ``rel`` is a note the scan would track (``MemoryService.tracks``)."""
+        return self.service.tracks(rel)
 
     def uri_of(self, rel: str) -> str:
         return path_to_uri(self.root / rel)
@@ -83,7 +77,7 @@ def path_to_uri(path: Path) -> str:
 
 #: progress(folder, done_notes, total_notes) and done(folder, report or None, error or None)
 ProgressCallback = Callable[[Folder, int, int], None]
-DoneCallback = Callable[[Folder, SyncReport | None, str | None], None]
+DoneCallback = Callable[[Folder, "SyncReport | None", "str | None"], None]
 
 
 @dataclass

@@ -13,7 +13,7 @@ import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
@@ -21,13 +21,16 @@ from pygls.lsp.server import LanguageServer
 
 from botbin import __version__
 from botbin.errors import BotbinError, PassphraseError
-from botbin.index.blas import single_threaded_blas
 from botbin.lsp import protocol
 from botbin.lsp.folders import Folder, Folders, uri_to_path
 from botbin.lsp.positions import UTF16, encoding_name
-from botbin.sync.engine import SyncReport
+from botbin.service import single_threaded_blas
+
+if TYPE_CHECKING:
+    from botbin.sync.engine import SyncReport
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class BotbinLanguageServer(LanguageServer):
@@ -78,6 +81,17 @@ class BotbinLanguageServer(LanguageServer):
         folder.last_error = str(exc)
         if isinstance(exc, PassphraseError):
             self.show_once(f"botbin: {exc}")
+
+    def ask_folders(self, ask: Callable[[Folder], T]) -> list[tuple[T, Folder]]:
+        """``ask(folder)`` of every folder, with its folder; a folder whose call fails is reported
+        (``folder_failed``) and left out, so one missing folder never hides the others. Blocking."""
+        answers: list[tuple[T, Folder]] = []
+        for folder in list(self.folders.folders.values()):
+            try:
+                answers.append((ask(folder), folder))
+            except BotbinError as exc:
+                self.folder_failed(folder, exc)
+        return answers
 
     def forget_shown(self, needle: str) -> None:
         """Let messages containing ``needle`` be shown again (after a settings change that may fix them)."""

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -90,6 +91,16 @@ class SyncReport:
     def changed(self) -> bool:
         """True if any note was added, modified or deleted."""
         return bool(self.added or self.modified or self.deleted)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON (camelCase), for ``botbin sync --json`` and the language server's sync commands."""
+        return {
+            "added": list(self.added), "modified": list(self.modified), "deleted": list(self.deleted),
+            "renamed": [{"from": a, "to": b} for a, b in self.renamed], "unchanged": self.unchanged,
+            "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
+            "warnings": list(self.warnings), "chunksEmbedded": self.chunks_embedded,
+            "chunksReused": self.chunks_reused, "elapsedMs": round(self.elapsed_ms, 1),
+        }
 
 
 @dataclass

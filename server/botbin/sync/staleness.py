@@ -6,10 +6,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from botbin.config import Settings
-from botbin.results import StaleNote
 from botbin.sync.engine import output_intact
 from botbin.sync.scan import scan_workspace
 from botbin.sync.state import SyncState
+
+
+@dataclass(frozen=True)
+class StaleNote:
+    """A tracked note whose index entry does not match the disk."""
+
+    path: str
+    reason: str
 
 
 @dataclass(frozen=True)

@@ -10,22 +10,20 @@ When a folder appears or goes, the set is rebuilt after the sync.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from watchfiles import Change, watch
+from watchfiles import Change, awatch
 
 from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings
 from botbin.errors import BotbinError
 from botbin.sync.engine import SyncReport
 from botbin.sync.scan import outside_target, scan_workspace, walk_roots
-
-if TYPE_CHECKING:
-    from botbin.service import MemoryService
 
 log = logging.getLogger(__name__)
 #: Milliseconds the watcher waits before yielding an empty batch (when a rebuilt watcher catches up).
@@ -67,37 +65,47 @@ def note_filter(root: Path, output_dir: str, folders: Iterable[Path] = ()) -> Ca
     return accept
 
 
-def watch_workspace(service: MemoryService, report: Callable[[SyncReport], None],
-                    stop_after: int | None = None) -> int:
-    """Sync once, then after every debounced burst of changes; returns 0 on Ctrl+C.
-
-    ``stop_after``: stop after this many change-triggered syncs (tests). A failing sync is reported
-    and watching goes on.
-    """
-    report(service.sync())
-    runs = 0
+async def watch_notes(root: Path, settings: Settings) -> AsyncIterator[list[str]]:
+    """Each debounced burst of note changes under ``root``: the paths changed (absolute, sorted; an empty list
+    when the set of watched folders changed and a rebuilt watcher catches up on what it may have missed).
+    The code after each ``yield`` runs once the consumer has handled the burst (synced), so a folder created
+    meanwhile is watched from then on. Runs until cancelled."""
+    loop = asyncio.get_running_loop()
     catch_up = False  # a rebuilt watcher syncs once more: changes made while it started were not seen
-    try:
-        while stop_after is None or runs < stop_after:
-            folders = watched_folders(service.root, service.settings)
-            accept = note_filter(service.root, service.settings.output_dir, folders)
-            for changes in watch(*folders, watch_filter=accept, debounce=service.settings.debounce_ms, step=50,
-                                 rust_timeout=IDLE_YIELD_MS, yield_on_timeout=True, raise_interrupt=True,
-                                 recursive=False, ignore_permission_denied=True):
-                if not changes and not catch_up:
-                    continue
-                _sync(service, report)
-                runs += bool(changes)
-                catch_up = watched_folders(service.root, service.settings) != folders
-                if catch_up or (stop_after is not None and runs >= stop_after):
-                    break
-    except KeyboardInterrupt:
-        pass
+    while True:
+        folders = await loop.run_in_executor(None, watched_folders, root, settings)
+        async for changes in awatch(*folders, watch_filter=note_filter(root, settings.output_dir, folders),
+                                    debounce=settings.debounce_ms, step=50, recursive=False,
+                                    ignore_permission_denied=True, rust_timeout=IDLE_YIELD_MS,
+                                    yield_on_timeout=True):
+            if not changes and not catch_up:
+                continue
+            yield sorted(path for _, path in changes)
+            catch_up = await loop.run_in_executor(None, watched_folders, root, settings) != folders
+            if catch_up:
+                break
+
+
+def watch_workspace(root: Path, settings: Settings, sync: Callable[[], SyncReport],
+                    report: Callable[[SyncReport], None], stop_after: int | None = None) -> int:
+    """``botbin watch``: ``sync()`` once, then after every burst of ``watch_notes``; returns 0 on Ctrl+C.
+
+    ``stop_after``: stop after this many change-triggered syncs (tests). A failing sync is reported and
+    watching goes on.
+    """
+    report(sync())
+
+    async def run() -> None:
+        runs = 0
+        async for changed in watch_notes(root, settings):
+            try:
+                report(sync())
+            except BotbinError as exc:
+                print(f"botbin: error: {exc}", file=sys.stderr)
+            runs += bool(changed)
+            if stop_after is not None and runs >= stop_after:
+                return
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
     return 0
-
-
-def _sync(service: MemoryService, report: Callable[[SyncReport], None]) -> None:
-    try:
-        report(service.sync())
-    except BotbinError as exc:
-        print(f"botbin: error: {exc}", file=sys.stderr)

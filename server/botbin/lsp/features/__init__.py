@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: BotbinLanguageServer) -> None:
-    from botbin.lsp.features import commands, diagnostics, hover, lifecycle, memory, search, textsync
+    from botbin.lsp.features import agent, commands, diagnostics, hover, search, session, textsync
 
-    for module in (lifecycle, textsync, hover, search, commands, diagnostics, memory):
+    for module in (session, textsync, hover, search, commands, diagnostics, agent):
         module.register(server)

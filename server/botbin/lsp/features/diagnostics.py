@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from botbin.directives.conflicts import Conflict, RuleRef, rule_text
 from botbin.lsp import protocol
 from botbin.lsp.positions import lines_range
 
 if TYPE_CHECKING:
+    from botbin.directives.conflicts import Conflict, RuleRef
     from botbin.lsp.folders import Folder
     from botbin.lsp.server import BotbinLanguageServer
     from botbin.sync.engine import SyncReport
@@ -32,11 +32,11 @@ def conflict_diagnostics(folder: Folder, conflicts: list[Conflict],
     for conflict in conflicts:
         for here, there in ((conflict.first, conflict.second), (conflict.second, conflict.first)):
             location = _location(folder, there)
-            info = [types.DiagnosticRelatedInformation(location, f'the other rule: "{rule_text(there.cue)}"')]
+            info = [types.DiagnosticRelatedInformation(location, f'the other rule: "{there.cue.phrase}"')]
             where = f"{there.directive.path}:{there.cue.line + 1}"
             out[folder.uri_of(here.directive.path)].append(types.Diagnostic(
                 range=lines_range(here.cue.line, here.cue.line + 1),
-                message=f'"{rule_text(here.cue)}" contradicts "{rule_text(there.cue)}" ({where})',
+                message=f'"{here.cue.phrase}" contradicts "{there.cue.phrase}" ({where})',
                 severity=types.DiagnosticSeverity.Warning, source=protocol.DIAGNOSTIC_SOURCE,
                 code="conflicting-directives", related_information=info if related else None,
             ))

@@ -6,41 +6,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from botbin.directives.partition import Directive, block_directive, parse_source
-from botbin.errors import BotbinError
 from botbin.lsp.positions import lines_range, offset_at, position_at
 from botbin.lsp.render import hover_markdown
+from botbin.service import merge, paragraph_at
 
 if TYPE_CHECKING:
     from botbin.index.store import Hit
+    from botbin.lsp.folders import Folder
     from botbin.lsp.server import BotbinLanguageServer
-    from botbin.parsing import Block
+    from botbin.search.pipeline import SearchResult
 
 log = logging.getLogger(__name__)
 HOVER_HITS = 5
-
-
-@dataclass(frozen=True)
-class Paragraph:
-    """The block under a position, and the directive it is (if any)."""
-
-    block: Block
-    directive: Directive | None
-
-
-def paragraph_at(text: str, path: str, line: int) -> Paragraph | None:
-    """The block of note text holding 0-based ``line`` (headings and code count), or None on a blank line."""
-    normalized = text.replace("\r\n", "\n").replace("\r", "\n")  # same line numbers as LSP counts them
-    note = parse_source(normalized, path)
-    for index, block in enumerate(note.blocks):
-        if block.start_line <= line < block.end_line:
-            return Paragraph(block, block_directive(note, index))
-    return None
 
 
 def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int, int] | None,
@@ -52,20 +33,14 @@ def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int
     """
     md5 = hashlib.md5(source.encode("utf-8", "surrogatepass")).hexdigest() if source is not None else None
     found = ls.folders.folder_of(uri)
-    merged: list[tuple[Hit, str]] = []
-    degraded = False
-    for folder in list(ls.folders.folders.values()):
+
+    def ask(folder: Folder) -> SearchResult:
         rel = found[1] if found is not None and found[0] is folder else None
-        try:
-            result = folder.service.related(text, rel, lines if rel is not None else None, k,
-                                            md5 if rel is not None else None)
-        except BotbinError as exc:  # one missing folder must not hide the others
-            ls.folder_failed(folder, exc)
-            continue
-        degraded = degraded or result.degraded
-        merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
-    merged.sort(key=lambda pair: pair[0].score, reverse=True)
-    return merged[:k], degraded
+        return folder.service.related(text, rel, lines if rel is not None else None, k, md5 if rel is not None else None)
+
+    results = ls.ask_folders(ask)
+    hits, degraded, _ = merge(results, k)
+    return [(hit, folder.uri_of(hit.path)) for hit, folder in hits], degraded
 
 
 def register(server: BotbinLanguageServer) -> None:

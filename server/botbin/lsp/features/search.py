@@ -16,12 +16,13 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from botbin.errors import BotbinError, PassphraseError
 from botbin.lsp import protocol
-from botbin.lsp.features.hover import HOVER_HITS, paragraph_at, related_hits
+from botbin.lsp.features.hover import HOVER_HITS, related_hits
 from botbin.lsp.positions import offset_at, position_at
 from botbin.lsp.render import hit_payload, symbol
+from botbin.service import SearchFilters, check_filters, check_k, merge, paragraph_at
 
 if TYPE_CHECKING:
-    from botbin.index.store import Hit, SearchFilters
+    from botbin.index.store import Hit
     from botbin.lsp.server import BotbinLanguageServer
 
 _FILTER_KEYS = {"pathGlob": "path_glob", "tag": "tag", "kind": "kind", "dateFrom": "date_from", "dateTo": "date_to"}
@@ -37,8 +38,6 @@ def plain(value: Any) -> Any:
 
 
 def _filters(raw: Any) -> SearchFilters:
-    from botbin.index.store import SearchFilters
-
     if raw is None:
         return SearchFilters()
     if not isinstance(raw, Mapping):
@@ -48,17 +47,18 @@ def _filters(raw: Any) -> SearchFilters:
         raise JsonRpcInvalidParams(f"unknown filters: {', '.join(sorted(unknown))}")
     if any(v is not None and not isinstance(v, str) for v in raw.values()):
         raise JsonRpcInvalidParams("every filter is a string")
-    if raw.get("kind") not in (None, "hard", "soft", "lore"):
-        raise JsonRpcInvalidParams("filters.kind must be 'hard', 'soft' or 'lore'")
-    return SearchFilters(**{_FILTER_KEYS[k]: v for k, v in raw.items() if v is not None})
+    filters = SearchFilters(**{_FILTER_KEYS[k]: v for k, v in raw.items() if v is not None})
+    problem = check_filters(filters, ("filters.kind", "filters.dateFrom", "filters.dateTo"))
+    if problem:
+        raise JsonRpcInvalidParams(problem)
+    return filters
 
 
 def _k(raw: Any, default: int) -> int:
-    if raw is None:
-        return default
-    if not isinstance(raw, int) or isinstance(raw, bool) or not 1 <= raw <= 1000:
-        raise JsonRpcInvalidParams("k must be an integer from 1 to 1000")
-    return raw
+    problem = check_k(raw)
+    if problem:
+        raise JsonRpcInvalidParams(problem)
+    return default if raw is None else int(raw)
 
 
 @dataclass(frozen=True)
@@ -73,20 +73,9 @@ class Merged:
 def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilters | None,
                best_per_note: bool = False) -> Merged:
     """Search every folder and merge by score. Blocking: run in a worker thread."""
-    merged: list[tuple[Hit, str]] = []
-    degraded = False
-    indexed_at: str | None = None
-    for folder in list(ls.folders.folders.values()):
-        try:
-            result = folder.service.search(query, k, None, filters, best_per_note)
-        except BotbinError as exc:  # one missing folder must not hide the others
-            ls.folder_failed(folder, exc)
-            continue
-        degraded = degraded or result.degraded
-        indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
-        merged.extend((hit, folder.uri_of(hit.path)) for hit in result.hits)
-    merged.sort(key=lambda pair: pair[0].score, reverse=True)
-    return Merged(merged[:k], indexed_at, degraded)
+    results = ls.ask_folders(lambda folder: folder.service.search(query, k, None, filters, best_per_note))
+    hits, degraded, indexed_at = merge(results, k)
+    return Merged([(hit, folder.uri_of(hit.path)) for hit, folder in hits], indexed_at, degraded)
 
 
 def status(ls: BotbinLanguageServer) -> dict[str, Any]:

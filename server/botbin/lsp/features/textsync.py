@@ -10,10 +10,8 @@ import uuid
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
-from watchfiles import awatch
 
 from botbin.lsp.positions import apply_change
-from botbin.sync.watch import IDLE_YIELD_MS, note_filter, watched_folders
 
 if TYPE_CHECKING:
     from botbin.lsp.folders import Folder
@@ -43,24 +41,11 @@ async def start_watching(ls: BotbinLanguageServer) -> None:
 
 
 async def _watch(ls: BotbinLanguageServer, folder: Folder) -> None:
-    """Watch the folders the scan walks (sync/watch.py says why not recursively); rebuilt when they change."""
-    settings = folder.service.settings
-    loop = asyncio.get_running_loop()
-    catch_up = False  # a rebuilt watcher syncs once more: changes made while it started were not seen
+    """Sync the folder after each burst of note changes that its watcher reports (sync/watch.py)."""
     try:
-        while True:
-            folders = await loop.run_in_executor(None, watched_folders, folder.root, settings)
-            async for changes in awatch(*folders, watch_filter=note_filter(folder.root, settings.output_dir, folders),
-                                        debounce=settings.debounce_ms, step=50, recursive=False,
-                                        ignore_permission_denied=True, rust_timeout=IDLE_YIELD_MS,
-                                        yield_on_timeout=True):
-                if not changes and not catch_up:
-                    continue
-                if folder.uri in ls.folders.folders:
-                    await ls.start_sync([folder.uri])
-                catch_up = await loop.run_in_executor(None, watched_folders, folder.root, settings) != folders
-                if catch_up:
-                    break
+        async for _changed in folder.service.note_changes():
+            if folder.uri in ls.folders.folders:
+                await ls.start_sync([folder.uri])
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the watcher is a convenience: saves in the editor still sync

@@ -1,0 +1,1 @@
+"""Agent memory: recency-ranked recall, token-budgeted context assembly with tier laws, and remember."""

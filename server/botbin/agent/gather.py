@@ -1,0 +1,82 @@
+"""Context candidates per tier for an agent's request: rules from the index, guidance and recalled memories
+from the ranking pipeline, and the latest daily note's entries read from disk (agent/context.py assembles)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from botbin.agent.context import Candidates, Item
+from botbin.errors import BotbinError
+from botbin.search.recency import daily_date
+
+if TYPE_CHECKING:
+    from botbin.search.pipeline import Searcher
+
+#: Order of instruction notes in tier 1: the agent's own memory first, then the repository's files.
+_INSTRUCTION_ORDER = {"MEMORY.md": 0, "AGENTS.md": 1, "CLAUDE.md": 2}
+#: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8.
+GUIDANCE_MIN_COSINE = 0.35
+GUIDANCE_MAX = 8
+#: Tier 4 leaves out hits this unrelated to the request (no shared keyword and cosine under 0.2).
+RECALL_MIN_COSINE = 0.2
+
+
+def _instruction_key(path: str) -> tuple[int, str]:
+    return (_INSTRUCTION_ORDER.get(path, 3), path)
+
+
+def _latest_daily(paths: list[str], now: datetime) -> str | None:
+    """The daily note (same rule as recency's) with the newest date not after today."""
+    today = now.strftime("%Y-%m-%d")
+    dated = [(d, p) for p in paths if (d := daily_date(p)) is not None and d <= today]
+    return max(dated)[1] if dated else None
+
+
+def recent_entries(root: Path, rel: str, follow_symlinks: bool = False) -> list[Item]:
+    """The body blocks of daily note ``rel`` (headings left out), verbatim, in source order; none if it
+    is gone or became a link outside the workspace (unless ``follow_symlinks``)."""
+    from botbin.directives.partition import parse_source
+    from botbin.parsing import decode_note
+    from botbin.sync.scan import read_note
+
+    try:
+        text = decode_note(read_note(root, rel, follow_symlinks), rel).text
+    except (OSError, BotbinError):
+        return []
+    note = parse_source(text, rel)
+    return [Item(rel, b.start_line, b.end_line, b.text) for b in note.blocks if b.kind != "heading"]
+
+
+def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candidates:
+    """Candidates of each tier for ``query`` from the indexed notes (and the latest daily note on disk)."""
+    from botbin.index.store import SearchFilters
+
+    ws = searcher.ws
+    index, _ = ws.index.get()
+    instruction = set(index.instruction_notes())
+    directives = index.directives()
+    ordered = sorted((d for d in directives if d.path in instruction),
+                     key=lambda d: (_instruction_key(d.path), d.start_line))
+    hard = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "hard"]
+    soft = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "soft"]
+    guidance: list[Item] = []
+    if query.strip():
+        hits = searcher.search(query, k=GUIDANCE_MAX * 2, filters=SearchFilters(kind="soft"), reinforce=False).hits
+        for hit in hits:
+            if hit.instruction or hit.cosine < GUIDANCE_MIN_COSINE:
+                continue
+            for d in directives:
+                if d.path == hit.path and d.start_line < hit.end_line and hit.start_line < d.end_line:
+                    item = Item(d.path, d.start_line, d.end_line, d.text, hit.score)
+                    if not any(item.overlaps(g) for g in guidance) and len(guidance) < GUIDANCE_MAX:
+                        guidance.append(item)
+    latest = _latest_daily(index.note_paths(), now or datetime.now().astimezone())
+    recent = recent_entries(ws.root, latest, ws.settings.follow_symlinks) if latest else []
+    recalled: list[Item] = []
+    if query.strip():
+        result = searcher.recall(query, 20, now=now, reinforce=False)
+        recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in result.hits
+                    if result.degraded or h.cosine >= RECALL_MIN_COSINE or h.bm25 > 0]
+    return Candidates(hard, guidance, soft, recent, recalled)

@@ -1,0 +1,74 @@
+"""The ``botbin`` command line: the parser and the entry point (``botbin.cli:main``). Each subcommand lives in
+one module of this package (commands, lifecycle, ingest) and is dispatched by argparse ``set_defaults``.
+
+Exit codes: 0 success; 1 some notes failed to sync (the rest synced); 2 bad usage; 3 the workspace is
+unreadable or locked by another process; 4 the embedding model is unavailable; 5 a bad AIF-BIN file;
+6 an encrypted store without its passphrase (or with a wrong one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from botbin import __version__
+from botbin.cli import commands, ingest, lifecycle
+from botbin.cli.common import (
+    EPILOG,
+    EXIT_FORMAT,
+    EXIT_MODEL,
+    EXIT_PASSPHRASE,
+    EXIT_USAGE,
+    EXIT_WORKSPACE,
+    common_flags,
+)
+from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, PassphraseError, WorkspaceError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = common_flags()
+    parser = argparse.ArgumentParser(
+        prog="botbin", parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Local-first semantic memory for markdown notes: sync to AIF-BIN v2, search by meaning.",
+    )
+    parser.add_argument("--version", action="version", version=f"botbin {__version__}")
+    sub = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
+    for module in (commands, lifecycle, ingest):
+        module.register(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+                        format="botbin: %(levelname)s %(name)s: %(message)s")
+    try:
+        code: int = args.command(args)
+        sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit
+        return code
+    except (WorkspaceError, LockedError) as exc:
+        code, message = EXIT_WORKSPACE, str(exc)
+    except ModelError as exc:
+        code, message = EXIT_MODEL, str(exc)
+    except PassphraseError as exc:
+        code, message = EXIT_PASSPHRASE, str(exc)
+    except AifBinFormatError as exc:
+        code, message = EXIT_FORMAT, str(exc)
+    except BotbinError as exc:
+        code, message = EXIT_USAGE, str(exc)
+    except KeyboardInterrupt:
+        print("botbin: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`botbin search ... | head -1`): stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    print(f"botbin: error: {message}", file=sys.stderr)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

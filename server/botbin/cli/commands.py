@@ -1,0 +1,244 @@
+"""The core ``botbin`` subcommands: sync, search, status, directives, info, extract, context, remember, encrypt,
+decrypt, watch, and the two servers (mcp, lsp). Thin: parse, call the service, print (cli/output.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from botbin.cli.common import (
+    EXIT_OK,
+    EXIT_PARTIAL,
+    EXIT_USAGE,
+    add,
+    overrides,
+    passphrase,
+    progress_bar,
+    service,
+    workspace_of,
+)
+from botbin.cli.output import (
+    directives_json,
+    print_directives,
+    print_hits,
+    print_info,
+    print_status,
+    print_sync,
+    run_batch,
+)
+from botbin.service import SearchFilters, check_alpha, check_filters, check_k, extract_source, read_document
+
+
+def _filters(args: argparse.Namespace) -> SearchFilters:
+    return SearchFilters(args.path_glob, args.tag, args.kind, args.date_from, args.date_to)
+
+
+def cmd_sync(args: argparse.Namespace) -> int:
+    report = service(args).sync(progress=progress_bar(0), full=args.full)
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False))
+    else:
+        print_sync(report)
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_encrypt(args: argparse.Namespace) -> int:
+    memory = service(args, confirm=True)
+    report = memory.sync(progress=progress_bar(0), encryption="encrypt")
+    print_sync(report)
+    print(f"botbin: {memory.output_dir} is encrypted; keep the passphrase safe, it cannot be recovered",
+          file=sys.stderr)
+    if not memory.settings.encryption:
+        print("botbin: botbin.toml does not say encryption = true; the store stays encrypted anyway "
+              "until `botbin decrypt`", file=sys.stderr)
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_decrypt(args: argparse.Namespace) -> int:
+    memory = service(args)
+    report = memory.sync(progress=progress_bar(0), encryption="decrypt")
+    print_sync(report)
+    if memory.settings.encryption:
+        print("botbin: warning: botbin.toml still says encryption = true, so the next sync encrypts again",
+              file=sys.stderr)
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def _search_usage_error(args: argparse.Namespace) -> str | None:
+    """Why the search flags are unusable, or None."""
+    if (args.query is None) == (args.batch is None):
+        return "give a QUERY or --batch FILE.jsonl"
+    if args.query is not None and not args.query.strip():
+        return "the query is empty"
+    if args.alpha is not None and args.alpha != args.alpha:  # NaN
+        return "alpha must be a number between 0 and 1, not nan"
+    return check_k(args.k) or check_alpha(args.alpha) or check_filters(_filters(args), ("--kind", "--since", "--until"))
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    problem = _search_usage_error(args)
+    if problem:
+        print(f"botbin search: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    memory = service(args)
+    filters = _filters(args)
+    if args.batch is not None:
+        return run_batch(memory, args.batch, args.k, args.alpha, filters, args.best_per_note)
+    result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note)
+    for warning in result.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded,
+                          "indexedAt": result.indexed_at}, ensure_ascii=False))
+    else:
+        print_hits(result.hits, filtered=filters != SearchFilters())
+    return EXIT_OK
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    memory = service(args)
+    status = memory.status()
+    if args.json:
+        print(json.dumps(status.to_dict(), ensure_ascii=False))
+    else:
+        print_status(status, already_shown=memory.warnings)
+    return EXIT_OK
+
+
+def cmd_directives(args: argparse.Namespace) -> int:
+    report = service(args).directives(args.path)
+    for warning in report.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(directives_json(report), ensure_ascii=False))
+    else:
+        print_directives(report)
+    return EXIT_OK
+
+
+def _aifbin_path(args: argparse.Namespace) -> Path:
+    """FILE as given, else relative to --workspace when that is where it is."""
+    file: Path = args.file
+    workspace = getattr(args, "workspace", None)
+    if not file.exists() and not file.is_absolute() and workspace is not None and (workspace / file).exists():
+        return Path(workspace / file)
+    return file
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    path = _aifbin_path(args)
+    print_info(read_document(path, passphrase()), path, args.json)
+    return EXIT_OK
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    data = extract_source(_aifbin_path(args), passphrase())
+    if args.extract_to is not None:
+        try:
+            args.extract_to.write_bytes(data)
+        except OSError as exc:
+            print(f"botbin: error: {args.extract_to}: cannot write ({exc.strerror or exc})", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    return EXIT_OK
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    memory = service(args)
+    print(f"botbin: watching {memory.root} (Ctrl+C to stop)", file=sys.stderr)
+    return memory.watch(print_sync)
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    result = service(args).context(args.query, args.budget)
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False))
+    else:
+        print(result.text)
+        used = ", ".join(f"{t.name} {t.tokens}" for t in result.tiers if t.tokens)
+        print(f"botbin: {result.used_tokens}/{result.budget_tokens} tokens ({used})", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_remember(args: argparse.Namespace) -> int:
+    written, report = service(args).remember(args.text, args.tag)
+    print(f"{written.path}:{written.start_line + 1}-{written.end_line}")
+    return EXIT_PARTIAL if report.failed else EXIT_OK
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from botbin.mcp import main as serve
+
+    # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
+    return serve(workspace_of(args), overrides(args))
+
+
+def cmd_lsp(args: argparse.Namespace) -> int:
+    from botbin.lsp.server import main as serve
+
+    return serve(args.tcp)
+
+
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add the core subcommands to the ``botbin`` parser."""
+    p = add(sub, common, "sync", "sync changed notes into AIF-BIN files", cmd_sync)
+    p.add_argument("--json", action="store_true", help="print a JSON report (always, even with no change)")
+    p.add_argument("--full", action="store_true", help="re-read and re-chunk every note (embeddings are reused)")
+
+    p = add(sub, common, "search", "search the synced notes by meaning", cmd_search)
+    p.add_argument("query", nargs="?", help="what to look for, in your own words")
+    p.add_argument("--batch", type=Path, metavar="FILE.jsonl",
+                   help='one {"q": ...} per line in, one JSON result list per line out')
+    p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
+    p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
+    p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
+    p.add_argument("--path", dest="path_glob", help="only notes whose path matches this glob")
+    p.add_argument("--tag", help="only notes with this tag")
+    p.add_argument("--kind", choices=["hard", "soft", "lore"], help="only chunks of this kind")
+    p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
+    p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
+    p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
+
+    p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    p = add(sub, common, "directives", "list the rules in the notes (hard and soft directives) and their conflicts", cmd_directives)
+    p.add_argument("path", nargs="?", help="a note or folder (default: the whole workspace)")
+    p.add_argument("--json", action="store_true", help="print JSON (0-based lines)")
+
+    p = add(sub, common, "info", "describe one .aif-bin file", cmd_info)
+    p.add_argument("file", type=Path, help="a .aif-bin file (relative to the current folder or --workspace)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+    p = add(sub, common, "extract", "print the original note kept in a .aif-bin file, byte for byte", cmd_extract)
+    p.add_argument("file", type=Path, help="a .aif-bin file (relative to the current folder or --workspace)")
+    p.add_argument("--out", "-o", dest="extract_to", type=Path, metavar="FILE",
+                   help="write to this file instead of stdout")
+
+    p = add(sub, common, "context", "the context block an agent gets for a request, within a token budget", cmd_context)
+    p.add_argument("query", help="the task or question")
+    p.add_argument("--budget", type=int, default=2000, metavar="N", help="most tokens (default 2000)")
+    p.add_argument("--json", action="store_true", help="print tiers, items and token counts as JSON")
+
+    p = add(sub, common, "remember", "append an entry to today's memory/YYYY-MM-DD.md and sync it", cmd_remember)
+    p.add_argument("text", help="what to remember")
+    p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
+
+    add(sub, common, "encrypt", "encrypt every .aif-bin file of the store in place (AES-256-GCM, Argon2id key)", cmd_encrypt)
+    add(sub, common, "decrypt", "turn an encrypted store back into plain .aif-bin files, in place", cmd_decrypt)
+
+    add(sub, common, "mcp", "run the MCP server (stdio) for AI agents", cmd_mcp)
+
+    p = add(sub, common, "lsp", "run the language server (stdio) for editors", cmd_lsp)
+    p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")
+
+    p = add(sub, common, "watch", "sync whenever tracked notes change", cmd_watch)
+    p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
+

@@ -1,0 +1,113 @@
+"""What every ``botbin`` subcommand shares: exit codes, the common flags, the service, the passphrase prompt
+and the progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from botbin.errors import PassphraseError
+from botbin.service import MemoryService
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 0, 1, 2, 3, 4, 5, 6
+EPILOG = """exit codes:
+  0  success
+  1  some notes failed to sync (the rest synced)
+  2  bad usage
+  3  workspace unreadable or locked by another sync
+  4  embedding model unavailable
+  5  bad AIF-BIN file
+  6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)"""
+#: Settings that the common flags override.
+SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model")
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def common_flags() -> argparse.ArgumentParser:
+    """The flags every subcommand takes (workspace and the settings that choose what is tracked)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--workspace", "-w", type=Path, default=argparse.SUPPRESS,
+                        help="workspace folder (default: the current folder)")
+    common.add_argument("--include", action="append", default=argparse.SUPPRESS, metavar="GLOB",
+                        help="track notes matching GLOB (repeatable; replaces the configured list)")
+    common.add_argument("--exclude", action="append", default=argparse.SUPPRESS, metavar="GLOB",
+                        help="never track notes matching GLOB (repeatable)")
+    common.add_argument("--vault", action="store_true", default=argparse.SUPPRESS,
+                        help="vault mode: track every **/*.md note")
+    common.add_argument("--output-dir", dest="output_dir", default=argparse.SUPPRESS, metavar="DIR",
+                        help="output folder inside the workspace (default memory/aifbin)")
+    common.add_argument("--model", default=argparse.SUPPRESS, metavar="DIR",
+                        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
+    common.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS,
+                        help="log progress details to stderr")
+    return common
+
+
+def add(sub: Any, common: argparse.ArgumentParser, name: str, help_text: str,
+        command: Command) -> argparse.ArgumentParser:
+    """Add subcommand ``name``, run by ``command``, with the common flags and the exit-code epilog."""
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name, parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, help=help_text
+    )
+    parser.set_defaults(command=command)
+    return parser
+
+
+def workspace_of(args: argparse.Namespace) -> Path:
+    path: Path = getattr(args, "workspace", Path.cwd())
+    return path
+
+
+def overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings given as flags (None where not given)."""
+    return {k: getattr(args, k, None) for k in SETTING_FLAGS}
+
+
+def passphrase(confirm: bool = False) -> Callable[[], str | None]:
+    """BOTBIN_PASSPHRASE, else a prompt on a terminal (typed twice when ``confirm``), asked at most once."""
+    asked: list[str | None] = []
+
+    def get() -> str | None:
+        if not asked:
+            value = os.environ.get("BOTBIN_PASSPHRASE") or None
+            if value is None and sys.stdin.isatty():
+                value = getpass.getpass("botbin passphrase: ") or None
+                if value is not None and confirm and getpass.getpass("again: ") != value:
+                    raise PassphraseError("the two passphrases differ; nothing was changed")
+            asked.append(value)
+        return asked[0]
+
+    return get
+
+
+def service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
+    """The service of ``--workspace`` with the flags' settings; settings warnings go to stderr."""
+    settings = overrides(args)
+    if getattr(args, "debounce_ms", None) is not None:
+        settings["debounce_ms"] = args.debounce_ms
+    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm))
+    for warning in memory.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    return memory
+
+
+def progress_bar(total_hint: int) -> Any:
+    """A terminal progress callback (stderr), or None when stderr is not a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total_hint, unit="note", file=sys.stderr, leave=False, disable=None)
+
+    def update(done: int, total: int) -> None:
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    return update

@@ -1,0 +1,174 @@
+"""Rendering of CLI results (human text and JSON); nothing here touches notes or the index."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from botbin.service import check_alpha, check_k
+
+if TYPE_CHECKING:
+    from botbin.agent.rules import DirectiveReport
+    from botbin.aifbin import AifBinDocument
+    from botbin.directives.conflicts import Conflict
+    from botbin.index.store import Hit
+    from botbin.service import MemoryService, SearchFilters
+    from botbin.sync.engine import SyncReport
+    from botbin.workspace.status import Status
+
+
+def print_sync(report: SyncReport) -> None:
+    """Failures and warnings on stderr; a summary on stdout only when something changed."""
+    for failure in report.failed:
+        print(f"botbin: failed: {failure.path}: {failure.reason}", file=sys.stderr)
+    for warning in report.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    if not report.changed:
+        return
+    renamed = f", {len(report.renamed)} renamed" if report.renamed else ""
+    print(
+        f"synced: {len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted"
+        f"{renamed}, {report.unchanged} unchanged; {report.chunks_embedded} chunks embedded, "
+        f"{report.chunks_reused} reused ({report.elapsed_ms / 1000:.1f} s)"
+    )
+
+
+def print_hits(hits: list[Hit], filtered: bool = False) -> None:
+    """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet."""
+    if not hits:
+        print("no hits matching the filters" if filtered else "no hits (is the workspace synced? try `botbin status`)")
+        return
+    for rank, hit in enumerate(hits, 1):
+        where = " > ".join(hit.heading_path)
+        print(f"{rank:>2}. {hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip())
+        print(f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f})")
+        print(f"    {hit.snippet}")
+
+
+def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
+    """The status report on stdout; its warnings not in ``already_shown`` on stderr."""
+    print(f"workspace:   {status.workspace}")
+    print(f"output:      {status.output_dir}")
+    print(f"state file:  {status.state_file}")
+    print(f"model:       {status.model}")
+    print(f"indexed:     {status.files} notes, {status.chunks} chunks (tracked on disk: {status.tracked})")
+    print(f"last sync:   {status.last_sync or 'never'}")
+    print(f"encryption:  {status.encryption}")
+    if status.stale:
+        print(f"stale:       {len(status.stale)} notes (run `botbin sync`)")
+        for note in status.stale[:50]:
+            print(f"  {note.path}: {note.reason}")
+    else:
+        print("stale:       none")
+    print(f"conflicts:   {len(status.conflicts) or 'none'}")
+    _print_conflicts(list(status.conflicts))
+    for warning in status.warnings:
+        if warning not in already_shown:
+            print(f"botbin: warning: {warning}", file=sys.stderr)
+
+
+def _print_conflicts(conflicts: list[Conflict]) -> None:
+    for conflict in conflicts:
+        print(f"  {conflict.describe()}")
+
+
+def directives_json(report: DirectiveReport) -> dict[str, Any]:
+    """The ``botbin directives --json`` result: directives (0-based lines) and conflicts."""
+    return {
+        "directives": [{"path": d.path, "modality": d.modality, **d.to_dict()} for d in report.directives],
+        "conflicts": [c.to_dict() for c in report.conflicts],
+    }
+
+
+_MARKUP_ONLY = re.compile(r"^(?:---|>?\s*\[![^\]]*\].*|>)\s*$")
+
+
+def _first_words(text: str) -> str:
+    """The first line that says something: not a frontmatter fence or a callout's ``> [!note]`` title."""
+    lines = [ln.strip() for ln in text.strip().split("\n")]
+    return next((ln for ln in lines if ln and not _MARKUP_ONLY.match(ln)), lines[0] if lines else "")
+
+
+def print_directives(report: DirectiveReport) -> None:
+    """One line per directive (``path:line  kind  modality  "cue"  first line``), then the conflicts."""
+    if not report.directives:
+        print("no directives (is the workspace synced? try `botbin status`)")
+    for d in report.directives:
+        cue = f'"{d.cues[0].cue}"' if d.cues else "-"
+        first = _first_words(d.text)
+        first = first if len(first) <= 90 else first[:89] + "…"
+        lines = f"{d.start_line + 1}" if d.end_line - d.start_line <= 1 else f"{d.start_line + 1}-{d.end_line}"
+        print(f"{d.path}:{lines}  {d.kind}  {d.modality or 'rule'}  {cue}  {first}")
+    if report.conflicts:
+        print(f"\n{len(report.conflicts)} conflicts:")
+        _print_conflicts(report.conflicts)
+
+
+def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
+    meta = {k: v for k, v in doc.metadata.items() if k != "source_text"}
+    chunks: list[dict[str, Any]] = [
+        {"id": c.id, "lines": [c.start_line, c.end_line], "headingPath": list(c.heading_path),
+         "kind": c.kind, "tokens": c.tokens}
+        for c in doc.chunks
+    ]
+    info = {"file": str(path), "bytes": path.stat().st_size, "flags": doc.flags, "chunkCount": len(doc.chunks),
+            "metadata": meta, "chunks": chunks}
+    if as_json:
+        print(json.dumps(info, ensure_ascii=False, default=str))
+        return
+    print(f"file:     {path} ({info['bytes']:,} bytes, AIF-BIN v2, flags {doc.flags:#04x})")
+    print(f"source:   {doc.source} ({meta.get('source_bytes', '?')} bytes, md5 {meta.get('source_md5', '?')})")
+    model = meta.get("model", {})
+    print(f"model:    {model.get('name')} (dim {model.get('dim')}, max {model.get('max_tokens')} tokens)")
+    print(f"synced:   {meta.get('synced_at')} (created {meta.get('created_at')})")
+    print(f"chunks:   {len(doc.chunks)}")
+    for c in chunks:
+        print(f"  #{c['id']:<3} lines {c['lines'][0] + 1}-{c['lines'][1]}  {c['tokens']:>3} tokens  "
+              f"{c['kind']:<4} {' > '.join(c['headingPath'])}")
+
+
+def _batch_query(line: str) -> tuple[str, int | None, float | None]:
+    """(query, k, alpha) of one batch line. Raises ValueError with the reason."""
+    try:
+        item = json.loads(line)
+    except ValueError as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    query = item.get("q") if isinstance(item, dict) else None
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError('expected {"q": "a non-empty query", "k"?: int, "alpha"?: number}')
+    reason = check_k(item.get("k")) or check_alpha(item.get("alpha"))
+    if reason:
+        raise ValueError(reason)
+    return query, item.get("k"), item.get("alpha")
+
+
+def run_batch(service: MemoryService, path: Path, k: int | None, alpha: float | None,
+              filters: SearchFilters, best_per_note: bool) -> int:
+    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once).
+
+    A bad line is reported on stderr and answered with ``[]``, so output lines stay aligned with input lines.
+    Returns 2 if the file cannot be read.
+    """
+    try:
+        source = sys.stdin if str(path) == "-" else path.open(encoding="utf-8")
+        with source:
+            lines = source.readlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"botbin: error: {path}: cannot read the batch file ({exc})", file=sys.stderr)
+        return 2
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            query, line_k, line_alpha = _batch_query(line)
+        except ValueError as exc:
+            print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
+            print("[]", flush=True)
+            continue
+        result = service.search(query, line_k or k, alpha if line_alpha is None else line_alpha, filters,
+                                best_per_note)
+        print(json.dumps([h.to_dict() for h in result.hits], ensure_ascii=False), flush=True)
+    return 0

@@ -1,0 +1,230 @@
+"""The memo sidecar store: one SQLite file (``memos.sqlite``, mode 0600) beside the AIF-BIN files.
+
+Each memo is one chunk of a note that is not an instruction note, keyed by ``memo_id(path, text_md5)``. The
+store holds what the notes must not: ``created``, ``last_retrieved``, ``tags``, ``reinforcement_count``,
+``decay_score`` (as of the last lifecycle run; search computes it afresh) and, for archived memos, when they
+were archived and their text. The user's markdown is never touched. SQLite (stdlib) gives atomic
+transactions and safe sharing between an editor's server and a CLI run on the same workspace.
+
+In an encrypted store, memo ids are HMAC-SHA256 of the key with a key derived from the passphrase, so they
+do not reveal chunk MD5s; tags (sealed in the AIF-BIN files) and archived text are not kept (the archive note
+lists places only). Paths and line numbers are kept: they are public in the AIF-BIN metadata too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+MEMO_FILE = "memos.sqlite"
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS memos (
+    id TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    created TEXT NOT NULL,
+    last_retrieved TEXT,
+    tags TEXT NOT NULL DEFAULT '[]',
+    reinforcement_count INTEGER NOT NULL DEFAULT 0,
+    decay_score REAL NOT NULL DEFAULT 1.0,
+    archived_at TEXT,
+    archived_text TEXT
+);
+CREATE INDEX IF NOT EXISTS memos_path ON memos(path);
+"""
+_COLUMNS = ("id, path, start_line, end_line, created, last_retrieved, tags, reinforcement_count, decay_score, "
+            "archived_at, archived_text")
+
+
+def memo_id(path: str, text_md5: str, key: bytes | None = None) -> str:
+    """The memo key of a chunk: SHA-256 (HMAC-SHA256 with ``key`` in an encrypted store) of path and the
+    chunk's text MD5, 32 hex digits."""
+    data = f"{path}\0{text_md5}".encode()
+    digest = hmac.new(key, data, hashlib.sha256) if key is not None else hashlib.sha256(data)
+    return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Memo:
+    """One episodic memo (a chunk outside instruction notes) and its lifecycle state."""
+
+    id: str
+    path: str
+    start_line: int
+    """0-based first line (as of the last sync that saw the chunk)."""
+    end_line: int
+    """0-based line after the chunk (exclusive)."""
+    created: datetime
+    last_retrieved: datetime | None
+    tags: tuple[str, ...]
+    reinforcement_count: int
+    """Times the memo was retrieved: returned by a search, shown in a hover, included in a context."""
+    decay_score: float
+    """In (0, 1], as of the last lifecycle run (memory/retention.py)."""
+    archived_at: datetime | None = None
+    archived_text: str | None = None
+    """The chunk's text when it was archived (None in an encrypted store)."""
+
+
+@dataclass(frozen=True)
+class MemoSeed:
+    """A chunk's place and note facts, to create its memo or move it (counts are left alone)."""
+
+    id: str
+    path: str
+    start_line: int
+    end_line: int
+    created: datetime
+    tags: tuple[str, ...]
+
+
+def _row(r: tuple[object, ...]) -> Memo:
+    (mid, path, start, end, created, last, tags, count, decay, archived, text) = r
+    return Memo(str(mid), str(path), int(str(start)), int(str(end)), datetime.fromisoformat(str(created)),
+                datetime.fromisoformat(str(last)) if last else None, tuple(json.loads(str(tags))), int(str(count)),
+                float(str(decay)), datetime.fromisoformat(str(archived)) if archived else None,
+                None if text is None else str(text))
+
+
+class MemoStore:
+    """The sidecar store of one workspace; thread-safe (one connection behind a lock).
+
+    Raises sqlite3.Error only for an unwritable folder; a damaged file is moved aside (``.damaged``) with a
+    warning and a fresh store is started, since every memo can be rebuilt from the index but its counts.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.warnings: list[str] = []
+        self._lock = threading.Lock()
+        self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as exc:
+            aside = self.path.with_name(self.path.name + ".damaged")
+            os.replace(self.path, aside)
+            self.warnings.append(f"{self.path}: damaged memo store ({exc}); moved to {aside.name}, starting afresh "
+                                 "(reinforcement counts are lost, notes and index are not)")
+            log.warning("%s", self.warnings[-1])
+            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            return self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            db.execute("SELECT count(*) FROM memos").fetchone()
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # -- reads --------------------------------------------------------------------------------
+    def get(self, ids: Iterable[str]) -> dict[str, Memo]:
+        """The memos of ``ids`` that exist."""
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, Memo] = {}
+        with self._lock:
+            for start in range(0, len(wanted), 500):
+                part = wanted[start:start + 500]
+                marks = ",".join("?" * len(part))
+                for r in self._db.execute(f"SELECT {_COLUMNS} FROM memos WHERE id IN ({marks})", part):
+                    out[str(r[0])] = _row(r)
+        return out
+
+    def all(self) -> list[Memo]:
+        """Every memo, archived ones included, by path then line."""
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_COLUMNS} FROM memos ORDER BY path, start_line").fetchall()
+        return [_row(r) for r in rows]
+
+    def archived_ids(self) -> set[str]:
+        with self._lock:
+            return {str(r[0]) for r in self._db.execute("SELECT id FROM memos WHERE archived_at IS NOT NULL")}
+
+    # -- writes -------------------------------------------------------------------------------
+    def seed(self, seeds: Iterable[MemoSeed]) -> int:
+        """Create the memos of new chunks and move known ones to their current lines; returns how many
+        were created."""
+        before = self._count()
+        with self._tx() as db:
+            db.executemany(
+                "INSERT INTO memos (id, path, start_line, end_line, created, tags) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT(id) DO UPDATE SET path=excluded.path, start_line=excluded.start_line, "
+                "end_line=excluded.end_line, tags=excluded.tags",
+                [(s.id, s.path, s.start_line, s.end_line, s.created.isoformat(), json.dumps(list(s.tags)))
+                 for s in seeds])
+        return self._count() - before
+
+    def _count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM memos").fetchone()[0])
+
+    def inherit(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Carry count, creation and last retrieval from old to new memo id (an edited chunk)."""
+        with self._tx() as db:
+            for old, new in pairs:
+                db.execute(
+                    "UPDATE memos SET (created, last_retrieved, reinforcement_count) = (SELECT created, "
+                    "last_retrieved, reinforcement_count FROM memos WHERE id = ?) WHERE id = ?", (old, new))
+
+    def reinforce(self, ids: Iterable[str], now: datetime) -> None:
+        """One retrieval of each memo: count + 1, last retrieval ``now``, decay score 1."""
+        with self._tx() as db:
+            db.executemany("UPDATE memos SET reinforcement_count = reinforcement_count + 1, last_retrieved = ?, "
+                           "decay_score = 1.0 WHERE id = ?", [(now.isoformat(), i) for i in dict.fromkeys(ids)])
+
+    def set_decay(self, scores: dict[str, float]) -> None:
+        with self._tx() as db:
+            db.executemany("UPDATE memos SET decay_score = ? WHERE id = ?", [(v, k) for k, v in scores.items()])
+
+    def archive(self, texts: dict[str, str | None], now: datetime) -> None:
+        """Archive the memos of ``texts`` (id -> text to keep, None to keep none)."""
+        with self._tx() as db:
+            db.executemany("UPDATE memos SET archived_at = ?, archived_text = ? WHERE id = ?",
+                           [(now.isoformat(), t, i) for i, t in texts.items()])
+
+    def restore(self, ids: Iterable[str], now: datetime) -> None:
+        """Bring archived memos back; a restore counts as a retrieval, so they do not fade again at once."""
+        with self._tx() as db:
+            db.executemany("UPDATE memos SET archived_at = NULL, archived_text = NULL, last_retrieved = ?, "
+                           "decay_score = 1.0 WHERE id = ?", [(now.isoformat(), i) for i in ids])
+
+    def remove(self, ids: Iterable[str]) -> None:
+        with self._tx() as db:
+            db.executemany("DELETE FROM memos WHERE id = ?", [(i,) for i in ids])

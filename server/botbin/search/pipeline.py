@@ -1,0 +1,157 @@
+"""The one ranking pipeline: every search of the CLI, the language server and the MCP server runs it.
+
+Stages, in order:
+
+1. **candidates**: the in-memory index scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
+   (index/store.py), filtered (path, tag, kind, dates) and without archived memos; it fetches more than
+   asked so that later stages can re-order.
+2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
+3. **agent recency and scope** (agent recall only, ``Searcher.recall``): a convex mix of the score with the
+   note's recency and scope (search/recency.py).
+4. **per-note cap and self-exclusion**: ``best_per_note`` keeps a note's best chunk; ``related`` drops the
+   paragraph itself and keeps one hit per note.
+5. **cut** to k, and **reinforcement** of the hits returned (memory/lifecycle.py).
+
+Several folders (the language server's) are merged by score with ``merge``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.errors import ModelError
+from botbin.search.recency import RecencyPolicy, age_hours, final_score, scope_of
+from botbin.sync.scan import check_root
+
+if TYPE_CHECKING:
+    from botbin.index.store import Hit, SearchFilters
+    from botbin.memory.lifecycle import Lifecycle
+    from botbin.workspace import Workspace
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Hits for one query, and how they were obtained."""
+
+    hits: list[Hit]
+    degraded: bool = False
+    """True when the model was unavailable and ranking fell back to BM25 alone."""
+    warnings: tuple[str, ...] = ()
+    indexed_at: str | None = None
+    """``last_sync`` of the index searched (ISO 8601 UTC)."""
+
+
+def agent_policy(ws: Workspace) -> RecencyPolicy:
+    """The agent-recall weights of ``ws``'s settings."""
+    s = ws.settings
+    return RecencyPolicy(s.recency_weight, s.scope_weight, s.daily_half_life_h, s.durable_half_life_h)
+
+
+class Searcher:
+    """The pipeline over one workspace and its memos."""
+
+    def __init__(self, ws: Workspace, lifecycle: Lifecycle) -> None:
+        self.ws, self.lifecycle = ws, lifecycle
+
+    def search(self, query: str, k: int | None = None, alpha: float | None = None,
+               filters: SearchFilters | None = None, best_per_note: bool = False,
+               query_vector: npt.NDArray[np.float32] | None = None, reinforce: bool = True) -> SearchResult:
+        """Stages 1, 2, 4 and 5. Falls back to BM25 alone if the model cannot load.
+
+        ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
+        count a retrieval for each hit returned (False for callers that show only some of them).
+        Raises WorkspaceError if the workspace folder is missing or unreadable.
+        """
+        check_root(self.ws.root)
+        index, warnings = self.ws.index.get()
+        degraded = False
+        vector = query_vector
+        if vector is None and query.strip() and len(index):
+            try:
+                vector = self.ws.models.embed_query(query)
+            except ModelError as exc:
+                degraded = True
+                warnings = [w for w in warnings if w != str(exc)]  # one cause, one warning
+                warnings.append(f"model unavailable, keyword search only: {exc}")
+        k = k or self.ws.settings.top_k
+        if len(index):
+            self.lifecycle.hide_archived(index)
+        with self.ws.index.lock:  # room for decay to lift a hit from just below the cut
+            hits = index.search(query, vector, k + min(k, 10), self.ws.settings.alpha if alpha is None else alpha,
+                                filters, best_per_note)
+        hits = self.lifecycle.rank(hits)[:k]
+        if reinforce:
+            self.lifecycle.reinforce(hits)
+        return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at)
+
+    def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None,
+                k: int = 5, source_md5: str | None = None) -> SearchResult:
+        """Memories most related to ``text`` (a paragraph), best first, at most one per note, never the
+        paragraph itself: hits of note ``path`` overlapping ``lines`` (0-based, end exclusive) are dropped.
+
+        ``source_md5``: MD5 of the note's current text; when the index holds that very version, the stored
+        embedding of the chunk covering ``lines`` stands in for the paragraph's and the model is not run (a
+        hover then costs a search, a few ms, instead of a ~30-50 ms embedding on 2 CPU cores).
+        """
+        vector = None
+        if path is not None and lines is not None and source_md5 is not None:
+            index, _ = self.ws.index.get()
+            with self.ws.index.lock:
+                vector = index.chunk_vector(path, lines, source_md5)
+        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False)
+
+        def is_self(hit: Hit) -> bool:
+            return (hit.path == path and lines is not None
+                    and hit.start_line < lines[1] and lines[0] < hit.end_line)
+
+        kept = _one_per_note(h for h in result.hits if not is_self(h))[:k]
+        self.lifecycle.reinforce(kept)  # a hover shows these
+        return replace(result, hits=kept)
+
+    def recall(self, query: str, k: int, filters: SearchFilters | None = None,
+               now: datetime | None = None, reinforce: bool = True) -> SearchResult:
+        """Stage 3 on top of ``search``: hits re-ranked by similarity, recency and scope for agents, best
+        first; ``hit.score`` becomes the final score, in [0, 1]."""
+        now = now or datetime.now().astimezone()
+        result = self.search(query, k=max(k * 3, k + 10), filters=filters, reinforce=False)
+        policy = agent_policy(self.ws)
+        ranked = [
+            replace(h, score=final_score(h.score, scope_of(h.path, h.instruction), age_hours(h.date, now), policy))
+            for h in result.hits
+        ]
+        ranked.sort(key=lambda h: h.score, reverse=True)
+        if reinforce:
+            self.lifecycle.reinforce(ranked[:k])
+        return replace(result, hits=ranked[:k], warnings=())
+
+
+def _one_per_note(hits: Iterable[Hit]) -> list[Hit]:
+    seen: set[str] = set()
+    kept: list[Hit] = []
+    for hit in hits:
+        if hit.path not in seen:
+            seen.add(hit.path)
+            kept.append(hit)
+    return kept
+
+
+def merge(results: Iterable[tuple[SearchResult, T]], k: int) -> tuple[list[tuple[Hit, T]], bool, str | None]:
+    """Hits of several folders' results, each with its folder's tag ``T``, best ``k`` by score; whether any
+    was degraded; the newest ``indexed_at``."""
+    merged: list[tuple[Hit, T]] = []
+    degraded = False
+    indexed_at: str | None = None
+    for result, tag in results:
+        degraded = degraded or result.degraded
+        indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
+        merged.extend((hit, tag) for hit in result.hits)
+    merged.sort(key=lambda pair: pair[0].score, reverse=True)
+    return merged[:k], degraded, indexed_at

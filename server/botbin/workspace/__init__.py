@@ -1,0 +1,93 @@
+"""The Workspace: everything the domain packages (memory, search, agent) receive about one folder of notes.
+
+A frozen bundle built once by the composition root (``botbin.service``): the settings and the paths derived
+from them, the store's keys, the index handle (index, lock, reload, damaged notes) and the model. Domain code
+takes a Workspace, never the service, so nothing below the service reaches back up into it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from botbin.config import Settings, load_settings
+from botbin.embedding import Embedder
+from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys
+from botbin.sync.state import STATE_FILE, SyncState, load_state
+from botbin.workspace.handle import IndexHandle
+from botbin.workspace.models import Models
+
+if TYPE_CHECKING:
+    from botbin.sync.engine import ProgressFn, SyncReport
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """One workspace folder: settings, paths, keys, index and model (see the module docstring)."""
+
+    root: Path
+    """The workspace folder, resolved."""
+    settings: Settings
+    warnings: tuple[str, ...]
+    """Problems found in the settings (each replaced by its default)."""
+    passphrase: PassphraseFn
+    """Asked only for an encrypted store; never written anywhere."""
+    models: Models
+    index: IndexHandle
+    sync_lock: threading.Lock = field(default_factory=threading.Lock, compare=False)
+    """Serializes this process's syncs of the workspace: a second one waits for the first (the file lock
+    only keeps other processes out)."""
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / self.settings.output_dir
+
+    @property
+    def state_path(self) -> Path:
+        return self.output_dir / STATE_FILE
+
+    def state(self) -> tuple[SyncState, list[str]]:
+        """The sync state file and the problems found reading it."""
+        return load_state(self.state_path)
+
+    def keys(self) -> StoreKeys | None:
+        """Keys of an encrypted store (None for a plaintext one); the passphrase is stretched once per process.
+        Raises PassphraseError if it is missing or wrong."""
+        return open_keys(self.output_dir, self.passphrase)
+
+    def sync(self, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
+             encryption: str | None = None) -> SyncReport:
+        """Sync the notes and patch the loaded index as each note is written (workspace/syncing.py)."""
+        from botbin.workspace.syncing import sync
+
+        return sync(self, progress, full, keep_documents, encryption)
+
+
+def open_workspace(root: Path, overrides: Mapping[str, Any] | None = None, embedder: Embedder | None = None,
+                   env: Mapping[str, str] | None = None, overrides_source: str = "command line",
+                   passphrase: PassphraseFn | None = None) -> Workspace:
+    """The Workspace of folder ``root``: settings from defaults, botbin.toml, ``env`` (default: the process
+    environment) and ``overrides`` (named ``overrides_source`` in warnings). ``embedder`` replaces the model
+    (tests, benchmarks); ``passphrase`` defaults to BOTBIN_PASSPHRASE of ``env``."""
+    root = Path(root).resolve()
+    environ = os.environ if env is None else env
+    secret: PassphraseFn = passphrase or (lambda: environ.get("BOTBIN_PASSPHRASE") or None)
+    loaded = load_settings(root, overrides, env, overrides_source)
+    settings = loaded.settings
+    models = Models(settings.model, root, settings.batch_size, embedder)
+    output_dir = root / settings.output_dir
+
+    def model_facts() -> tuple[int, str]:
+        return models.meta.dim, models.meta.name
+
+    def keyring() -> Any:
+        keys = open_keys(output_dir, secret)
+        return keys.keyring if keys else None
+
+    handle = IndexHandle(root, output_dir / STATE_FILE, lambda: load_state(output_dir / STATE_FILE), model_facts,
+                         keyring)
+    return Workspace(root, settings, loaded.warnings, secret, models, handle)

@@ -1,0 +1,143 @@
+"""IndexHandle: a workspace's in-memory index, the lock that guards it, and its reload when another process syncs.
+
+One handle per workspace. Reads (search, hover) and the patches a sync makes as it writes each note take the
+same lock, so a search during a long sync sees every note written so far. Another process's sync (a CLI
+``botbin sync``, a second editor) is noticed by one stat of the state file, and the index is read again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from botbin.errors import ModelError
+from botbin.sync.state import SyncState
+
+if TYPE_CHECKING:
+    from botbin.aifbin import AifBinDocument
+    from botbin.crypto.cipher import Keyring
+    from botbin.index.store import MemoryIndex
+    from botbin.sync.engine import SyncReport
+
+log = logging.getLogger(__name__)
+
+#: What a load needs: the state file's outputs, the model's (dim, name), the store's keyring.
+StateFn = Callable[[], "tuple[SyncState, list[str]]"]
+ModelFn = Callable[[], "tuple[int, str]"]
+KeyringFn = Callable[[], "Keyring | None"]
+
+
+class IndexHandle:
+    """The index of one workspace, loaded from its AIF-BIN files on first use (thread-safe)."""
+
+    def __init__(self, root: Path, state_path: Path, state: StateFn, model: ModelFn, keyring: KeyringFn) -> None:
+        """``state`` reads the state file; ``model`` gives (dim, name) and may raise ModelError; ``keyring``
+        opens an encrypted store (None for a plaintext one) and may raise PassphraseError."""
+        self._root, self._state_path = root, state_path
+        self._read_state, self._model, self._keyring = state, model, keyring
+        self._index: MemoryIndex | None = None
+        self._indexed_at: str | None = None
+        self.lock = threading.RLock()
+        """Held by every read of the index and every patch of it."""
+        self._state_seen: tuple[int, int] | None = None
+        """Stat stamp of the state file when this process last read or wrote it."""
+        self._damaged: set[str] = set()
+        """Notes whose output failed to decode at load; the next sync rewrites them."""
+        self._syncing = 0
+        """Syncs of this process under way (their own state saves are not another process's sync)."""
+
+    @property
+    def indexed_at(self) -> str | None:
+        """When the index in use was last synced, ISO 8601 UTC."""
+        return self._indexed_at
+
+    @property
+    def damaged(self) -> frozenset[str]:
+        """Notes whose output could not be read at the last load."""
+        with self.lock:
+            return frozenset(self._damaged)
+
+    def get(self) -> tuple[MemoryIndex, list[str]]:
+        """The index (loaded on first use; reloaded when another process synced since) and load warnings."""
+        if not self._syncing:
+            self.reload_if_synced_elsewhere()
+        with self.lock:
+            return self._load()
+
+    def forget(self) -> None:
+        """Drop the in-memory index; the next ``get`` reads the AIF-BIN files again."""
+        with self.lock:
+            self._index = None
+
+    def reload_if_synced_elsewhere(self) -> None:
+        """Reload a loaded index when another process wrote the state file since this one last read or wrote
+        it (a stat: ``last_sync`` alone has one-second resolution)."""
+        with self.lock:
+            if self._index is None or self._stamp() == self._state_seen:
+                return
+            log.info("%s was synced by another process; reloading the index", self._root)
+            self._index = None
+            self._load()
+
+    # -- what a sync of this process does to the handle ------------------------------------------------
+    @contextmanager
+    def syncing(self) -> Iterator[None]:
+        """Mark a sync of this process as running (its own state saves do not trigger a reload)."""
+        with self.lock:
+            self._syncing += 1
+        try:
+            yield
+        finally:
+            with self.lock:
+                self._syncing -= 1
+
+    def patch(self, rel: str, doc: AifBinDocument) -> None:
+        """A note was written: a loaded index takes the new version at once."""
+        with self.lock:
+            if self._index is not None:
+                self._index.upsert(doc)
+            self._damaged.discard(rel)
+
+    def synced(self, report: SyncReport) -> None:
+        """A sync of this process ended: deleted notes leave the index, and the state file is ours again."""
+        with self.lock:
+            self._indexed_at = report.synced_at
+            self._state_seen = self._stamp()
+            if self._index is not None:
+                for path in report.deleted:
+                    self._index.remove(path)
+
+    # -- loading ---------------------------------------------------------------------------------------
+    def _stamp(self) -> tuple[int, int] | None:
+        """(mtime_ns, size) of the state file, None without one: a stat, so a no-op check reads nothing."""
+        try:
+            st = self._state_path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _load(self) -> tuple[MemoryIndex, list[str]]:
+        from botbin.index.store import load_index  # bm25s and scipy load on the first search, not for a sync
+
+        if self._index is not None:
+            return self._index, []
+        self._state_seen = self._stamp()  # before the read: a later change is still noticed
+        state, warnings = self._read_state()
+        dim: int | None = None
+        try:
+            dim, name = self._model()
+            if state.files and state.model and state.model != name:
+                warnings.append(f"the index was built with {state.model}, not {name}; run `botbin sync`")
+        except ModelError as exc:
+            warnings.append(str(exc))
+        files = [self._root / e.output for e in state.files.values()]
+        damaged: list[Path] = []
+        self._index, load_warnings = load_index(files, dim, damaged, self._keyring())
+        by_output = {self._root / e.output: rel for rel, e in state.files.items()}
+        self._damaged.update(by_output[p] for p in damaged)
+        self._indexed_at = state.last_sync
+        return self._index, warnings + load_warnings
