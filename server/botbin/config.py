@@ -10,10 +10,12 @@ import dataclasses
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from wcmatch import glob as wglob
 
 CONFIG_FILE = "botbin.toml"
 #: Bot-BIN's MEMORY.md and memory/ notes, plus the instruction files agents read (AGENTS.md, CLAUDE.md).
@@ -31,6 +33,13 @@ def unsafe_glob_reason(pattern: str) -> str | None:
     if ".." in posix.split("/"):
         return "a '..' segment would leave the workspace"
     return None
+
+
+def path_glob(pattern: str) -> Callable[[str], bool]:
+    """A test of relative POSIX paths against a user's glob, as every botbin surface reads one: ``**`` spans
+    folders, ``*`` and ``?`` stay inside one (``memory/*.md`` does not match ``memory/a/b.md``)."""
+    matcher = wglob.compile([pattern], flags=wglob.GLOBSTAR)
+    return lambda path: bool(matcher.match(path))
 
 
 def safe_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
@@ -79,7 +88,7 @@ class Settings:
     debounce_ms: int = 400
     """Quiet time before ``botbin watch`` syncs a burst of file changes."""
     recency_weight: float = 0.15
-    """Weight of recency decay in agent recall (MCP search, context tier 4); see memory/recency.py."""
+    """Weight of recency decay in agent recall (MCP search, context tier 4); see search/recency.py."""
     scope_weight: float = 0.10
     """Weight of scope preference (instruction > durable > daily notes) in agent recall."""
     daily_half_life_h: float = 72.0

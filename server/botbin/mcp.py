@@ -13,13 +13,23 @@ import logging
 import signal
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
+from pydantic import Field
 from mcp.server.mcpserver.exceptions import ToolError
 
+from botbin import __version__
 from botbin.errors import BotbinError
-from botbin.service import MemoryService, SearchFilters, check_filters, check_k, single_threaded_blas
+from botbin.service import (
+    ISO_DAY_PATTERN,
+    MAX_K,
+    MemoryService,
+    SearchFilters,
+    check_filters,
+    check_k,
+    single_threaded_blas,
+)
 
 if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
@@ -34,6 +44,33 @@ conversation (yours and the user's) to observe_turn: botbin distils them into th
 (memory/soul/<user>.md), which search_memory and get_context then find."""
 
 
+# Tool parameters: their JSON schema (descriptions, bounds, enums) is what an agent reads to call a tool.
+Query = Annotated[str, Field(description="What to look for, in natural language.")]
+K = Annotated[int, Field(description="How many passages to return.", ge=1, le=MAX_K)]
+PathGlob = Annotated[str | None, Field(description='Only notes whose path matches this glob, e.g. "memory/2026-11-*" '
+                                                   '("**" spans folders).')]
+Tag = Annotated[str | None, Field(description="Only notes with this tag (frontmatter tags; a parent tag matches "
+                                              "its children).")]
+Kind = Annotated[Literal["hard", "soft", "lore"] | None,
+                 Field(description="Only 'hard' rules, 'soft' rules (guidance) or 'lore' (everything else).")]
+DateFrom = Annotated[str | None, Field(description="Only notes dated on or after this day: YYYY, YYYY-MM or "
+                                                   "YYYY-MM-DD.", pattern=ISO_DAY_PATTERN)]
+DateTo = Annotated[str | None, Field(description="Only notes dated on or before this day: YYYY, YYYY-MM or "
+                                                 "YYYY-MM-DD.", pattern=ISO_DAY_PATTERN)]
+RememberText = Annotated[str, Field(description="The fact, decision or preference to keep, in plain words "
+                                                "(markdown allowed).")]
+Tags = Annotated[list[str] | None, Field(description='Optional single-word tags, e.g. ["decision", "billing"].')]
+Task = Annotated[str, Field(description="The task or question at hand.")]
+Budget = Annotated[int, Field(description="The most tokens the block may use (WordPiece tokens of "
+                                          "all-MiniLM-L6-v2; about 1.3 per English word).", ge=1)]
+Role = Annotated[str, Field(description='Who speaks: "user", "assistant", or a name.')]
+Content = Annotated[str, Field(description="What was said.")]
+User = Annotated[str | None, Field(description='Whose memory this is (default "user"); picks the soul file.')]
+Session = Annotated[str | None, Field(description="An id of this conversation; a new session distils the "
+                                                  "previous one's buffer first.")]
+Timestamp = Annotated[str | None, Field(description="When it was said, ISO 8601 (default: now).")]
+
+
 def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None,
              date_to: str | None) -> SearchFilters:
     filters = SearchFilters(path_glob or None, tag or None, kind or None, date_from or None, date_to or None)
@@ -46,26 +83,15 @@ def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from
 def create_server(service: MemoryService, observer: TurnObserver | None = None) -> MCPServer:
     """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
     syncs after each block; one is made when None) receives the turns of ``observe_turn``."""
-    server = MCPServer("botbin", instructions=INSTRUCTIONS)
+    server = MCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
     turns = observer if observer is not None else service.observer(sync_each_block=True)
 
     @server.tool()
-    def search_memory(query: str, k: int = 5, path_glob: str | None = None, tag: str | None = None,
-                      kind: str | None = None, date_from: str | None = None,
-                      date_to: str | None = None) -> dict[str, Any]:
-        """Search the user's notes by meaning (hybrid semantic + keyword, with recent and durable notes
-        slightly preferred). Returns the best passages with their note path, 0-based line range, heading path,
-        kind ('hard' rule, 'soft' rule or 'lore') and score in [0, 1].
-
-        Args:
-            query: what to look for, in natural language.
-            k: number of passages, 1-1000.
-            path_glob: only notes whose path matches, e.g. "memory/2026-11-*".
-            tag: only notes with this tag.
-            kind: only 'hard' rules, 'soft' rules or 'lore'.
-            date_from: only notes dated on or after this ISO date (YYYY-MM-DD).
-            date_to: only notes dated on or before this ISO date.
-        """
+    def search_memory(query: Query, k: K = 5, path_glob: PathGlob = None, tag: Tag = None, kind: Kind = None,
+                      date_from: DateFrom = None, date_to: DateTo = None) -> dict[str, Any]:
+        """Search the user's notes by meaning (hybrid semantic + keyword; among relevant passages, recent and
+        durable notes come first). Returns the best passages with their note path, 0-based line range, heading
+        path, kind ('hard' rule, 'soft' rule or 'lore') and score in [0, 1]."""
         if not query.strip():
             raise ToolError("query is empty")
         problem = check_k(k)
@@ -79,14 +105,9 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
         return {"hits": hits, "degraded": result.degraded, "indexedAt": result.indexed_at}
 
     @server.tool()
-    def remember(text: str, tags: list[str] | None = None) -> dict[str, Any]:
+    def remember(text: RememberText, tags: Tags = None) -> dict[str, Any]:
         """Save something to the user's memory: appends a timestamped entry to today's daily note
-        (memory/YYYY-MM-DD.md) and indexes it at once, so search_memory finds it immediately.
-
-        Args:
-            text: the fact, decision or preference to keep, in plain words (markdown allowed).
-            tags: optional single-word tags, e.g. ["decision", "billing"].
-        """
+        (memory/YYYY-MM-DD.md) and indexes it at once, so search_memory finds it immediately."""
         try:
             written, report = service.remember(text, tags or [])
         except BotbinError as exc:
@@ -95,15 +116,10 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
                 "text": written.text, "indexed": not report.failed}
 
     @server.tool()
-    def get_context(query: str, budget_tokens: int = 2000) -> dict[str, Any]:
+    def get_context(query: Task, budget_tokens: Budget = 2000) -> dict[str, Any]:
         """The user's memory for a task, as one markdown block that fits budget_tokens: all of the user's
         hard rules (always), relevant guidance, their preferences, the latest notes verbatim, then the most
-        related memories. Put `text` in your context and follow its rules.
-
-        Args:
-            query: the task or question at hand.
-            budget_tokens: the most tokens the block may use (WordPiece tokens of all-MiniLM-L6-v2).
-        """
+        related memories. Put `text` in your context and follow its rules."""
         try:
             return service.context(query, budget_tokens).to_dict()
         except BotbinError as exc:
@@ -118,19 +134,11 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
             raise ToolError(str(exc)) from exc
 
     @server.tool()
-    def observe_turn(role: str, content: str, user: str | None = None, session: str | None = None,
-                     timestamp: str | None = None) -> dict[str, Any]:
+    def observe_turn(role: Role, content: Content, user: User = None, session: Session = None,
+                     timestamp: Timestamp = None) -> dict[str, Any]:
         """Record one conversation turn. Turns are buffered and distilled (every 5 turns, or when the topic
         changes) into bullet facts appended to the user's soul file, memory/soul/<user>.md, which is then
-        indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim.
-
-        Args:
-            role: who speaks: "user", "assistant", or a name.
-            content: what was said.
-            user: whose memory this is (default "user"); picks the soul file.
-            session: an id of this conversation (a new session distils the previous one's buffer).
-            timestamp: when it was said, ISO 8601 (default: now).
-        """
+        indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim."""
         try:
             result = turns.observe_message(role, content, user, session, timestamp)
         except BotbinError as exc:

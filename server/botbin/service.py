@@ -6,6 +6,7 @@ does the work (docs/architecture.md).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from botbin.index.blas import single_threaded_blas
 from botbin.index.store import SearchFilters
 from botbin.memory.lifecycle import Lifecycle
 from botbin.notes_io import extract_source, read_document
-from botbin.search.params import check_alpha, check_filters, check_k
+from botbin.search.params import ISO_DAY_PATTERN, MAX_K, check_alpha, check_filters, check_k
 from botbin.search.pipeline import Searcher, SearchResult, merge
 from botbin.sync.scan import TrackedMatcher, check_root, outside_target
 from botbin.workspace import Workspace, open_workspace
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn, SyncReport
 
-__all__ = ["MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters", "check_k", "extract_source",
+__all__ = ["ISO_DAY_PATTERN", "MAX_K", "MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters", "check_k", "extract_source",
            "merge", "paragraph_at", "read_document", "single_threaded_blas"]
 
 
@@ -133,10 +134,13 @@ class MemoryService:
         """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws).
         Raises ContextBudgetError if the hard rules alone exceed the budget."""
         from botbin.agent.context import assemble
-        from botbin.agent.gather import gather
+        from botbin.agent.gather import gather, indexing
 
         check_root(self.root)
+        busy = indexing(self.ws)
         result = assemble(gather(self.searcher, query), budget_tokens, self.ws.models.counter.count)
+        if busy:
+            result = replace(result, indexing=True, partial=("guidance", "recalled"))
         self.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
         return result
 

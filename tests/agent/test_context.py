@@ -1,4 +1,4 @@
-"""Tier laws of memory/context.py: property tests over generated candidates and budgets, and check_laws itself.
+"""Tier laws of agent/context.py: property tests over generated candidates and budgets, and check_laws itself.
 
 Tokens are counted as whitespace-separated words, which is additive over the whitespace that joins the parts
 of a context (as WordPiece is), so every figure here can be recomputed from the rendered text.

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from tests.lsp.conftest import EXAMPLES
+from lsp.conftest import EXAMPLES
 
 pytestmark = pytest.mark.model
 
@@ -74,3 +74,39 @@ async def test_every_tool_over_a_real_session(workspace: Path) -> None:
         assert empty.is_error and "empty" in empty.content[0].text
         bad_tag = await session.call_tool("remember", {"text": "x", "tags": ["two words"]})
         assert bad_tag.is_error and "tag" in bad_tag.content[0].text
+
+
+async def test_tool_schemas_tell_a_model_how_to_call_them(workspace: Path) -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(workspace)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        from botbin import __version__
+
+        assert init.server_info.name == "botbin" and init.server_info.version == __version__
+        tools = {t.name: t.input_schema["properties"] for t in (await session.list_tools()).tools}
+        assert all(p.get("description") for props in tools.values() for p in props.values())
+        search = tools["search_memory"]
+        assert search["k"]["minimum"] == 1 and search["k"]["maximum"] >= 50
+        assert {"enum": ["hard", "soft", "lore"], "type": "string"} in search["kind"]["anyOf"]
+        bad_date = await session.call_tool("search_memory", {"query": "database", "date_from": "last week"})
+        assert bad_date.is_error and "date_from" in str(bad_date.content[0])
+        bad_k = await session.call_tool("search_memory", {"query": "database", "k": 0})
+        assert bad_k.is_error
+
+
+async def test_the_first_context_of_a_never_synced_workspace_has_every_rule(tmp_path: Path) -> None:
+    """No sleep and no wait for the start-up sync: the rules are read from the notes themselves."""
+    root = tmp_path / "fresh"
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
+    (root / "AGENTS.md").write_text("# Rules\n\n- Never answer in prose.\n- Always cite the note you used.\n",
+                                    encoding="utf-8")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(root)])
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        context = _data(await session.call_tool("get_context", {"query": "what is the capital of Peru",
+                                                                "budget_tokens": 400}))
+        assert "Never answer in prose" in context["text"] and "Always cite the note you used" in context["text"]
+        hard = next(t for t in context["tiers"] if t["name"] == "hard")
+        assert [i["path"] for i in hard["items"]][:2] == ["AGENTS.md", "AGENTS.md"]
+        if context["indexing"]:
+            assert set(context["partialTiers"]) == {"guidance", "recalled"}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-from tests.conftest import REPO
+from conftest import REPO
 
 EXAMPLES = REPO / "examples" / "workspace"
 SERVER = [sys.executable, "-m", "botbin", "lsp"]

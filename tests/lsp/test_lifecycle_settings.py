@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import FakeEmbedder, write_notes
+from conftest import FakeEmbedder, write_notes
 
 from botbin.errors import ModelError, PassphraseError, WorkspaceError
 from botbin.lsp.features.session import settings_from

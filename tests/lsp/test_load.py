@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from tests.lsp.conftest import serve
+from lsp.conftest import serve
 
 from botbin.index.blas import single_threaded_blas
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from tests.lsp.conftest import request, serve, wait_until
+from lsp.conftest import request, serve, wait_until
 
 from botbin.aifbin import decode
 
@@ -109,7 +109,7 @@ async def test_several_workspace_folders_are_searched_together(workspace: Path, 
 async def test_requests_answer_while_indexing(tmp_path: Path) -> None:
     import shutil
 
-    from tests.lsp.conftest import EXAMPLES, progress_ended
+    from lsp.conftest import EXAMPLES, progress_ended
 
     root = tmp_path / "cold"
     shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))

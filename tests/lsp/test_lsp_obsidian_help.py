@@ -11,8 +11,8 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
-from tests.conftest import needs_shared
-from tests.lsp.conftest import PROFILES, SERVER, progress_ended, request, start, wait_until
+from conftest import needs_shared
+from lsp.conftest import PROFILES, SERVER, progress_ended, request, start, wait_until
 
 pytestmark = [pytest.mark.model, needs_shared, pytest.mark.asyncio(loop_scope="module")]
 NOTE = "Linking notes and files/Internal links.md"

@@ -12,7 +12,7 @@ export const SEARCH = "botbin/search";
 export const RELATED = "botbin/related";
 /** Request `{}` -> {@link StatusResult}. */
 export const STATUS = "botbin/status";
-/** Request `{query, budgetTokens}` -> `{tiers, usedTokens}` (agent memory; not served yet). */
+/** Request `{query, budgetTokens}` -> `{tiers, usedTokens}` (agent memory). */
 export const CONTEXT = "botbin/context";
 /** Request {@link RememberParams} -> {@link RememberResult}: append to today's daily note. */
 export const REMEMBER = "botbin/remember";

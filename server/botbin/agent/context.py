@@ -115,6 +115,11 @@ class ContextResult:
     tiers: tuple[TierResult, ...]
     used_tokens: int
     budget_tokens: int
+    indexing: bool = False
+    """True when the notes were still being indexed: the rules were read from the notes themselves, but the
+    tiers found by search (``partial``) may miss what is not embedded yet."""
+    partial: tuple[str, ...] = ()
+    """Names of the tiers that may be incomplete (while indexing: guidance and recalled)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape (camelCase): ``{text, usedTokens, budgetTokens, tiers: [{name, tier, tokens, items, cut}]}``."""
@@ -123,6 +128,7 @@ class ContextResult:
 
         return {
             "text": self.text, "usedTokens": self.used_tokens, "budgetTokens": self.budget_tokens,
+            "indexing": self.indexing, "partialTiers": list(self.partial),
             "tiers": [{"name": t.name, "tier": TIER_NUMBERS[t.name], "tokens": t.tokens,
                        "items": [item(i) for i in t.items], "cut": [item(i) for i in t.cut]} for t in self.tiers],
         }

@@ -8,19 +8,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from botbin.agent.context import Candidates, Item
+from botbin.agent.rules import unindexed_rules
 from botbin.errors import BotbinError
 from botbin.search.recency import daily_date
 
 if TYPE_CHECKING:
     from botbin.search.pipeline import Searcher
+    from botbin.workspace import Workspace
 
 #: Order of instruction notes in tier 1: the agent's own memory first, then the repository's files.
 _INSTRUCTION_ORDER = {"MEMORY.md": 0, "AGENTS.md": 1, "CLAUDE.md": 2}
 #: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8.
 GUIDANCE_MIN_COSINE = 0.35
 GUIDANCE_MAX = 8
-#: Tier 4 leaves out hits this unrelated to the request (no shared keyword and cosine under 0.2).
-RECALL_MIN_COSINE = 0.2
 
 
 def _instruction_key(path: str) -> tuple[int, str]:
@@ -49,6 +49,11 @@ def recent_entries(root: Path, rel: str, follow_symlinks: bool = False) -> list[
     return [Item(rel, b.start_line, b.end_line, b.text) for b in note.blocks if b.kind != "heading"]
 
 
+def indexing(ws: Workspace) -> bool:
+    """True while this process syncs ``ws``, or before its first sync."""
+    return ws.index.busy or not ws.state_path.is_file()
+
+
 def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candidates:
     """Candidates of each tier for ``query`` from the indexed notes (and the latest daily note on disk)."""
     from botbin.index.store import SearchFilters
@@ -57,8 +62,10 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
     index, _ = ws.index.get()
     instruction = set(index.instruction_notes())
     directives = index.directives()
-    ordered = sorted((d for d in directives if d.path in instruction),
-                     key=lambda d: (_instruction_key(d.path), d.start_line))
+    rules = [d for d in directives if d.path in instruction]
+    if indexing(ws):  # the first call of a session must not wait for embeddings to have every rule
+        rules += unindexed_rules(ws, index)
+    ordered = sorted(rules, key=lambda d: (_instruction_key(d.path), d.start_line))
     hard = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "hard"]
     soft = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "soft"]
     guidance: list[Item] = []
@@ -76,7 +83,6 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
     recent = recent_entries(ws.root, latest, ws.settings.follow_symlinks) if latest else []
     recalled: list[Item] = []
     if query.strip():
-        result = searcher.recall(query, 20, now=now, reinforce=False)
-        recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in result.hits
-                    if result.degraded or h.cosine >= RECALL_MIN_COSINE or h.bm25 > 0]
+        result = searcher.recall(query, 20, now=now, reinforce=False)  # unrelated hits are already left out
+        recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in result.hits]
     return Candidates(hard, guidance, soft, recent, recalled)

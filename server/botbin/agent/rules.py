@@ -6,12 +6,19 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from botbin.directives.conflicts import Conflict, find_conflicts
+from botbin.directives.partition import INSTRUCTION_NAMES, partition_source
+from botbin.errors import BotbinError
 from botbin.notes_io import directives_on_disk, relative_path
-from botbin.sync.scan import check_root
+from botbin.parsing import decode_note
+from botbin.sync.scan import check_root, read_note, scan_workspace
 
 if TYPE_CHECKING:
     from botbin.directives.partition import Directive
+    from botbin.index.store import MemoryIndex
     from botbin.workspace import Workspace
+
+#: Bytes of a note's start read to see whether its frontmatter may mark it ``botbin: instructions``.
+_HEAD_BYTES = 4096
 
 
 @dataclass(frozen=True)
@@ -44,3 +51,33 @@ def directive_report(ws: Workspace, path: str | None = None) -> DirectiveReport:
         c for c in find_conflicts(every) if id(c.first.directive) in keep or id(c.second.directive) in keep
     ]
     return DirectiveReport(chosen, conflicts, tuple(warnings))
+
+
+def _may_instruct(rel: str, head: bytes) -> bool:
+    """Cheap filter before parsing: an instruction note's name, or a frontmatter that names botbin."""
+    return rel.rsplit("/", 1)[-1].lower() in INSTRUCTION_NAMES or b"botbin:" in head
+
+
+def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
+    """Directives of the instruction notes on disk that ``index`` does not hold yet, read and partitioned on the
+    spot (no embedding): the rules an agent must get while the first sync is still embedding. A note that
+    cannot be read is skipped (the sync reports it)."""
+    indexed = set(index.note_paths())
+    found: list[Directive] = []
+    try:
+        tracked = scan_workspace(ws.root, ws.settings).files
+    except BotbinError:
+        return []
+    for rel in tracked:
+        if rel in indexed:
+            continue
+        try:
+            data = read_note(ws.root, rel, ws.settings.follow_symlinks)
+            if not _may_instruct(rel, data[:_HEAD_BYTES]):
+                continue
+            _, part = partition_source(decode_note(data, rel).text, rel)
+        except (OSError, BotbinError):
+            continue
+        if part.instruction:
+            found.extend(part.directives)
+    return found

@@ -179,7 +179,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
-    from botbin.lsp.server import main as serve
+    from botbin.lsp.main import main as serve
 
     return serve(args.tcp)
 

@@ -12,10 +12,10 @@ from typing import Literal, NamedTuple
 from botbin.directives import words as w
 
 Modality = Literal["obligation", "prohibition", "recommendation", "permission"]
+#: A cue found in a sentence: modality, character start and end, and whether the rule says "do".
 Found = tuple[Modality, int, int, bool]
 #: What masked text is replaced with: not a word, not a space, so "(`Go` 1.23)" cannot open a sentence.
 FILLER = "\x00"
-"""A cue found in a sentence: modality, character start and end, and whether the rule says "do"."""
 
 
 class Tok(NamedTuple):

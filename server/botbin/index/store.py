@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from wcmatch import glob as wglob
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, decode
+from botbin.config import path_glob
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
@@ -69,14 +69,20 @@ class Hit:
     """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
     text_md5: str = ""
     """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (memory/)."""
+    components: tuple[tuple[str, float], ...] = ()
+    """How later ranking stages made ``score`` (search/pipeline.py): ``hybrid`` (the index's score), ``decay``
+    (the memo's retention factor), ``recency`` and ``scope`` (agent recall), in the order applied."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "path": self.path, "startLine": self.start_line, "endLine": self.end_line,
             "headingPath": list(self.heading_path), "kind": self.kind, "title": self.title,
             "snippet": self.snippet, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
             "bm25": round(self.bm25, 6),
         }
+        if self.components:
+            out["components"] = {name: round(value, 6) for name, value in self.components}
+        return out
 
 
 @dataclass
@@ -270,7 +276,7 @@ class MemoryIndex:
         if f == SearchFilters():
             return None
         tag = f.tag.casefold().lstrip("#") if f.tag else None
-        glob = wglob.compile([f.path_glob], flags=wglob.GLOBSTAR) if f.path_glob else None
+        glob = path_glob(f.path_glob) if f.path_glob else None
 
         def keep(note: _Note) -> bool:
             if tag and not any(t.casefold() == tag or t.casefold().startswith(tag + "/") for t in note.tags):
@@ -282,7 +288,7 @@ class MemoryIndex:
             until = f.date_to[:10] if f.date_to else None
             if until and (note.date is None or note.date[: len(until)] > until):
                 return False
-            return glob is None or bool(glob.match(note.path))
+            return glob is None or glob(note.path)
 
         notes_kept = np.fromiter((keep(n) for n in asm.notes), dtype=bool, count=len(asm.notes))
         mask: npt.NDArray[np.bool_] = notes_kept[asm.note_of_row]

@@ -1,4 +1,4 @@
-"""The botbin language server: state shared by the feature handlers, and the entry point ``botbin lsp``.
+"""The botbin language server's state, shared by the feature handlers (``botbin.lsp.main`` starts it).
 
 Handlers live in ``botbin.lsp.features`` (one module per LSP area); this module holds what they share:
 open buffers, workspace folders, the negotiated position encoding, progress and messages. Work that may
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -24,7 +23,6 @@ from botbin.errors import BotbinError, PassphraseError
 from botbin.lsp import protocol
 from botbin.lsp.folders import Folder, Folders, uri_to_path
 from botbin.lsp.positions import UTF16, encoding_name
-from botbin.service import single_threaded_blas
 
 if TYPE_CHECKING:
     from botbin.sync.engine import SyncReport
@@ -172,26 +170,3 @@ def _summary(report: SyncReport | None) -> str:
         return "done"
     return (f"{len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted, "
             f"{report.unchanged} unchanged")
-
-
-def create_server() -> BotbinLanguageServer:
-    """A server with every feature registered."""
-    from botbin.lsp.features import register_all
-
-    server = BotbinLanguageServer()
-    register_all(server)
-    return server
-
-
-def main(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
-    """Serve LSP on stdio (or TCP for debugging). stdout carries only the protocol: print() goes to stderr."""
-    logging.getLogger("pygls").setLevel(logging.WARNING)  # pygls logs every message body at INFO
-    single_threaded_blas()
-    server = create_server()
-    if tcp_port is not None:
-        server.start_tcp(host, tcp_port)
-        return 0
-    rpc_out = sys.stdout.buffer
-    sys.stdout = sys.stderr  # a stray print must never corrupt the JSON-RPC stream
-    server.start_io(sys.stdin.buffer, rpc_out)
-    return 0

@@ -4,7 +4,6 @@ restore and consolidate. The composition root (``botbin.service``) makes one per
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import os
 import threading
@@ -13,12 +12,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from botbin.config import path_glob as compile_glob
 from botbin.memory.memos import MEMO_FILE, Memo, MemoSeed, MemoStore, memo_id
 from botbin.memory.retention import DecayPolicy, age_days, decay_score, ranked
 
 if TYPE_CHECKING:
     from botbin.index.store import ChunkRef, Hit, MemoryIndex
-    from botbin.memory.consolidate import Candidate, Root
+    from botbin.memory.consolidate import Candidate
+    from botbin.memory.roots import ConsolidateReport
     from botbin.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -41,24 +42,6 @@ class RestoreReport:
     restored: tuple[Memo, ...]
     unknown: tuple[str, ...]
     """Requested ids that match no archived memo."""
-
-
-@dataclass(frozen=True)
-class ConsolidateReport:
-    roots: tuple[Root, ...]
-    """New roots written (or, in a dry run, that would be)."""
-    skipped: int
-    """Roots already in the roots note."""
-    roots_note: str
-    dry_run: bool
-    rejected_abstractive: int = 0
-    """Endpoint answers refused by the closeness check (their extractive root was used)."""
-
-    def lines(self) -> list[str]:
-        """The new roots as the roots note shows them (memory/notes.py)."""
-        from botbin.memory.notes import root_line
-
-        return [root_line(r, self.roots_note) for r in self.roots]
 
 
 def _now() -> datetime:
@@ -204,7 +187,8 @@ class Lifecycle:
         for h in hits:
             memo = memos.get(memo_id(h.path, h.text_md5, self._key)) if h.text_md5 else None
             decay = self.decay(memo, now) if memo is not None else 1.0
-            out.append(replace(h, score=ranked(h.score, decay, weight)))
+            out.append(replace(h, score=ranked(h.score, decay, weight),
+                               components=(*h.components, ("hybrid", h.score), ("decay", decay))))
         out.sort(key=lambda h: h.score, reverse=True)
         return out
 
@@ -316,8 +300,9 @@ class Lifecycle:
                     chosen[match[0].id] = match[0]
                 else:
                     unknown.append(want)
+            matches = compile_glob(path_glob) if path_glob else None
             for m in archived:
-                if everything or (path_glob and fnmatch.fnmatch(m.path, path_glob)):
+                if everything or (matches is not None and matches(m.path)):
                     chosen[m.id] = m
             if chosen:
                 self.store.restore(chosen, now)

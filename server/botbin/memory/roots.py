@@ -4,6 +4,7 @@ abstractive.py for the optional LLM, notes.py for the note). Writes only the roo
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -15,10 +16,28 @@ from botbin.memory.consolidate import Group, Root, extractive, find_groups, spli
 from botbin.memory.notes import existing_roots, root_line, with_roots, write_note
 
 if TYPE_CHECKING:
-    from botbin.memory.lifecycle import ConsolidateReport, Lifecycle
+    from botbin.memory.lifecycle import Lifecycle
 
 DUPLICATE_ROOT_COSINE = 0.92
 """A new root this similar to one already in the note is skipped (the FileRAG near-duplicate rule)."""
+
+
+@dataclass(frozen=True)
+class ConsolidateReport:
+    roots: tuple[Root, ...]
+    """New roots written (or, in a dry run, that would be)."""
+    skipped: int
+    """Roots already in the roots note."""
+    roots_note: str
+    dry_run: bool
+    rejected_abstractive: int = 0
+    """Endpoint answers refused by the closeness check (their extractive root was used)."""
+
+    def lines(self) -> list[str]:
+        """The new roots as the roots note shows them (memory/notes.py)."""
+        from botbin.memory.notes import root_line
+
+        return [root_line(r, self.roots_note) for r in self.roots]
 
 
 def _abstractive(lc: Lifecycle, group: Group, fallback: Root) -> tuple[Root, bool]:
@@ -42,7 +61,6 @@ def consolidate(lc: Lifecycle, dry_run: bool, now: datetime) -> ConsolidateRepor
 
     Raises BotbinError when the roots note cannot be read (not UTF-8) or written, or links outside the
     workspace."""
-    from botbin.memory.lifecycle import ConsolidateReport
     from botbin.sync.scan import outside_target
 
     ws = lc.ws

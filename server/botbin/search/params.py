@@ -10,7 +10,9 @@ from botbin.index.store import SearchFilters
 #: Most hits one search returns.
 MAX_K = 1000
 KINDS = ("hard", "soft", "lore")
-_ISO_DAY = re.compile(r"\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?")
+#: A day as YYYY, YYYY-MM or YYYY-MM-DD (regular expression, for schemas too).
+ISO_DAY_PATTERN = r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"
+_ISO_DAY = re.compile(ISO_DAY_PATTERN)
 
 
 def check_k(k: object) -> str | None:
@@ -35,6 +37,6 @@ def check_filters(filters: SearchFilters, names: tuple[str, str, str] = ("kind",
     if filters.kind is not None and filters.kind not in KINDS:
         return f"{names[0]} must be 'hard', 'soft' or 'lore', not {filters.kind!r}"
     for name, value in ((names[1], filters.date_from), (names[2], filters.date_to)):
-        if value is not None and not _ISO_DAY.fullmatch(value):
+        if value is not None and not _ISO_DAY.match(value):
             return f"{name} takes a date as YYYY, YYYY-MM or YYYY-MM-DD, not {value!r}"
     return None

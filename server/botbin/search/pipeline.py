@@ -6,8 +6,9 @@ Stages, in order:
    (index/store.py), filtered (path, tag, kind, dates) and without archived memos; it fetches more than
    asked so that later stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
-3. **agent recency and scope** (agent recall only, ``Searcher.recall``): a convex mix of the score with the
-   note's recency and scope (search/recency.py).
+3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
+   relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
+   orders the rest, but never lifts a hit above one that is more than RELEVANCE_MARGIN more relevant.
 4. **per-note cap and self-exclusion**: ``best_per_note`` keeps a note's best chunk; ``related`` drops the
    paragraph itself and keeps one hit per note.
 5. **cut** to k, and **reinforcement** of the hits returned (memory/lifecycle.py).
@@ -26,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.errors import ModelError
-from botbin.search.recency import RecencyPolicy, age_hours, final_score, scope_of
+from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
 from botbin.sync.scan import check_root
 
 if TYPE_CHECKING:
@@ -35,6 +36,13 @@ if TYPE_CHECKING:
     from botbin.workspace import Workspace
 
 T = TypeVar("T")
+#: Agent recall drops hits with a cosine under RELEVANCE_MIN_COSINE (all-MiniLM-L6-v2 gives unrelated texts
+#: about -0.1 to 0.15) unless their keyword score reaches RELEVANCE_MIN_BM25 of the best chunk's (a shared
+#: "the" or "my" is not a match).
+RELEVANCE_MIN_COSINE = 0.2
+RELEVANCE_MIN_BM25 = 0.5
+#: Recency and scope may place a hit above another only when their relevance differs by at most this much.
+RELEVANCE_MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -118,19 +126,36 @@ class Searcher:
 
     def recall(self, query: str, k: int, filters: SearchFilters | None = None,
                now: datetime | None = None, reinforce: bool = True) -> SearchResult:
-        """Stage 3 on top of ``search``: hits re-ranked by similarity, recency and scope for agents, best
-        first; ``hit.score`` becomes the final score, in [0, 1]."""
+        """Stage 3 on top of ``search``, relevance first: hits under the relevance floor are dropped, and
+        recency and scope re-order only hits of nearly the same relevance (``relevance_first``); ``hit.score``
+        becomes the agent score, in [0, 1], its parts in ``hit.components``."""
         now = now or datetime.now().astimezone()
         result = self.search(query, k=max(k * 3, k + 10), filters=filters, reinforce=False)
         policy = agent_policy(self.ws)
-        ranked = [
-            replace(h, score=final_score(h.score, scope_of(h.path, h.instruction), age_hours(h.date, now), policy))
-            for h in result.hits
-        ]
-        ranked.sort(key=lambda h: h.score, reverse=True)
+        scored = []
+        for h in result.hits:
+            if not result.degraded and h.cosine < RELEVANCE_MIN_COSINE and h.bm25 < RELEVANCE_MIN_BM25:
+                continue  # unrelated: hardly any similarity and no real keyword match
+            scope, age = scope_of(h.path, h.instruction), age_hours(h.date, now)
+            parts = (*h.components, ("similarity", h.score), ("recency", recency(scope, age, policy)),
+                     ("scope", SCOPE_PREFERENCE[scope]))
+            scored.append((h.score, replace(h, score=final_score(h.score, scope, age, policy), components=parts)))
+        ranked = relevance_first(scored, RELEVANCE_MARGIN)[:k]
         if reinforce:
-            self.lifecycle.reinforce(ranked[:k])
-        return replace(result, hits=ranked[:k], warnings=())
+            self.lifecycle.reinforce(ranked)
+        return replace(result, hits=ranked, warnings=())
+
+
+def relevance_first(scored: list[tuple[float, Hit]], margin: float) -> list[Hit]:
+    """Hits ordered by their agent score, except that none is placed above a hit whose relevance (the first of
+    each pair) is more than ``margin`` higher: recency and scope decide among equals, never over meaning."""
+    left = sorted(scored, key=lambda pair: pair[0], reverse=True)
+    out: list[Hit] = []
+    while left:
+        floor = left[0][0] - margin
+        best = max((i for i, (relevance, _) in enumerate(left) if relevance >= floor), key=lambda i: left[i][1].score)
+        out.append(left.pop(best)[1])
+    return out
 
 
 def _one_per_note(hits: Iterable[Hit]) -> list[Hit]:

@@ -56,6 +56,11 @@ class IndexHandle:
         return self._indexed_at
 
     @property
+    def busy(self) -> bool:
+        """True while a sync of this process runs (the index may not hold every note yet)."""
+        return self._syncing > 0
+
+    @property
     def damaged(self) -> frozenset[str]:
         """Notes whose output could not be read at the last load."""
         with self.lock:

@@ -1,4 +1,4 @@
-"""Recall ranking for agents (memory/recency.py): scopes, note ages, decay and the combined score."""
+"""Recall ranking for agents (search/recency.py): scopes, note ages, decay and the combined score."""
 
 from __future__ import annotations
 

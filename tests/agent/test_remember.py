@@ -1,0 +1,37 @@
+"""``remember`` (agent/remember.py): a retried call writes nothing twice."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from botbin.agent.remember import RETRY_WINDOW_MIN, remember
+
+
+def _note(root: Path) -> str:
+    return (root / "memory" / "2026-12-01.md").read_text(encoding="utf-8")
+
+
+def test_a_retry_within_the_window_returns_the_entry_already_written(tmp_path: Path) -> None:
+    now = datetime(2026, 12, 1, 10, 5).astimezone()
+    first = remember(tmp_path, "Deploys go out from the blue cluster.", ["ops"], now)
+    again = remember(tmp_path, "Deploys go out from the blue cluster.", ["ops"], now + timedelta(minutes=3))
+    assert again == first
+    assert _note(tmp_path).count("blue cluster") == 1
+
+
+def test_the_same_text_later_or_with_other_tags_is_a_new_entry(tmp_path: Path) -> None:
+    now = datetime(2026, 12, 1, 10, 5).astimezone()
+    remember(tmp_path, "Standup moved to 9:30.", [], now)
+    later = remember(tmp_path, "Standup moved to 9:30.", [], now + timedelta(minutes=RETRY_WINDOW_MIN + 1))
+    tagged = remember(tmp_path, "Standup moved to 9:30.", ["team"], now + timedelta(minutes=RETRY_WINDOW_MIN + 1))
+    assert later.start_line == 3 and tagged.start_line == 4
+    assert _note(tmp_path).count("Standup moved") == 3
+
+
+def test_a_retried_multi_line_entry_is_matched_whole(tmp_path: Path) -> None:
+    now = datetime(2026, 12, 1, 22, 0).astimezone()
+    first = remember(tmp_path, "Release checklist:\nrun the migrations\ntag the build", [], now)
+    other = remember(tmp_path, "Release checklist:\nrun the migrations", [], now)
+    again = remember(tmp_path, "Release checklist:\nrun the migrations\ntag the build", [], now)
+    assert again == first and other.start_line == first.end_line

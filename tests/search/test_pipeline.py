@@ -1,0 +1,62 @@
+"""The ranking pipeline (search/pipeline.py): its stages in order, relevance first in agent recall, merging."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from botbin.index.store import Hit
+from botbin.search.pipeline import SearchResult, merge, relevance_first
+from botbin.service import MemoryService
+
+
+def _hit(path: str, score: float, cosine: float = 0.5, bm25: float = 0.0) -> Hit:
+    return Hit(path, 0, 1, (), "lore", path, "", "", score, cosine, bm25)
+
+
+def test_relevance_first_lets_agent_weights_decide_only_among_near_equals() -> None:
+    # relevance (first) and agent score (hit.score): c is recent and durable, but much less relevant than a
+    scored = [(0.80, _hit("a", 0.60)), (0.78, _hit("b", 0.70)), (0.40, _hit("c", 0.95))]
+    assert [h.path for h in relevance_first(scored, 0.05)] == ["b", "a", "c"]
+
+
+def test_relevance_first_with_no_margin_is_plain_relevance_order() -> None:
+    scored = [(0.5, _hit("x", 0.9)), (0.9, _hit("y", 0.1)), (0.7, _hit("z", 0.5))]
+    assert [h.path for h in relevance_first(scored, 0.0)] == ["y", "z", "x"]
+
+
+def test_merge_keeps_the_best_k_across_folders_with_their_tags() -> None:
+    one = SearchResult([_hit("a.md", 0.9), _hit("b.md", 0.2)], indexed_at="2026-11-01T00:00:00Z")
+    two = SearchResult([_hit("c.md", 0.5)], degraded=True, indexed_at="2026-11-02T00:00:00Z")
+    hits, degraded, indexed_at = merge([(one, "first"), (two, "second")], 2)
+    assert [(h.path, tag) for h, tag in hits] == [("a.md", "first"), ("c.md", "second")]
+    assert degraded and indexed_at == "2026-11-02T00:00:00Z"
+
+
+def test_recall_drops_unrelated_hits_and_explains_each_score(make_service: Callable[..., MemoryService]) -> None:
+    today = datetime.now().astimezone().strftime("%Y-%m-%d")
+    service = make_service({
+        "memory/notes.md": "# Cats\n\nMy cat is called Miso and she likes the window seat.\n",
+        f"memory/{today}.md": f"# {today}\n\n- 09:00 Bought new tyres for the bicycle.\n",
+    })
+    service.sync()
+    hits = service.recall("what is the name of my cat", k=5).hits
+    assert [h.path for h in hits] == ["memory/notes.md"]  # the bicycle note shares no word and no meaning
+    parts = dict(hits[0].components)
+    assert {"similarity", "recency", "scope"} <= set(parts) and 0 <= hits[0].score <= 1
+    assert hits[0].to_dict()["components"]["scope"] == 0.6
+
+
+def test_recall_keeps_search_order_unless_relevance_is_nearly_equal(
+        make_service: Callable[..., MemoryService]) -> None:
+    old = (datetime.now().astimezone() - timedelta(days=60)).strftime("%Y-%m-%d")
+    today = datetime.now().astimezone().strftime("%Y-%m-%d")
+    service = make_service({
+        f"memory/{old}.md": f"# {old}\n\nThe database ran out of connections: the pool size was 5 per instance.\n",
+        f"memory/{today}.md": f"# {today}\n\n- 10:00 Lunch with the database team.\n",
+    }, decay_weight=0.0)
+    service.sync()
+    query = "why did the database run out of connections pool"
+    searched = [h.path for h in service.search(query, k=2).hits]
+    recalled = [h.path for h in service.recall(query, k=2).hits]
+    assert recalled[0] == searched[0] == f"memory/{old}.md"  # the answer, though older, stays first
