@@ -56,12 +56,13 @@ class OnnxEmbedder:
     """The model through ONNX Runtime (CPU, fp32): same vectors as ``SentenceTransformerEmbedder`` (cosine >=
     0.9999, checked once at export), loaded with ``onnxruntime`` and ``tokenizers`` only."""
 
-    def __init__(self, spec: ModelSpec, onnx_path: Path, batch_size: int = 32) -> None:
+    def __init__(self, spec: ModelSpec, onnx_path: Path, batch_size: int = 32, spin: bool = True) -> None:
         """``onnx_path``: the exported transformer (inputs input_ids, attention_mask[, token_type_ids];
-        output last_hidden_state)."""
+        output last_hidden_state). ``spin``: let ONNX Runtime's idle worker threads spin (its default)."""
         self.spec = spec
         self.onnx_path = onnx_path
         self.batch_size = batch_size
+        self.spin = spin
         self._lock = threading.Lock()
 
     @property
@@ -84,6 +85,8 @@ class OnnxEmbedder:
 
             options = ort.SessionOptions()
             options.log_severity_level = 3  # its warnings about unused initializers are noise here
+            if not self.spin:
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             return ort.InferenceSession(str(self.onnx_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise ModelError(f"cannot load the ONNX model ({exc})", self.onnx_path) from exc

@@ -237,6 +237,8 @@ def _export(st_model: Any, target: Path) -> None:
 
     names = ["input_ids", "attention_mask", "token_type_ids"]
     dummy = torch.ones((2, 8), dtype=torch.long)
+    mask = torch.ones_like(dummy)
+    mask[1, 5:] = 0  # a padded row, so the trace keeps the mask (an all-ones mask may be traced as "no mask")
     was_training = transformer.training
     transformer.eval()
     try:
@@ -244,7 +246,7 @@ def _export(st_model: Any, target: Path) -> None:
             warnings.simplefilter("ignore")  # tracer and deprecation warnings: the verification decides
             torch.onnx.export(
                 _Wrapped(),
-                (dummy, torch.ones_like(dummy), torch.zeros_like(dummy)),
+                (dummy, mask, torch.zeros_like(dummy)),
                 str(target),
                 input_names=names,
                 output_names=["last_hidden_state"],
