@@ -193,7 +193,7 @@ def test_cli_search_never_imports_torch_once_exported(tmp_path: Path, exported: 
     )
     probe = json.loads([x for x in proc.stderr.splitlines() if x.startswith("PROBE ")][-1][len("PROBE ") :])
     assert probe == {"rc": 0, "mods": []}, proc.stderr
-    hits = json.loads(proc.stdout)
+    hits = json.loads(proc.stdout)["hits"]
     assert hits and hits[0]["path"] == "ops/queue.md"
 
 
