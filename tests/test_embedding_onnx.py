@@ -201,3 +201,15 @@ def _env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if k != "BOTBIN_EMBED_BACKEND"}
+
+
+def test_an_export_under_way_elsewhere_is_not_duplicated(tmp_path: Path) -> None:
+    from filelock import FileLock
+
+    spec = linked_model(tmp_path / "m")
+    folder = cache_dirs(spec)[0]
+    folder.mkdir()
+    with FileLock(str(folder / f".{model_key(spec)}.lock")):
+        outcome = export_and_verify(spec, object(), {})
+    assert outcome.path is None and outcome.error == "another process is exporting this model"
+    assert find_failure(spec) is None  # not a failure: the next torch process may export

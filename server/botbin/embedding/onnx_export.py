@@ -160,13 +160,37 @@ def export_and_verify(
     spec: ModelSpec, st_model: Any, env: Mapping[str, str] | None = None, batch_size: int = 32
 ) -> ExportOutcome:
     """Export ``st_model`` (the loaded ``SentenceTransformer`` of ``spec``; the caller holds its lock) to ONNX,
-    check it against torch on ``VERIFY_TEXTS`` and commit it; on failure write a failure record instead.
-    Never raises for an export problem: the outcome says what happened."""
+    check it against torch on ``VERIFY_TEXTS`` and commit it; on failure write a failure record instead. When
+    another process is exporting the same model the outcome says so and nothing is done. Never raises for an
+    export problem: the outcome says what happened."""
+    from filelock import FileLock, Timeout
+
     start = time.perf_counter()
     folder = writable_dir(spec, env)
     if folder is None:
         return ExportOutcome(None, None, "no writable cache folder", time.perf_counter() - start)
     key = model_key(spec)
+    try:
+        with FileLock(str(folder / f".{key}.lock"), timeout=0):
+            _remove_stale_temps(folder)
+            return _export_locked(spec, st_model, folder, key, batch_size, start)
+    except Timeout:
+        return ExportOutcome(None, None, "another process is exporting this model", time.perf_counter() - start)
+
+
+def _remove_stale_temps(folder: Path, max_age_s: float = 3600.0) -> None:
+    """Temp files of exports killed midway (a 90 MB file each); called under the export lock."""
+    for tmp in folder.glob(".*.tmp*"):
+        try:
+            if time.time() - tmp.stat().st_mtime > max_age_s:
+                tmp.unlink()
+        except OSError:
+            pass
+
+
+def _export_locked(
+    spec: ModelSpec, st_model: Any, folder: Path, key: str, batch_size: int, start: float
+) -> ExportOutcome:
     tmp = folder / f".{key}.{os.getpid()}.tmp.onnx"
     try:
         reason = unsupported_reason(spec)
