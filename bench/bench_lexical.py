@@ -110,8 +110,7 @@ def snapshot(lex: LexicalIndex, paths: list[str]) -> list[list[int]]:
     out: list[list[int]] = []
     for p in paths:
         entry = lex._notes[p]  # benchmark only: the reference needs the raw token lists
-        for ids, counts in zip(entry.terms, entry.counts, strict=True):
-            out.append(np.repeat(ids, counts).tolist())
+        out.extend(chunk.tolist() for chunk in entry.tokens)
     return out
 
 

@@ -24,18 +24,22 @@ from botbin.index.bm25 import K1, B
 
 @dataclass(frozen=True)
 class _NoteTerms:
-    slots: npt.NDArray[np.int64]
+    slots: npt.NDArray[np.int32]
     """Slot of each chunk of the note, in chunk order."""
-    terms: tuple[npt.NDArray[np.int64], ...]
-    """Distinct term ids of each chunk (what the note adds to the document frequencies)."""
-    counts: tuple[npt.NDArray[np.int64], ...]
-    """How often each of those terms occurs in its chunk."""
-    lengths: tuple[int, ...]
-    """Tokens in each chunk."""
+    tokens: tuple[npt.NDArray[np.int32], ...]
+    """The caller's term-id arrays (shared, not copied): what ``remove`` and compaction read back."""
+
+
+def _distinct(chunk: npt.NDArray[np.int32]) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int64]]:
+    ids, counts = np.unique(chunk, return_counts=True)
+    return ids, counts
 
 
 class LexicalIndex:
-    """BM25 postings of every chunk, patched per note. Not thread-safe (the store's lock covers it)."""
+    """BM25 postings of every chunk, patched per note. Not thread-safe (the store's lock covers it).
+
+    Memory: 8 bytes per (chunk, distinct term) posting (int32 slot, float32 count), plus 8 per slot; the
+    token arrays themselves are the caller's."""
 
     def __init__(self, vocab: dict[str, int]) -> None:
         """``vocab``: token -> id, shared with the caller, which adds new tokens before ``put``."""
@@ -64,63 +68,52 @@ class LexicalIndex:
         """Slots handed out since the last compaction, live and dead."""
         return len(self._slot_len)
 
-    def slots(self, path: str) -> npt.NDArray[np.int64]:
+    def slots(self, path: str) -> npt.NDArray[np.int32]:
         """Slot of each chunk of note ``path``, in chunk order (empty if absent)."""
         entry = self._notes.get(path)
-        return entry.slots if entry is not None else np.zeros(0, dtype=np.int64)
+        return entry.slots if entry is not None else np.zeros(0, dtype=np.int32)
 
     def put(self, path: str, tokens: Sequence[npt.NDArray[np.int32]]) -> None:
         """Index note ``path`` (replacing its previous version): ``tokens`` holds one array of term ids per
-        chunk, ids from the shared vocab. Costs O(tokens of the note) (plus a rare compaction)."""
+        chunk, ids from the shared vocab; the arrays are kept by reference and must not be changed
+        afterwards. Costs O(tokens of the note) (plus a rare compaction)."""
         self.remove(path)
-        terms, counts = [], []
-        for chunk in tokens:
-            ids, n = np.unique(np.asarray(chunk, dtype=np.int64), return_counts=True)
-            terms.append(ids)
-            counts.append(n.astype(np.int64))
-        self._insert(path, tuple(terms), tuple(counts), tuple(len(c) for c in tokens))
+        self._insert(path, tuple(tokens))
 
-    def _insert(
-        self,
-        path: str,
-        terms: tuple[npt.NDArray[np.int64], ...],
-        counts: tuple[npt.NDArray[np.int64], ...],
-        lengths: tuple[int, ...],
-    ) -> None:
+    def _insert(self, path: str, tokens: tuple[npt.NDArray[np.int32], ...]) -> None:
         start = len(self._slot_len)
-        slots = np.arange(start, start + len(lengths), dtype=np.int64)
-        for slot, ids, n in zip(range(start, start + len(lengths)), terms, counts, strict=True):
-            for term, count in zip(ids.tolist(), n.tolist(), strict=True):
-                post = self._post_slots.get(term)
-                if post is None:
-                    post = self._post_slots[term] = array("q")
-                    self._post_tfs[term] = array("f")
-                post.append(slot)
-                self._post_tfs[term].append(count)
-        self._slot_len.extend(lengths)
-        self._total_len += sum(lengths)
         if len(self._df) < len(self._vocab):
             grown = np.zeros(max(len(self._vocab), 2 * len(self._df)), dtype=np.int64)
             grown[: len(self._df)] = self._df
             self._df = grown
-        for ids in terms:
+        for slot, chunk in enumerate(tokens, start):
+            ids, counts = _distinct(chunk)
+            for term, count in zip(ids.tolist(), counts.tolist(), strict=True):
+                post = self._post_slots.get(term)
+                if post is None:
+                    post = self._post_slots[term] = array("i")
+                    self._post_tfs[term] = array("f")
+                post.append(slot)
+                self._post_tfs[term].append(count)
             self._df[ids] += 1
-        self._docs += len(lengths)
-        self._live_postings += sum(len(t) for t in terms)
-        self._notes[path] = _NoteTerms(slots, terms, counts, lengths)
+            self._live_postings += len(ids)
+            self._slot_len.append(len(chunk))
+            self._total_len += len(chunk)
+        self._docs += len(tokens)
+        self._notes[path] = _NoteTerms(np.arange(start, start + len(tokens), dtype=np.int32), tokens)
 
     def remove(self, path: str) -> None:
-        """Drop note ``path`` (no-op if absent). O(distinct terms of the note), plus a rare compaction."""
+        """Drop note ``path`` (no-op if absent). O(tokens of the note), plus a rare compaction."""
         old = self._notes.pop(path, None)
         if old is None:
             return
-        for ids in old.terms:
+        for chunk in old.tokens:
+            ids = _distinct(chunk)[0]
             self._df[ids] -= 1
-        self._docs -= len(old.lengths)
-        self._total_len -= sum(old.lengths)
-        dead = sum(len(t) for t in old.terms)
-        self._live_postings -= dead
-        self._dead_postings += dead
+            self._live_postings -= len(ids)
+            self._dead_postings += len(ids)
+            self._total_len -= len(chunk)
+        self._docs -= len(old.tokens)
         if self._dead_postings > max(self._live_postings, 4096):
             self._compact()
 
@@ -133,7 +126,7 @@ class LexicalIndex:
         self._df[:] = 0
         self._docs = self._total_len = self._live_postings = self._dead_postings = 0
         for path, entry in notes.items():
-            self._insert(path, entry.terms, entry.counts, entry.lengths)
+            self._insert(path, entry.tokens)
 
     def slot_scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (slot_count,): BM25 score of each slot for ``query`` tokens (unknown ones ignored; dead
@@ -150,7 +143,7 @@ class LexicalIndex:
                 continue
             df = int(self._df[term])
             idf = float(np.float32(np.log(1 + (self._docs - df + 0.5) / (df + 0.5))))
-            slots = np.frombuffer(post, dtype=np.int64)
+            slots = np.frombuffer(post, dtype=np.int32)
             tfs = np.frombuffer(self._post_tfs[term], dtype=np.float32).astype(np.float64)
             # As bm25s computes each posting: float64 arithmetic with a float32 idf, rounded to float32, then
             # summed in float32 in query order; so the scores match to the last bit or two.
@@ -166,7 +159,7 @@ class LexicalView:
         """``paths``: the notes in row order (each contributes its chunks' rows in chunk order)."""
         self._index = index
         parts = [index.slots(p) for p in paths]
-        self._row_slots = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        self._row_slots = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
         self.size = len(self._row_slots)
 
     def scores(self, query: list[str]) -> npt.NDArray[np.float32]:
