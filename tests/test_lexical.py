@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from botbin.index import lexical
 from botbin.index.bm25 import Bm25Index
 from botbin.index.lexical import LexicalIndex, LexicalView
 from botbin.index.tokenize import bm25_terms
@@ -68,21 +69,28 @@ def test_incremental_scores_equal_a_full_rebuild_on_the_obsidian_vault() -> None
             rng.shuffle(words)
             notes[path] = note_tokens(" ".join(words[: rng.randint(0, len(words))]) + "\n\nnewterm" + str(step), vocab)
             lex.put(path, notes[path])
+        lex.flush()  # as a search after each save does: one note at a time into the delta
+        if step == 30:
+            assert_same_scores(lex, notes, vocab)
+    assert lex.slot_count > lex.chunk_count  # the edits went through the delta (dead slots remain)
     assert_same_scores(lex, notes, vocab)
 
 
-def test_compaction_keeps_scores_and_frees_dead_slots() -> None:
+def test_rebuilds_keep_scores_and_free_dead_slots(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lexical, "MIN_REBUILD_POSTINGS", 0)  # a tiny corpus: rebuild on REBUILD_SHARE alone
     vocab: dict[str, int] = {}
     lex, notes = LexicalIndex(vocab), {}
     for i in range(50):
         notes[f"n{i}.md"] = note_tokens(f"alpha beta {i}\n\ngamma delta word{i % 7} " * 30, vocab)
         lex.put(f"n{i}.md", notes[f"n{i}.md"])
-    for _round in range(40):  # enough replaced postings to pass the compaction threshold
+    for _round in range(40):  # replaced postings pile up as delta and dead slots until a rebuild
         for i in range(0, 50, 5):
             notes[f"n{i}.md"] = note_tokens(f"alpha epsilon {_round} word{i}\n\nbeta " * 20, vocab)
             lex.put(f"n{i}.md", notes[f"n{i}.md"])
-    assert lex.slot_count < 3 * lex.chunk_count  # compacted at least once
-    assert_same_scores(lex, notes, vocab)
+        lex.flush()
+        if _round % 10 == 9:
+            assert_same_scores(lex, notes, vocab)
+    assert lex.slot_count < 2 * lex.chunk_count  # rebuilt at least once
 
 
 def test_empty_and_token_less_corpora_score_zero() -> None:
