@@ -14,7 +14,7 @@ from botbin.aifbin import AifBinDocument, ChunkRecord, decode
 from botbin.config import path_glob
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
-from botbin.index.bm25 import Bm25Index
+from botbin.index.lexical import LexicalIndex, LexicalView
 from botbin.index.ranking import add_bm25, snippet, top_k
 from botbin.index.tokenize import bm25_terms, tokenize
 
@@ -133,7 +133,7 @@ class ChunkRef:
 class _Assembled:
     matrix: npt.NDArray[np.float32]
     rows: list[tuple[_Note, ChunkRecord]]
-    bm25: Bm25Index
+    bm25: LexicalView
     paths: list[str] = field(default_factory=list)
     notes: list[_Note] = field(default_factory=list)
     note_of_row: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
@@ -179,6 +179,8 @@ class MemoryIndex:
         self.dim = dim
         self._notes: dict[str, _Note] = {}
         self._vocab: dict[str, int] = {}
+        self._lexical = LexicalIndex(self._vocab)
+        """BM25 postings, patched per note (no rebuild at assembly)."""
         self._assembled: _Assembled | None = None
         self._hidden: frozenset[tuple[str, str]] = frozenset()
         self._chunk_count = 0
@@ -201,6 +203,7 @@ class MemoryIndex:
         old = self._notes.get(doc.source)
         self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
         self._notes[doc.source] = note
+        self._lexical.put(doc.source, note.tokens)
         self._assembled = None
 
     def directives(self) -> list[Directive]:
@@ -252,6 +255,7 @@ class MemoryIndex:
         old = self._notes.pop(path, None)
         if old is not None:
             self._chunk_count -= len(old.chunks)
+            self._lexical.remove(path)
             self._assembled = None
 
     def _assemble(self) -> _Assembled:
@@ -264,7 +268,7 @@ class MemoryIndex:
             for note in notes:  # keep one copy of the vectors: each note's matrix becomes a view
                 note.matrix = matrix[row:row + len(note.chunks)]
                 row += len(note.chunks)
-            bm25 = Bm25Index([t.tolist() for n in notes for t in n.tokens], self._vocab)
+            bm25 = LexicalView(self._lexical, [n.path for n in notes])
             note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
             kinds = np.array([c.kind for _, c in rows], dtype="<U4")
             self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds,

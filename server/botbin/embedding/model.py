@@ -1,15 +1,12 @@
-"""Embedding: locate the model (bundled all-MiniLM-L6-v2 or any sentence-transformers folder), its
-tokenizer for chunk sizing, and a lazy sentence-transformers embedder. Never touches the network."""
+"""The model: where its folder is (bundled all-MiniLM-L6-v2 or any sentence-transformers folder), its sizes,
+its tokenizer for chunk sizing, and the Embedder protocol. Imports neither torch nor onnxruntime."""
 
 from __future__ import annotations
 
 import logging
-import os
-import threading
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -128,75 +125,6 @@ class Embedder(Protocol):
         ...
 
 
-class SentenceTransformerEmbedder:
-    """A sentence-transformers model, loaded on first use from a local folder only.
-
-    Texts are batched by their exact token count (shortest first) rather than by character length as
-    ``SentenceTransformer.encode`` does: markdown mixes prose, code and URLs, whose characters per token
-    differ a lot, so character-sorted batches carry much padding. On the Obsidian help vault (1,387
-    chunks, 2 CPU cores) this embeds in 28 s instead of 42 s, with identical vectors (max diff 2e-7).
-    """
-
-    def __init__(self, spec: ModelSpec, batch_size: int = 32, device: str = "cpu") -> None:
-        self.spec = spec
-        self.batch_size = batch_size
-        self.device = device
-        self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.spec.model_id
-
-    @cached_property
-    def _model(self) -> Any:
-        # Offline by construction: a local folder path and HF_HUB_OFFLINE keep any hub lookup off.
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-        try:
-            from sentence_transformers import SentenceTransformer
-            from transformers.utils import logging as hf_logging
-
-            hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # its bars would go to the terminal, unasked
-            return SentenceTransformer(str(self.spec.path), device=self.device, local_files_only=True)
-        except Exception as exc:
-            raise ModelError(f"cannot load the embedding model ({exc})", self.spec.path) from exc
-
-    @property
-    def dim(self) -> int:
-        """Embedding size, from the model's config files (the weights are not loaded for this)."""
-        return model_info(self.spec)[0]
-
-    @property
-    def max_tokens(self) -> int:
-        """Input limit in tokens, from sentence_bert_config.json."""
-        return model_info(self.spec)[1]
-
-    @cached_property
-    def _counter(self) -> WordPieceCounter:
-        return WordPieceCounter(self.spec.path)
-
-    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        """Embed ``texts``: float32 (len(texts), dim), L2-normalized. Raises ModelError on failure."""
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        order = np.argsort(self._counter.count_many(texts), kind="stable")
-        out = np.empty((len(texts), self.dim), dtype=np.float32)
-        with self._lock:
-            try:
-                for start in range(0, len(order), self.batch_size):
-                    rows = order[start:start + self.batch_size]
-                    out[rows] = self._model.encode(
-                        [texts[i] for i in rows], batch_size=len(rows), normalize_embeddings=True,
-                        convert_to_numpy=True, show_progress_bar=False,
-                    )
-            except ModelError:
-                raise
-            except Exception as exc:
-                raise ModelError(f"embedding failed ({exc})", self.spec.path) from exc
-        return out
-
-
 def model_info(spec: ModelSpec) -> tuple[int, int]:
     """(dim, max_tokens) of ``spec`` read from its config files, without loading the weights.
 
@@ -216,17 +144,3 @@ def model_info(spec: ModelSpec) -> tuple[int, int]:
     except (OSError, ValueError):
         pass
     return dim, max_tokens
-
-
-_SHARED: dict[tuple[str, int], SentenceTransformerEmbedder] = {}
-_SHARED_LOCK = threading.Lock()
-
-
-def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> SentenceTransformerEmbedder:
-    """One embedder per (model folder, batch size) in this process, so that several workspace folders of a
-    language server load the model once (about 90 MB of weights and 6 s on 2 cores)."""
-    key = (str(spec.path), batch_size)
-    with _SHARED_LOCK:
-        if key not in _SHARED:
-            _SHARED[key] = SentenceTransformerEmbedder(spec, batch_size)
-        return _SHARED[key]

@@ -1,0 +1,161 @@
+"""The embedder a workspace uses: ONNX Runtime once a verified export of the model exists (no torch import), the
+sentence-transformers model until then; the first torch embed of a process schedules the one-time export."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.embedding.model import ModelSpec, model_info
+from botbin.embedding.onnx_backend import OnnxEmbedder
+from botbin.embedding.onnx_export import ExportOutcome, export_and_verify, find_export, find_failure
+from botbin.embedding.torch_backend import SentenceTransformerEmbedder
+from botbin.errors import ModelError
+
+log = logging.getLogger(__name__)
+
+BULK_BACKEND = "onnx"
+"""Backend for sync-sized calls when both are available: ONNX Runtime embedded the Obsidian help vault's
+chunks faster than torch in the engine's batches of 32 (bench/bench_embed_backends.py, bench/README.md)."""
+BACKEND_ENV = "BOTBIN_EMBED_BACKEND"
+"""Environment override: 'torch' never uses ONNX, 'onnx' uses it for every call once exported."""
+
+
+class AutoEmbedder:
+    """Embeds with ONNX Runtime when a verified export of the model exists, else with torch.
+
+    The export happens once per model and machine (onnx_export.py): right after the first torch embed of a
+    process, in a background thread that reuses the loaded weights (a first ``botbin sync`` pays it while it
+    embeds; a search that found no export answers first, then the process finishes the export before it exits).
+    A failed export is recorded and not retried until torch or onnxruntime changes; torch then serves."""
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 32, env: Mapping[str, str] | None = None) -> None:
+        self.spec = spec
+        self.batch_size = batch_size
+        self._env = os.environ if env is None else env
+        self.torch = SentenceTransformerEmbedder(spec, batch_size)
+        self._onnx: OnnxEmbedder | None = None
+        self._looked = False
+        self._export_thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+        self.last_export: ExportOutcome | None = None
+        """The outcome of this process's export, once one ran."""
+
+    @property
+    def model_id(self) -> str:
+        return self.spec.model_id
+
+    @property
+    def dim(self) -> int:
+        return model_info(self.spec)[0]
+
+    @property
+    def max_tokens(self) -> int:
+        return model_info(self.spec)[1]
+
+    @property
+    def backend(self) -> str:
+        """'onnx' when queries go through ONNX Runtime, else 'torch' (looks for an export first)."""
+        return "onnx" if self.onnx() is not None else "torch"
+
+    def onnx(self) -> OnnxEmbedder | None:
+        """The ONNX embedder if a verified export exists and loads (checked once per process)."""
+        with self._lock:
+            if not self._looked and self._env.get(BACKEND_ENV) != "torch":
+                self._looked = True
+                path = find_export(self.spec, self._env)
+                if path is not None:
+                    self._onnx = self._open(path)
+            return self._onnx
+
+    def _open(self, path: os.PathLike[str]) -> OnnxEmbedder | None:
+        embedder = OnnxEmbedder(self.spec, Path(path), self.batch_size)
+        try:
+            embedder.load()
+        except ModelError as exc:
+            log.warning("%s; embedding with torch (the export is redone by the next torch embed)", exc)
+            record = embedder.onnx_path.with_suffix(".json")
+            record.unlink(missing_ok=True)
+            return None
+        return embedder
+
+    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
+        """float32 (len(texts), dim), L2-normalized. Raises ModelError."""
+        onnx = self.onnx()
+        bulk = self._env.get(BACKEND_ENV) or BULK_BACKEND
+        if onnx is not None and (len(texts) <= 1 or bulk == "onnx"):
+            try:
+                return onnx.embed(texts)
+            except ModelError as exc:
+                log.warning("%s; embedding with torch from now on", exc)
+                with self._lock:
+                    self._onnx = None
+        vectors = self.torch.embed(texts)
+        self.schedule_export()
+        return vectors
+
+    def schedule_export(self) -> None:
+        """Start the one-time export in a background (non-daemon) thread, unless an export exists, failed
+        before, is running, or torch is forced."""
+        with self._lock:
+            if self._export_thread is not None or self._onnx is not None or self._env.get(BACKEND_ENV) == "torch":
+                return
+            self._export_thread = threading.Thread(target=self.ensure_export, name="botbin-onnx-export")
+        self._export_thread.start()
+
+    def ensure_export(self) -> ExportOutcome | None:
+        """Export now unless an export exists or failed before (then None); loads torch if needed. Afterwards
+        queries go through ONNX Runtime. Never raises for an export problem (logged, torch keeps serving)."""
+        if find_export(self.spec, self._env) is not None or find_failure(self.spec, self._env) is not None:
+            with self._lock:
+                self._looked = False  # pick up an export made by another process
+            self.onnx()
+            return None
+        try:
+            model = self.torch.loaded_model()
+        except ModelError as exc:
+            log.warning("ONNX export skipped: %s", exc)
+            return None
+        with self.torch.lock:
+            outcome = export_and_verify(self.spec, model, self._env, self.batch_size)
+        self.last_export = outcome
+        if outcome.path is None:
+            log.warning("ONNX export of %s failed (%s); embedding with torch", self.spec.model_id, outcome.error)
+            return outcome
+        log.info(
+            "ONNX export of %s verified (least cosine %.6f, %.1f s): %s",
+            self.spec.model_id,
+            outcome.min_cosine or 0.0,
+            outcome.seconds,
+            outcome.path,
+        )
+        opened = self._open(outcome.path)
+        with self._lock:
+            self._onnx, self._looked = opened, True
+        return outcome
+
+    def wait_export(self, timeout_s: float | None = None) -> None:
+        """Wait for a scheduled export to finish (tests, benchmarks)."""
+        thread = self._export_thread
+        if thread is not None:
+            thread.join(timeout_s)
+
+
+_SHARED: dict[tuple[str, int], AutoEmbedder] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> AutoEmbedder:
+    """One embedder per (model folder, batch size) in this process, so that several workspace folders of a
+    language server load the model once (about 90 MB of weights; 6 s on 2 cores with torch)."""
+    key = (str(spec.path), batch_size)
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = AutoEmbedder(spec, batch_size)
+        return _SHARED[key]

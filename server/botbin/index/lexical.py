@@ -1,0 +1,226 @@
+"""Incremental BM25: adding, replacing or removing a note costs in proportion to that note; idf and average length
+come from totals kept up to date and are applied at query time.
+
+Scores equal bm25s's ``method="lucene"`` with ``K1`` / ``B`` of bm25.py (the index before this one; a test holds
+them within 1e-5 on the Obsidian help vault): for each query term occurrence t (repeats count again),
+``idf(t) * tf / (tf + k1 * (1 - b + b * len / avg_len))`` with ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))``,
+N every chunk (token-less ones too), in float32 like bm25s.
+
+Layout: each chunk has a slot. Postings live in a *main* segment (term-sorted numpy arrays, built in one
+vectorized pass) and a *delta* (per-term growable arrays, appended per note). ``put`` only queues the note; the
+first query after changes flushes the queue: a few notes go to the delta (O(their tokens)), while a large batch
+(index load) or an accumulation of delta and removed postings past ``REBUILD_SHARE`` of the live ones rebuilds
+the main segment from every live note in one numpy pass (amortized O(1) per posting). A removed note's postings
+stay as dead slots (scored, then dropped by the row gather) until that rebuild."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.index.bm25 import K1, B
+
+REBUILD_SHARE = 0.25
+"""Rebuild the main segment when delta, dead and queued postings exceed this share of the live ones."""
+MIN_REBUILD_POSTINGS = 50_000
+"""...and exceed this many (below it, appending to the delta is cheaper than any rebuild)."""
+
+Tokens = tuple[npt.NDArray[np.int32], ...]
+
+
+@dataclass(frozen=True)
+class _NoteTerms:
+    slots: npt.NDArray[np.int32]
+    """Slot of each chunk of the note, in chunk order."""
+    tokens: Tokens
+    """The caller's term-id arrays (shared, not copied): what ``remove`` and rebuilds read back."""
+
+
+class LexicalIndex:
+    """BM25 postings of every chunk, patched per note. Not thread-safe (the store's lock covers it).
+
+    Memory: 8 bytes per (chunk, distinct term) posting (int32 slot, float32 count) and 8 per slot; the token
+    arrays themselves are the caller's."""
+
+    def __init__(self, vocab: dict[str, int]) -> None:
+        """``vocab``: token -> id, shared with the caller, which adds new tokens before ``put``."""
+        self._vocab = vocab
+        self._notes: dict[str, _NoteTerms] = {}
+        self._queued: dict[str, Tokens] = {}
+        self._queued_tokens = 0
+        self._queued_chunks = 0
+        self._indptr = np.zeros(1, dtype=np.int64)
+        """Main segment: postings of term t at [indptr[t], indptr[t + 1])."""
+        self._main_slots = np.zeros(0, dtype=np.int32)
+        self._main_tfs = np.zeros(0, dtype=np.float32)
+        self._delta: dict[int, tuple[array[int], array[float]]] = {}
+        """Term id -> (slots, counts) appended since the last rebuild."""
+        self._slot_len = array("q")
+        """Tokens in each slot's chunk (dead slots keep theirs)."""
+        self._df = np.zeros(0, dtype=np.int64)
+        """Live chunks holding each term id."""
+        self._docs = 0
+        self._total_len = 0
+        self._live_postings = 0
+        self._stale_postings = 0
+        """Delta and dead postings: what a rebuild would fold in or drop."""
+
+    @property
+    def chunk_count(self) -> int:
+        """Live chunks, queued ones included (N of the idf once flushed)."""
+        return self._docs + self._queued_chunks
+
+    @property
+    def slot_count(self) -> int:
+        """Slots handed out since the last rebuild, live and dead."""
+        self.flush()
+        return len(self._slot_len)
+
+    def put(self, path: str, tokens: Sequence[npt.NDArray[np.int32]]) -> None:
+        """Queue note ``path`` (replacing its previous version): one array of term ids per chunk, ids from the
+        shared vocab, kept by reference (they must not change afterwards). O(1); the next query indexes it."""
+        self.remove(path)
+        self._queued[path] = tuple(tokens)
+        self._queued_chunks += len(tokens)
+        self._queued_tokens += sum(len(c) for c in tokens)
+
+    def remove(self, path: str) -> None:
+        """Drop note ``path`` (no-op if absent). O(tokens of the note)."""
+        queued = self._queued.pop(path, None)
+        if queued is not None:
+            self._queued_chunks -= len(queued)
+            self._queued_tokens -= sum(len(c) for c in queued)
+            return
+        old = self._notes.pop(path, None)
+        if old is None:
+            return
+        for chunk in old.tokens:
+            ids = np.unique(chunk)
+            self._df[ids] -= 1
+            self._live_postings -= len(ids)
+            self._stale_postings += len(ids)
+            self._total_len -= len(chunk)
+        self._docs -= len(old.tokens)
+
+    def slots(self, path: str) -> npt.NDArray[np.int32]:
+        """Slot of each chunk of note ``path``, in chunk order (empty if absent). Flushes the queue."""
+        self.flush()
+        entry = self._notes.get(path)
+        return entry.slots if entry is not None else np.zeros(0, dtype=np.int32)
+
+    def flush(self) -> None:
+        """Index the queued notes: into the delta, or by one rebuild when that is cheaper (see module doc)."""
+        if not self._queued:
+            return
+        if self._stale_postings + self._queued_tokens > max(REBUILD_SHARE * self._live_postings, MIN_REBUILD_POSTINGS):
+            self._rebuild()
+            return
+        self._grow_df()
+        for path, tokens in self._queued.items():
+            self._append(path, tokens)
+        self._queued.clear()
+        self._queued_chunks = self._queued_tokens = 0
+
+    def _grow_df(self) -> None:
+        if len(self._df) < len(self._vocab):
+            grown = np.zeros(max(len(self._vocab), 2 * len(self._df)), dtype=np.int64)
+            grown[: len(self._df)] = self._df
+            self._df = grown
+
+    def _append(self, path: str, tokens: Tokens) -> None:
+        start = len(self._slot_len)
+        for slot, chunk in enumerate(tokens, start):
+            ids, counts = np.unique(chunk, return_counts=True)
+            for term, count in zip(ids.tolist(), counts.tolist(), strict=True):
+                post = self._delta.get(term)
+                if post is None:
+                    post = self._delta[term] = (array("i"), array("f"))
+                post[0].append(slot)
+                post[1].append(count)
+            self._df[ids] += 1
+            self._live_postings += len(ids)
+            self._stale_postings += len(ids)
+            self._slot_len.append(len(chunk))
+            self._total_len += len(chunk)
+        self._docs += len(tokens)
+        self._notes[path] = _NoteTerms(np.arange(start, start + len(tokens), dtype=np.int32), tokens)
+
+    def _rebuild(self) -> None:
+        """Every live note into a new main segment, new slots in note order: one vectorized pass."""
+        notes = {p: e.tokens for p, e in self._notes.items()} | self._queued
+        self._queued, self._queued_chunks, self._queued_tokens = {}, 0, 0
+        self._delta, self._notes = {}, {}
+        chunks = [c for tokens in notes.values() for c in tokens]
+        lengths = np.fromiter((len(c) for c in chunks), dtype=np.int64, count=len(chunks))
+        n_terms = len(self._vocab)
+        terms = np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
+        owners = np.repeat(np.arange(len(chunks), dtype=np.int64), lengths)
+        pairs, counts = np.unique(owners * max(n_terms, 1) + terms, return_counts=True)
+        pair_terms = pairs % max(n_terms, 1)
+        order = np.argsort(pair_terms, kind="stable")  # by term, slots ascending within a term
+        self._main_slots = (pairs[order] // max(n_terms, 1)).astype(np.int32)
+        self._main_tfs = counts[order].astype(np.float32)
+        self._df = np.bincount(pair_terms, minlength=n_terms).astype(np.int64)
+        self._indptr = np.concatenate([[0], np.cumsum(self._df)]).astype(np.int64)
+        self._slot_len = array("q", lengths.tobytes()) if len(lengths) else array("q")
+        self._docs, self._total_len = len(chunks), int(lengths.sum())
+        self._live_postings, self._stale_postings = len(pairs), 0
+        start = 0
+        for path, tokens in notes.items():
+            self._notes[path] = _NoteTerms(np.arange(start, start + len(tokens), dtype=np.int32), tokens)
+            start += len(tokens)
+
+    def _postings(self, term: int) -> list[tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]]:
+        parts = []
+        if term + 1 < len(self._indptr) and self._indptr[term] < self._indptr[term + 1]:
+            lo, hi = int(self._indptr[term]), int(self._indptr[term + 1])
+            parts.append((self._main_slots[lo:hi], self._main_tfs[lo:hi]))
+        delta = self._delta.get(term)
+        if delta is not None:
+            parts.append((np.frombuffer(delta[0], dtype=np.int32), np.frombuffer(delta[1], dtype=np.float32)))
+        return parts
+
+    def slot_scores(self, query: list[str]) -> npt.NDArray[np.float32]:
+        """float32 (slot_count,): BM25 score of each slot for ``query`` tokens (unknown ones ignored; dead
+        slots get scores too, which callers drop by gathering live slots only)."""
+        self.flush()
+        out = np.zeros(len(self._slot_len), dtype=np.float32)
+        if self._docs == 0 or self._total_len == 0:
+            return out
+        avg_len = self._total_len / self._docs
+        lengths = np.frombuffer(self._slot_len, dtype=np.int64)
+        for token in query:
+            term = self._vocab.get(token)
+            if term is None or term >= len(self._df) or self._df[term] == 0:
+                continue
+            df = int(self._df[term])
+            idf = float(np.float32(np.log(1 + (self._docs - df + 0.5) / (df + 0.5))))
+            for slots, tfs32 in self._postings(term):
+                tfs = tfs32.astype(np.float64)
+                # As bm25s computes each posting: float64 arithmetic with a float32 idf, rounded to float32,
+                # then summed in float32 in query order; so the scores match to the last bit or two.
+                norm = K1 * ((1 - B) + B * lengths[slots] / avg_len)
+                out[slots] += (idf * (tfs / (norm + tfs))).astype(np.float32)
+        return out
+
+
+class LexicalView:
+    """BM25 scores in an assembled index's row order: the rows' slots, gathered once per assembly."""
+
+    def __init__(self, index: LexicalIndex, paths: Sequence[str]) -> None:
+        """``paths``: the notes in row order (each contributes its chunks' rows in chunk order)."""
+        self._index = index
+        index.flush()
+        parts = [index.slots(p) for p in paths]
+        self._row_slots = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+        self.size = len(self._row_slots)
+
+    def scores(self, query: list[str]) -> npt.NDArray[np.float32]:
+        """float32 (size,): BM25 score of each row for ``query`` tokens; zeros if no token is known."""
+        if not self.size:
+            return np.zeros(0, dtype=np.float32)
+        return self._index.slot_scores(query)[self._row_slots]
