@@ -282,6 +282,7 @@ def test_hit_to_dict_uses_wire_names(index: MemoryIndex) -> None:
         "path": "memory/2026-11-01.md", "startLine": 0, "endLine": 2, "headingPath": ["Alpha", "Storage"],
         "kind": "lore", "title": "2026-11-01", "snippet": hit.snippet, "score": round(hit.score, 6),
         "cosine": round(hit.cosine, 6), "bm25": round(hit.bm25, 6),
+        "snippetStartLine": 0, "snippetEndLine": 1,  # issue 18: the snippet's sentence, 0-based note lines
     }
 
 

@@ -15,8 +15,9 @@ from botbin.aifbin import AifBinDocument, ChunkRecord, decode
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
-from botbin.index.ranking import add_bm25, snippet, top_k
-from botbin.index.tokenize import bm25_terms, tokenize
+from botbin.index.ranking import add_bm25, top_k
+from botbin.index.snippet import best_snippet
+from botbin.index.tokenize import bm25_terms
 
 if TYPE_CHECKING:
     from botbin.crypto.cipher import Keyring
@@ -54,7 +55,7 @@ class Hit:
     kind: str
     title: str
     snippet: str
-    """A one-line excerpt around the first query word."""
+    """The chunk's sentence that best matches the query, as plain one-line text (index/snippet.py)."""
     text: str
     """The chunk's full text."""
     score: float
@@ -69,12 +70,17 @@ class Hit:
     """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
     text_md5: str = ""
     """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (lifecycle/)."""
+    snippet_start_line: int = 0
+    """0-based note line where the snippet's sentence starts (within the chunk's lines)."""
+    snippet_end_line: int = 0
+    """0-based note line after the snippet's sentence (exclusive)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "path": self.path, "startLine": self.start_line, "endLine": self.end_line,
             "headingPath": list(self.heading_path), "kind": self.kind, "title": self.title,
-            "snippet": self.snippet, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
+            "snippet": self.snippet, "snippetStartLine": self.snippet_start_line,
+            "snippetEndLine": self.snippet_end_line, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
             "bm25": round(self.bm25, 6),
         }
 
@@ -307,8 +313,8 @@ class MemoryIndex:
         asm = self._assemble()
         if not asm.rows:
             return []
-        q_tokens = tokenize(query)  # surface words place the snippet; their stems are the BM25 terms
-        bm25_raw = asm.bm25.scores(bm25_terms(query))
+        terms = bm25_terms(query)
+        bm25_raw = asm.bm25.scores(terms)
         q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
         if q is None:
             alpha = 0.0
@@ -321,8 +327,9 @@ class MemoryIndex:
             mask = asm.visible if mask is None else mask & asm.visible
         order = self._best_per_note(asm, scores, mask, k) if best_per_note else top_k(scores, k, mask)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
+        weights = asm.bm25.idf(terms) if order else {}
         return [
-            self._hit(asm, i, q_tokens, float(scores[i]), 0.0 if q is None else float(asm.matrix[i] @ q),
+            self._hit(asm, i, weights, float(scores[i]), 0.0 if q is None else float(asm.matrix[i] @ q),
                       float(bm25_raw[i]) / best if best > 0 else 0.0)
             for i in order
         ]
@@ -341,14 +348,18 @@ class MemoryIndex:
         return out
 
     @staticmethod
-    def _hit(asm: _Assembled, i: int, q_tokens: list[str], score: float, cosine: float, bm25: float) -> Hit:
+    def _hit(asm: _Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
         note, chunk = asm.rows[i]
+        shown = best_snippet(chunk.text, weights)
+        last = max(chunk.start_line, chunk.end_line - 1)
+        first_line = min(chunk.start_line + shown.start_line, last)
         return Hit(
             path=note.path, start_line=chunk.start_line, end_line=chunk.end_line,
             heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
-            snippet=snippet(chunk.text, q_tokens), text=chunk.text,
+            snippet=shown.text, text=chunk.text,
             score=score, cosine=cosine, bm25=bm25, date=note.date, instruction=note.instruction,
-            text_md5=chunk.text_md5,
+            text_md5=chunk.text_md5, snippet_start_line=first_line,
+            snippet_end_line=max(first_line + 1, min(chunk.start_line + shown.end_line, chunk.end_line)),
         )
 
 
