@@ -14,7 +14,8 @@ def weights(query: str) -> dict[str, float]:
 
 @pytest.mark.parametrize(("markdown", "plain"), [
     ("Some **bold** and __strong__ and *em* and _it_ text", "Some bold and strong and em and it text"),
-    ("See [[Other note|the alias]] and [[Plain link]] and ![[image.png]]", "See the alias and Plain link and image.png"),
+    ("See [[Other note|the alias]] and [[Plain link]] and ![[image.png]]",
+     "See the alias and Plain link and image.png"),
     ("See [[Note#Heading]] too", "See Note > Heading too"),
     ("A [link](https://example.com/a_(b)) and ![alt](img.png)", "A link and alt"),
     ("> [!note] Callout title", "Callout title"),
@@ -82,8 +83,8 @@ def test_long_sentence_is_cut_at_word_boundaries_around_the_match() -> None:
     assert snip.text.startswith(ELLIPSIS) and snip.text.endswith(ELLIPSIS)
     assert len(snip.text) <= 100
     for word in snip.text.strip(ELLIPSIS).split():
-        assert word == "needle" or word.startswith(("information", "word")) and word.rstrip("0123456789") in (
-            "information", "word") and word in sentence.split()
+        assert word == "needle" or (word.startswith(("information", "word")) and word.rstrip("0123456789") in (
+            "information", "word") and word in sentence.split())
 
 
 def test_no_matching_word_shows_the_beginning() -> None:

@@ -15,7 +15,15 @@ from botbin.aifbin import AifBinDocument, ChunkRecord, decode
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
-from botbin.index.ranking import add_bm25, top_k
+from botbin.index.ranking import (
+    MAX_HITS_PER_NOTE,
+    NOTE_WEIGHT,
+    add_bm25,
+    add_note_term,
+    capped_top_k,
+    note_centroids,
+    top_k,
+)
 from botbin.index.snippet import best_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -59,7 +67,7 @@ class Hit:
     text: str
     """The chunk's full text."""
     score: float
-    """Hybrid score: alpha * cosine + (1 - alpha) * bm25."""
+    """Hybrid score, alpha * cosine + (1 - alpha) * bm25, averaged with the note's cosine (ranking.add_note_term)."""
     cosine: float
     """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
     bm25: float
@@ -141,6 +149,8 @@ class _Assembled:
     kinds: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, dtype="<U4"))
     visible: npt.NDArray[np.bool_] | None = None
     """Rows not hidden (archived memos); None when nothing is hidden."""
+    note_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    """float32 (len(notes), dim): each note's mean chunk embedding, normalized (zeros for a note without chunks)."""
 
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
@@ -268,7 +278,7 @@ class MemoryIndex:
             note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
             kinds = np.array([c.kind for _, c in rows], dtype="<U4")
             self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds,
-                                         self._visible(rows))
+                                         self._visible(rows), note_centroids(matrix, [len(n.chunks) for n in notes]))
         return self._assembled
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
@@ -304,11 +314,15 @@ class MemoryIndex:
         alpha: float = 0.7,
         filters: SearchFilters | None = None,
         best_per_note: bool = False,
+        max_hits_per_note: int = MAX_HITS_PER_NOTE,
+        note_weight: float = NOTE_WEIGHT,
     ) -> list[Hit]:
         """The ``k`` best chunks for ``query`` by hybrid score, best first.
 
         ``query_vector``: float32 (dim,), normalized; None ranks by BM25 alone (keyword fallback).
-        ``best_per_note`` keeps only the best chunk of each note. An empty index gives [].
+        ``max_hits_per_note``: at most that many hits of one note (0: no cap); ``best_per_note`` is a cap of 1.
+        ``note_weight``: weight of the cosine between the query and the chunk's note (its mean chunk vector),
+        added to every chunk of the note when 0 < alpha < 1 (ranking.add_note_term). An empty index gives [].
         """
         asm = self._assemble()
         if not asm.rows:
@@ -322,10 +336,13 @@ class MemoryIndex:
         else:
             scores = asm.matrix @ (q * np.float32(alpha))  # alpha * cosine in one pass
         add_bm25(scores, bm25_raw, alpha)
+        if q is not None and 0.0 < alpha < 1.0:
+            add_note_term(scores, asm.note_vectors, asm.note_of_row, q, note_weight)
         mask = self._mask(asm, filters or SearchFilters())
         if asm.visible is not None:
             mask = asm.visible if mask is None else mask & asm.visible
-        order = self._best_per_note(asm, scores, mask, k) if best_per_note else top_k(scores, k, mask)
+        cap = 1 if best_per_note else max_hits_per_note
+        order = capped_top_k(scores, k, mask, asm.note_of_row, cap) if cap > 0 else top_k(scores, k, mask)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.bm25.idf(terms) if order else {}
         return [
@@ -333,19 +350,6 @@ class MemoryIndex:
                       float(bm25_raw[i]) / best if best > 0 else 0.0)
             for i in order
         ]
-
-    def _best_per_note(self, asm: _Assembled, scores: npt.NDArray[np.float32],
-                       mask: npt.NDArray[np.bool_] | None, k: int) -> list[int]:
-        for width in (k * 20, len(asm.rows)):
-            seen: set[str] = set()
-            out = []
-            for i in top_k(scores, width, mask):
-                if asm.paths[i] not in seen:
-                    seen.add(asm.paths[i])
-                    out.append(i)
-                    if len(out) == k:
-                        return out
-        return out
 
     @staticmethod
     def _hit(asm: _Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
