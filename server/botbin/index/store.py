@@ -17,10 +17,13 @@ from botbin.errors import AifBinFormatError
 from botbin.index.bm25 import Bm25Index
 from botbin.index.ranking import (
     MAX_HITS_PER_NOTE,
+    NEIGHBOUR_WEIGHT,
     NOTE_WEIGHT,
+    Neighbours,
     add_bm25,
-    add_note_term,
+    add_context,
     capped_top_k,
+    neighbours,
     note_centroids,
     top_k,
 )
@@ -67,7 +70,8 @@ class Hit:
     text: str
     """The chunk's full text."""
     score: float
-    """Hybrid score, alpha * cosine + (1 - alpha) * bm25, averaged with the note's cosine (ranking.add_note_term)."""
+    """Hybrid score, alpha * cosine + (1 - alpha) * bm25, averaged with the note's and the neighbours' cosine
+    (ranking.add_context)."""
     cosine: float
     """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
     bm25: float
@@ -151,6 +155,8 @@ class _Assembled:
     """Rows not hidden (archived memos); None when nothing is hidden."""
     note_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     """float32 (len(notes), dim): each note's mean chunk embedding, normalized (zeros for a note without chunks)."""
+    near: Neighbours = field(default_factory=lambda: neighbours(np.zeros(0, dtype=np.int64)))
+    """Each row's neighbouring chunks in its note."""
 
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
@@ -278,7 +284,8 @@ class MemoryIndex:
             note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
             kinds = np.array([c.kind for _, c in rows], dtype="<U4")
             self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds,
-                                         self._visible(rows), note_centroids(matrix, [len(n.chunks) for n in notes]))
+                                         self._visible(rows), note_centroids(matrix, [len(n.chunks) for n in notes]),
+                                         neighbours(note_of_row))
         return self._assembled
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
@@ -316,13 +323,15 @@ class MemoryIndex:
         best_per_note: bool = False,
         max_hits_per_note: int = MAX_HITS_PER_NOTE,
         note_weight: float = NOTE_WEIGHT,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
     ) -> list[Hit]:
         """The ``k`` best chunks for ``query`` by hybrid score, best first.
 
         ``query_vector``: float32 (dim,), normalized; None ranks by BM25 alone (keyword fallback).
         ``max_hits_per_note``: at most that many hits of one note (0: no cap); ``best_per_note`` is a cap of 1.
-        ``note_weight``: weight of the cosine between the query and the chunk's note (its mean chunk vector),
-        added to every chunk of the note when 0 < alpha < 1 (ranking.add_note_term). An empty index gives [].
+        ``note_weight`` and ``neighbour_weight``: weights of the query's cosine to the chunk's note (its mean
+        chunk vector) and to the chunks around it, averaged into the score when 0 < alpha < 1
+        (ranking.add_context); alpha 1 and 0 rank by cosine alone and BM25 alone. An empty index gives [].
         """
         asm = self._assemble()
         if not asm.rows:
@@ -335,9 +344,11 @@ class MemoryIndex:
             scores = np.zeros(len(asm.rows), dtype=np.float32)
         else:
             scores = asm.matrix @ (q * np.float32(alpha))  # alpha * cosine in one pass
+        context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
+        cosine = scores * np.float32(1.0 / alpha) if context else scores
         add_bm25(scores, bm25_raw, alpha)
-        if q is not None and 0.0 < alpha < 1.0:
-            add_note_term(scores, asm.note_vectors, asm.note_of_row, q, note_weight)
+        if context and q is not None:
+            add_context(scores, cosine, asm.note_vectors, asm.note_of_row, asm.near, q, note_weight, neighbour_weight)
         mask = self._mask(asm, filters or SearchFilters())
         if asm.visible is not None:
             mask = asm.visible if mask is None else mask & asm.visible
