@@ -240,6 +240,8 @@ def test_settings_are_frozen() -> None:
 
 def test_ranking_defaults_match_the_index() -> None:
     from botbin.config import Settings
-    from botbin.index.ranking import MAX_HITS_PER_NOTE, NOTE_WEIGHT
+    from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
 
-    assert (Settings().max_hits_per_note, Settings().note_weight) == (MAX_HITS_PER_NOTE, NOTE_WEIGHT)
+    settings = Settings()
+    assert (settings.max_hits_per_note, settings.note_weight, settings.neighbour_weight) == (
+        MAX_HITS_PER_NOTE, NOTE_WEIGHT, NEIGHBOUR_WEIGHT)
