@@ -159,10 +159,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="summary only; reuse the query vectors of the last run")
     parser.add_argument("--fresh", action="store_true", help="copy and sync the vault again from scratch")
+    parser.add_argument("--queries", type=Path, default=QUERIES,
+                        help="query file (default: the 60 queries; bench/data/obsidian_questions_2.jsonl: 38 more)")
     args = parser.parse_args()
 
-    queries = load_queries()
-    log(f"{len(queries)} queries from {QUERIES.relative_to(REPO)}")
+    queries = load_queries(args.queries)
+    log(f"{len(queries)} queries from {args.queries}")
     ws, reused = prepare_workspace(args.fresh)
     service = MemoryService(ws, QUALITY_SETTINGS)
     log(f"syncing {ws} ({'cached copy' if reused else 'fresh copy'}; a cold sync embeds ~1,400 chunks: minutes)")
@@ -183,7 +185,7 @@ def main() -> None:
         log(f"embedding {len(todo)} queries, one at a time as botbin's search does")
         embed_s, fresh = timed(lambda: {q: service.ws.models.embed_query(q) for q in todo})
         vectors.update(fresh)
-        save_query_vectors(service.ws.models.meta.name, vectors)
+        save_query_vectors(service.ws.models.meta.name, {**load_query_vectors(service.ws.models.meta.name), **vectors})
     log(f"searching: {len(queries)} queries x {len(MODES)} rankings ({len(queries) - len(todo)} query vectors cached)")
     search_s, results = timed(lambda: evaluate(service, queries, vectors))
 
@@ -191,6 +193,7 @@ def main() -> None:
         "benchmark": "obsidian_queries",
         "git_commit": git_commit(),
         "date": time.strftime("%Y-%m-%d"),
+        "query_file": args.queries.name,
         "queries": len(queries),
         "per_kind": {kind: sum(row["kind"] == kind for row in queries) for kind in KINDS},
         "notes": len(notes),

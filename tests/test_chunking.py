@@ -185,13 +185,26 @@ def test_long_heading_prefix_is_capped_at_a_quarter_of_the_target() -> None:
     assert chunk.heading_path == (words("h", 100),)
 
 
-def test_tiny_sections_are_merged_with_their_heading_kept() -> None:
+def test_tiny_sections_stay_chunks_of_their_own() -> None:
+    # Issue 18 changed this: tiny sections used to merge (one chunk "one two\n\n# B\n\nthree four"), which
+    # diluted each section's meaning and showed a neighbour's text; a chunk now never spans two sections.
     note = note_of("# A\n\none two\n\n# B\n\nthree four\n")
-    [chunk] = chunk_note(note, WORDS, ChunkerParams(target_tokens=50, overlap_tokens=8, min_tokens=20))
-    assert chunk.text == "one two\n\n# B\n\nthree four"
-    assert chunk.heading_path == ("A",)
-    assert (chunk.start_line, chunk.end_line) == (2, 7)
-    assert chunk.tokens == SPECIAL_TOKENS + 3 + 2 + 2 + 2
+    chunks = chunk_note(note, WORDS, ChunkerParams(target_tokens=50, overlap_tokens=8, min_tokens=20))
+    assert [(c.heading_path, c.text, c.start_line, c.end_line) for c in chunks] == [
+        (("A",), "one two", 2, 3), (("B",), "three four", 6, 7),
+    ]
+    assert [c.tokens for c in chunks] == [SPECIAL_TOKENS + 3 + 2] * 2
+
+
+def test_long_section_windows_inside_itself_and_the_next_section_starts_fresh() -> None:
+    a = " ".join(words(f"a{i}w", 5, ".") for i in range(8))  # 40 words in 5-word sentences
+    note = note_of("# A\n\n" + a + "\n\n# B\n\nb1 b2\n")
+    chunks = chunk_note(note, WORDS, ChunkerParams(target_tokens=25, overlap_tokens=5, min_tokens=20))
+    assert [c.heading_path for c in chunks[:-1]] == [("A",)] * (len(chunks) - 1)
+    assert len(chunks) >= 3
+    assert (chunks[-1].heading_path, chunks[-1].text) == (("B",), "b1 b2")
+    for prev, nxt in itertools.pairwise(chunks[:-1]):
+        assert nxt.text.split(".")[0] in prev.text  # overlap within the section
 
 
 def test_sections_are_not_merged_when_big_enough() -> None:
@@ -205,6 +218,129 @@ def test_merge_never_exceeds_target() -> None:
     note = note_of("# A\n\n" + words("a", 44) + "\n\n# B\n\nb1 b2\n")
     chunks = chunk_note(note, WORDS, ChunkerParams(target_tokens=50, overlap_tokens=8, min_tokens=20))
     assert [(c.heading_path, c.tokens) for c in chunks] == [(("A",), 49), (("B",), 7)]
+
+
+SOUL = """# Soul file: ana
+
+What botbin distilled.
+
+## [Turns 1-5] 2026-11-29T10:00:00Z
+
+- My blood type is AB negative.
+
+## [Turns 6-10] 2026-11-29T10:05:00Z
+
+- We talked about the weather.
+- It rained a lot.
+
+## [Turns 11-15] 2026-11-29T10:09:00Z
+
+- My locker code at the gym is 4471.
+"""
+
+
+def test_soul_file_blocks_are_one_chunk_each() -> None:
+    note = note_of(SOUL, "conversations/ana.md")
+    chunks = chunk_note(note, WORDS)
+    bodies = {c.heading_path[-1].split("]")[0] + "]": c.text for c in chunks if len(c.heading_path) > 1}
+    assert bodies == {
+        "[Turns 1-5]": "- My blood type is AB negative.",
+        "[Turns 6-10]": "- We talked about the weather.\n\n- It rained a lot.",  # items: blocks
+        "[Turns 11-15]": "- My locker code at the gym is 4471.",
+    }
+    assert len(chunks) == 4  # the preamble, then one chunk per block
+
+
+DAILY = """# 2026-11-29
+
+- 09:30 Picked Postgres for the billing service. #decision
+- 10:05 Alice owns the migration
+  and the rollback plan.
+- 11:40 Lunch with Bob
+- **14:05** Deploy window moved to Friday.
+- [ ] 15:00 call the bank
+- 2026-11-30 follow-up meeting booked
+- a plain item without a time
+"""
+
+
+def test_dated_entries_of_a_daily_note_are_one_chunk_each() -> None:
+    chunks = chunk_note(note_of(DAILY, "memory/2026-11-29.md"), WORDS)
+    assert [c.text for c in chunks] == [
+        "- 09:30 Picked Postgres for the billing service. #decision",
+        "- 10:05 Alice owns the migration\n  and the rollback plan.",
+        "- 11:40 Lunch with Bob",
+        "- **14:05** Deploy window moved to Friday.",
+        "- [ ] 15:00 call the bank",
+        "- 2026-11-30 follow-up meeting booked\n\n- a plain item without a time",  # undated items join the entry
+    ]
+    assert [(c.start_line, c.end_line) for c in chunks] == [(2, 3), (3, 5), (5, 6), (6, 7), (7, 8), (8, 10)]
+
+
+def test_dated_headings_are_sections() -> None:
+    text = "# Log\n\n## 2026-11-28\n\nShipped v1.\n\n## 2026-11-29\n\nShipped v2.\n"
+    chunks = chunk_note(note_of(text), WORDS)
+    assert [(c.heading_path, c.text) for c in chunks] == [
+        (("Log", "2026-11-28"), "Shipped v1."), (("Log", "2026-11-29"), "Shipped v2."),
+    ]
+
+
+def test_an_undated_list_and_numbers_are_not_entries() -> None:
+    text = "- 3:2 is the ratio\n- 12:345 is no time\n- 2026 was a year\n- plain\n"
+    [chunk] = chunk_note(note_of(text), WORDS)
+    assert chunk.text == text.rstrip("\n").replace("\n", "\n\n")
+
+
+def test_long_dated_entry_windows_inside_itself() -> None:
+    entry = "- 09:30 " + " ".join(words(f"s{i}w", 5, ".") for i in range(10))
+    chunks = chunk_note(note_of(entry + "\n- 10:00 next entry\n"), WORDS, ChunkerParams(20, 4, 10))
+    assert chunks[-1].text == "- 10:00 next entry"
+    assert all("10:00" not in c.text for c in chunks[:-1])
+    assert len(chunks) >= 3
+
+
+TABLE = "| name | value |\n|---|---|\n" + "\n".join(f"| row{i} r{i}x | {i} |" for i in range(30))
+
+
+def test_table_split_over_chunks_repeats_its_header() -> None:
+    note = note_of("# T\n\n" + TABLE + "\n")
+    chunks = chunk_note(note, WORDS, ChunkerParams(target_tokens=40, overlap_tokens=0, min_tokens=0))
+    assert len(chunks) >= 3
+    rows = []
+    for c in chunks:
+        lines = c.text.split("\n")
+        assert lines[:2] == ["| name | value |", "|---|---|"]
+        rows += lines[2:]
+        assert c.tokens <= 40
+    assert rows == TABLE.split("\n")[2:]  # every row once, in order
+    # Line ranges are those of the rows a chunk carries (the repeated header is not where it starts).
+    assert chunks[0].start_line == 2
+    assert [c.start_line for c in chunks[1:]] == [2 + 2 + len(chunks[0].text.split("\n")) - 2 + sum(
+        len(x.text.split("\n")) - 2 for x in chunks[1:i]) for i in range(1, len(chunks))]
+    check_chunks(note, chunks, WORDS, 40)
+
+
+def test_table_header_with_overlap_is_not_repeated_twice(wordpiece: WordPieceCounter) -> None:
+    note = note_of("# T\n\n" + TABLE + "\n")
+    chunks = chunk_note(note, WORDS, ChunkerParams(target_tokens=40, overlap_tokens=8, min_tokens=0))
+    for c in chunks:
+        lines = c.text.split("\n")
+        assert lines[:2] == ["| name | value |", "|---|---|"]
+        assert lines.count("| name | value |") == 1
+    real = chunk_note(note_of("# T\n\n" + REAL_CASES["long table"]), wordpiece)
+    assert len(real) > 3
+    assert all(c.text.startswith("| name | value | note |\n|---|---|---|\n| row ") for c in real)
+    check_chunks(note, chunks, WORDS, 40)
+
+
+def test_editing_one_section_changes_only_its_chunks(wordpiece: WordPieceCounter) -> None:
+    sections = [f"## Part {i}\n\n" + english(30 + 40 * (i % 3), i) + "." for i in range(8)]
+    before = chunk_note(note_of("# Doc\n\n" + "\n\n".join(sections)), wordpiece)
+    sections[3] = sections[3].replace("memory", "recall", 1)
+    after = chunk_note(note_of("# Doc\n\n" + "\n\n".join(sections)), wordpiece)
+    changed = {c.text_md5 for c in after} - {c.text_md5 for c in before}
+    assert len(changed) == 1  # the chunk-hash cache re-embeds one chunk
+    assert len(after) == len(before) == 8
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "---\ntitle: x\ntags: [a]\n---\n", "---\ntitle: x\n---\n\n\n"])
@@ -225,7 +361,8 @@ def test_heading_of_empty_section_is_kept() -> None:
 
 
 def test_chunk_params_as_dict() -> None:
-    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50, "partition": 1}
+    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50, "partition": 1,
+                                         "boundaries": 2}
 
 
 # --- the real all-MiniLM-L6-v2 WordPiece tokenizer --------------------------------------------------------------
@@ -318,11 +455,13 @@ def test_real_tokenizer_heading_prefix(wordpiece: WordPieceCounter) -> None:
     assert chunk.tokens == wordpiece.count(chunk.embed_text) + 2
 
 
-def test_real_tokenizer_tiny_sections_merge(wordpiece: WordPieceCounter) -> None:
+def test_real_tokenizer_tiny_sections_stay_apart(wordpiece: WordPieceCounter) -> None:
+    # Issue 18: these three used to merge into one chunk; each section is now its own.
     note = note_of("# A\n\nShort one.\n\n# B\n\nShort two.\n\n# C\n\nShort three.\n")
-    [chunk] = chunk_note(note, wordpiece)
-    assert chunk.text == "Short one.\n\n# B\n\nShort two.\n\n# C\n\nShort three."
-    assert (chunk.start_line, chunk.end_line) == (2, 11)
+    chunks = chunk_note(note, wordpiece)
+    assert [(c.text, c.start_line, c.end_line) for c in chunks] == [
+        ("Short one.", 2, 3), ("Short two.", 6, 7), ("Short three.", 10, 11),
+    ]
 
 
 def test_real_tokenizer_overlap_between_paragraph_chunks(wordpiece: WordPieceCounter) -> None:

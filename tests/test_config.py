@@ -236,3 +236,12 @@ def test_boolean_strings(tmp_path: Path, raw: str, expected: bool) -> None:
 def test_settings_are_frozen() -> None:
     with pytest.raises(AttributeError):
         Settings().alpha = 0.1  # type: ignore[misc]
+
+
+def test_ranking_defaults_match_the_index() -> None:
+    from botbin.config import Settings
+    from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
+
+    settings = Settings()
+    assert (settings.max_hits_per_note, settings.note_weight, settings.neighbour_weight) == (
+        MAX_HITS_PER_NOTE, NOTE_WEIGHT, NEIGHBOUR_WEIGHT)

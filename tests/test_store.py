@@ -89,7 +89,8 @@ def test_one_note_corpus() -> None:
 
 
 def test_hits_carry_location_and_both_score_parts(index: MemoryIndex) -> None:
-    hits = index.search("sqlite database", E0, k=10, alpha=0.7)
+    # Issue 18 added note and neighbour terms to the score; without them it is the paper's formula.
+    hits = index.search("sqlite database", E0, k=10, alpha=0.7, note_weight=0.0, neighbour_weight=0.0)
     assert len(hits) == 5
     top = hits[0]
     assert (top.path, top.start_line, top.end_line, top.heading_path, top.kind, top.title) == (
@@ -119,7 +120,7 @@ def test_alpha_changes_the_mix(index: MemoryIndex) -> None:
 
 
 def test_query_with_no_known_words_still_ranks_by_cosine(index: MemoryIndex) -> None:
-    hits = index.search("zzyzx qwertyuiop", E2, k=3, alpha=0.7)
+    hits = index.search("zzyzx qwertyuiop", E2, k=3, alpha=0.7, note_weight=0.0, neighbour_weight=0.0)  # issue 18
     assert hits[0].path == "memory/2026-11-15.md"
     assert all(h.bm25 == 0.0 for h in hits)
     assert hits[0].score == pytest.approx(0.7)
@@ -282,6 +283,7 @@ def test_hit_to_dict_uses_wire_names(index: MemoryIndex) -> None:
         "path": "memory/2026-11-01.md", "startLine": 0, "endLine": 2, "headingPath": ["Alpha", "Storage"],
         "kind": "lore", "title": "2026-11-01", "snippet": hit.snippet, "score": round(hit.score, 6),
         "cosine": round(hit.cosine, 6), "bm25": round(hit.bm25, 6),
+        "snippetStartLine": 0, "snippetEndLine": 1,  # issue 18: the snippet's sentence, 0-based note lines
     }
 
 
@@ -295,3 +297,44 @@ def test_load_index_skips_bad_files_with_a_warning(tmp_path: Path) -> None:
     assert len(warnings) == 2
     assert warnings[0].startswith(str(bad))
     assert str(tmp_path / "missing.aif-bin") in warnings[1]
+
+
+def test_note_term_lifts_the_chunk_of_the_note_about_the_query() -> None:
+    # Both notes hold a chunk at the same cosine; the second note is about the query as a whole.
+    side = unit(1.0, 1.0, 0.0, 0.0)
+    idx = MemoryIndex(DIM)
+    idx.upsert(doc("a.md", [("aside", side), ("other", E2), ("more other", E3)]))
+    idx.upsert(doc("b.md", [("aside too", side), ("on topic", E0)]))
+    plain = idx.search("", E0, k=4, note_weight=0.0, neighbour_weight=0.0)
+    lifted = idx.search("", E0, k=4, neighbour_weight=0.0)
+    assert [h.text for h in plain][:3] == ["on topic", "aside", "aside too"]
+    assert [h.text for h in lifted][:3] == ["on topic", "aside too", "aside"]
+    note_b = (side + E0) / np.linalg.norm(side + E0)  # b.md's mean chunk vector, normalized
+    assert lifted[0].score == pytest.approx((0.7 * 1.0 + 0.7 * float(note_b @ E0)) / 1.7, abs=1e-6)
+    # Vector alone (alpha 1) and BM25 alone (alpha 0) stay pure.
+    assert [h.score for h in idx.search("", E0, k=2, alpha=1.0)] == pytest.approx([1.0, 2 ** -0.5])
+
+
+def test_neighbour_term_lifts_a_chunk_among_related_ones() -> None:
+    side = unit(1.0, 1.0, 0.0, 0.0)
+    idx = MemoryIndex(DIM)
+    idx.upsert(doc("a.md", [("off", E2), ("aside", side), ("off again", E3)]))
+    idx.upsert(doc("b.md", [("close", unit(1.0, 0.3, 0.0, 0.0)), ("aside too", side), ("near", E0)]))
+    hits = idx.search("", E0, k=6, note_weight=0.0, max_hits_per_note=0)
+    assert [h.text for h in hits][:3] == ["near", "close", "aside too"]
+    assert hits[2].score == pytest.approx((0.7 * 2 ** -0.5 + 0.4 * (float(unit(1.0, 0.3, 0.0, 0.0) @ E0) + 1) / 2)
+                                          / 1.4, abs=1e-6)
+    [alone] = [h for h in idx.search("", E2, k=6, note_weight=0.0, max_hits_per_note=0) if h.text == "off"]
+    assert alone.score == pytest.approx((0.7 + 0.4 * 0.0) / 1.4, abs=1e-6)  # its one neighbour is orthogonal
+
+
+def test_hits_per_note_are_capped_by_default() -> None:
+    idx = MemoryIndex(DIM)
+    idx.upsert(doc("long.md", [(f"database part {i}", unit(1.0, 0.01 * i, 0.0, 0.0)) for i in range(6)]))
+    idx.upsert(doc("short.md", [("database elsewhere", unit(1.0, 0.5, 0.0, 0.0))]))
+    hits = idx.search("database", E0, k=5)
+    assert paths(hits) == ["long.md", "long.md", "short.md"]
+    assert paths(idx.search("database", E0, k=5, max_hits_per_note=0)).count("long.md") == 5
+    assert paths(idx.search("database", E0, k=5, max_hits_per_note=3)).count("long.md") == 3
+    assert paths(idx.search("database", E0, k=5, best_per_note=True)) == ["long.md", "short.md"]
+    assert idx.search("database", E0, k=0) == []

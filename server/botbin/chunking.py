@@ -1,5 +1,11 @@
 """Blocks -> chunks: heading-aware, then paragraph/list item/sentence/line, sized by the model's tokenizer.
 
+Boundaries a chunk never crosses: a heading's section (so one ``## [Turns a-b]`` block of a soul file, or one
+dated heading of a daily note, is its own chunk however short), and a dated entry of a list (``- 09:30 ...`` as
+``botbin remember`` writes it, ``- 2026-11-29 ...``). A short section or entry is a chunk of its own; the
+``min_tokens`` merge only joins pieces of one section and entry. A table cut over several chunks repeats its
+header row (and delimiter row) at the top of each.
+
 Each chunk's embedded text is ``"<title> > <heading> > ...\\n<body>"`` and, with [CLS] and [SEP], fits
 ``target_tokens`` (all-MiniLM-L6-v2 silently drops tokens past 256, so nothing may be longer). BERT's
 WordPiece tokenizes each whitespace-separated word on its own, so token counts of pieces add up.
@@ -22,6 +28,15 @@ SPECIAL_TOKENS = 2
 _KIND_RANK = {"lore": 0, "soft": 1, "hard": 2}
 #: Bumped when the directive partition changes, so that a sync re-chunks (not re-embeds) every note.
 PARTITION_VERSION = 1
+#: Bumped when chunk boundaries change (2: sections, dated entries and table headers), with the same effect: a
+#: sync re-chunks every note and embeds only the chunks whose text is new (the cache is keyed by text hash).
+BOUNDARY_VERSION = 2
+#: A list item or paragraph that opens with a time or a date: one entry of a daily note (``- 09:30 ...``,
+#: ``- 2026-11-29 ...``, ``- [ ] **14:05** ...``).
+_DATED_ENTRY = re.compile(
+    r"\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?(?:\[.\]\s+)?(?:\*\*|__|\[\[|\[)?"
+    r"(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}(?::\d{2})?(?!\d))"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?;:])\s+(?=\S)|(?<=[。！？；])\s*(?=\S)|\n+")
 _LINE_END = re.compile(r"\n")
 
@@ -49,7 +64,7 @@ class ChunkerParams:
     def as_dict(self) -> dict[str, int]:
         """The parameters as stored in AIF-BIN metadata and the state file."""
         return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
-                "min_tokens": self.min_tokens, "partition": PARTITION_VERSION}
+                "min_tokens": self.min_tokens, "partition": PARTITION_VERSION, "boundaries": BOUNDARY_VERSION}
 
 
 @dataclass(frozen=True)
@@ -87,14 +102,16 @@ class _Piece:
     tokens: int
     exact: bool = True
     """False for a token window: joined to its neighbours it may tokenize differently, so recount."""
+    header: bool = False
+    """A table's header and delimiter rows, repeated at the top of a chunk that continues the table."""
 
 
 @dataclass
 class _Draft:
     path: tuple[str, ...]
     pieces: list[_Piece]
-    heading: int | None
-    """Index of the section's heading block, when this draft opens its section."""
+    group: int
+    """The section-and-entry this draft belongs to: drafts merge only within one group."""
 
 
 def _spans(text: str, pattern: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -156,6 +173,7 @@ class _Builder:
         texts = [b.text for b in self.blocks]
         self.block_tokens: list[int] = list(many(texts)) if many is not None else [counter.count(t) for t in texts]
         self._prefix_cache: dict[tuple[str, ...], tuple[str, int]] = {}
+        self._group = 0
 
     def prefix(self, path: tuple[str, ...]) -> tuple[str, int]:
         """Heading-path prefix for ``path`` and its token count (capped at a quarter of the target)."""
@@ -220,70 +238,89 @@ class _Builder:
             break
         return tail
 
-    def pack(self, path: tuple[str, ...], heading: int | None, indices: list[int]) -> list[_Draft]:
+    def pack(self, path: tuple[str, ...], indices: list[int]) -> list[_Draft]:
+        """Drafts of one section's content blocks; a dated entry always opens a new draft."""
         budget = self.budget(path)
         drafts: list[_Draft] = []
-        current: list[_Piece] = []
-        used = 0
-        for i in indices:
-            if current and self.split_kinds and self.kinds[i] != self.kinds[current[-1].block]:
-                drafts.append(_Draft(path, current, heading if not drafts else None))
-                current, used = [], 0  # an instruction note's rules never share a chunk with its background
-            for piece in _split_block(i, self.blocks[i], self.block_tokens[i], budget, self.counter):
-                if current and used + piece.tokens > budget:
-                    drafts.append(_Draft(path, current, heading if not drafts else None))
-                    current = self.overlap(current, piece)
-                    while current and sum(p.tokens for p in current) + piece.tokens > budget:
-                        current.pop(0)
-                    used = sum(p.tokens for p in current)
-                current.append(piece)
-                used += piece.tokens
-        if current:
-            drafts.append(_Draft(path, current, heading if not drafts else None))
+        for entry in _entries(self.blocks, indices):
+            self._group += 1
+            current: list[_Piece] = []
+            used = 0
+            for i in entry:
+                if current and self.split_kinds and self.kinds[i] != self.kinds[current[-1].block]:
+                    drafts.append(_Draft(path, current, self._group))
+                    current, used = [], 0  # an instruction note's rules never share a chunk with its background
+                for piece in _split_block(i, self.blocks[i], self.block_tokens[i], budget, self.counter):
+                    if current and used + piece.tokens > budget:
+                        drafts.append(_Draft(path, current, self._group))
+                        current = self.reopen(current, piece, budget)
+                        used = sum(p.tokens for p in current)
+                    current.append(piece)
+                    used += piece.tokens
+            if current:
+                drafts.append(_Draft(path, current, self._group))
         return drafts
+
+    def reopen(self, previous: list[_Piece], nxt: _Piece, budget: int) -> list[_Piece]:
+        """What opens the chunk after ``previous`` before ``nxt``: a table's header rows, then the overlap."""
+        header = self.table_header(nxt)
+        if header is not None and header.tokens + nxt.tokens > budget:
+            header = None
+        fixed = [header] if header is not None else []
+        tail = [p for p in self.overlap(previous, nxt)
+                if header is None or p.block != header.block or p.start >= header.end]
+        while tail and sum(p.tokens for p in [*fixed, *tail]) + nxt.tokens > budget:
+            tail.pop(0)
+        return [*fixed, *tail]
+
+    def table_header(self, piece: _Piece) -> _Piece | None:
+        """The header and delimiter rows of ``piece``'s table, when ``piece`` is a later row of it."""
+        block = self.blocks[piece.block]
+        if block.kind != "table":
+            return None
+        first = block.text.find("\n")
+        end = block.text.find("\n", first + 1) if first >= 0 else -1
+        if end < 0 or piece.start < end:
+            return None
+        return _Piece(piece.block, 0, end, self.counter.count(block.text[:end]), header=True)
 
     def size(self, draft: _Draft) -> int:
         return SPECIAL_TOKENS + self.prefix(draft.path)[1] + sum(p.tokens for p in draft.pieces)
 
     def merge_small(self, drafts: list[_Draft]) -> list[_Draft]:
-        """Merge drafts under min_tokens into the previous draft when the result still fits."""
+        """Merge a draft under min_tokens with the previous one of its section and entry when both fit."""
         out: list[_Draft] = []
         for draft in drafts:
-            if out and (self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens) and (
-                not self.split_kinds or self.kind(out[-1]) == self.kind(draft)
-            ):
+            if out and out[-1].group == draft.group and (
+                self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens
+            ) and (not self.split_kinds or self.kind(out[-1]) == self.kind(draft)):
                 prev = out[-1]
-                extra = self._heading_piece(draft) if draft.path != prev.path else []
-                merged = _Draft(prev.path, [*prev.pieces, *extra, *draft.pieces], prev.heading)
+                merged = _Draft(prev.path, [*prev.pieces, *draft.pieces], prev.group)
                 if self.size(merged) <= self.params.target_tokens and not _overlaps(prev, draft):
                     out[-1] = merged
                     continue
             out.append(draft)
         return out
 
-    def _heading_piece(self, draft: _Draft) -> list[_Piece]:
-        """The heading line of a section merged into the previous one, so its title stays in the text."""
-        if draft.heading is None:
-            return []
-        index = draft.heading
-        return [_Piece(index, 0, len(self.blocks[index].text), self.block_tokens[index])]
-
     def kind(self, draft: _Draft) -> str:
         """The highest kind among the draft's blocks (hard > soft > lore)."""
         return max((self.kinds[p.block] for p in draft.pieces), key=lambda k: _KIND_RANK.get(k, 0))
 
     def render(self, draft: _Draft) -> Chunk:
-        parts: list[str] = []
         runs: list[list[_Piece]] = []
         for piece in draft.pieces:
-            if runs and runs[-1][-1].block == piece.block and runs[-1][-1].end <= piece.start:
+            prev = runs[-1][-1] if runs else None
+            if prev is not None and not prev.header and prev.block == piece.block and prev.end <= piece.start:
                 runs[-1].append(piece)
             else:
                 runs.append([piece])
-        for run in runs:
-            parts.append(self.blocks[run[0].block].text[run[0].start:run[-1].end])
-        body = "\n\n".join(parts)
-        first, last = draft.pieces[0], draft.pieces[-1]
+        body = ""
+        for n, run in enumerate(runs):
+            sep = "" if n == 0 else "\n" if runs[n - 1][0].header else "\n\n"
+            body += sep + self.blocks[run[0].block].text[run[0].start:run[-1].end]
+        # A repeated table header is not where the chunk starts: its lines are those of the rows it carries.
+        first = next(p for p in draft.pieces if not p.header)
+        last = draft.pieces[-1]
         start = self._line_of(first, first.start)
         end = self._line_of(last, max(last.end - 1, last.start)) + 1
         prefix, _ = self.prefix(draft.path)
@@ -302,10 +339,21 @@ class _Builder:
         drafts: list[_Draft] = []
         if self.blocks and all(b.kind == "heading" for b in self.blocks):
             # A note of headings only (an outline) is one chunk of those headings.
-            drafts = self.pack((), None, list(range(len(self.blocks))))
-        for path, heading, indices in self.sections() if not drafts else []:
-            drafts.extend(self.pack(path, heading, indices))
+            drafts = self.pack((), list(range(len(self.blocks))))
+        for path, _, indices in self.sections() if not drafts else []:
+            drafts.extend(self.pack(path, indices))
         return [self.render(d) for d in self.merge_small(drafts)]
+
+
+def _entries(blocks: Sequence[Block], indices: list[int]) -> list[list[int]]:
+    """``indices`` (one section's content blocks) cut before each dated entry (see _DATED_ENTRY)."""
+    groups: list[list[int]] = [[]]
+    for i in indices:
+        block = blocks[i]
+        if groups[-1] and block.kind in ("list_item", "paragraph") and _DATED_ENTRY.match(block.text):
+            groups.append([])
+        groups[-1].append(i)
+    return [g for g in groups if g]
 
 
 def _overlaps(a: _Draft, b: _Draft) -> bool:

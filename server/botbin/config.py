@@ -66,6 +66,15 @@ class Settings:
     bench/bench_scifact.py, nDCG@10 is flat from 0.68 to 0.76, so the paper's value stays; see bench/README.md)."""
     top_k: int = 10
     """Hits returned by a search unless the caller says otherwise."""
+    max_hits_per_note: int = 2
+    """At most this many hits of one note in a search's results, so one long note cannot fill the top k;
+    0 lifts the cap (index/ranking.py MAX_HITS_PER_NOTE)."""
+    note_weight: float = 0.7
+    """Weight of the query's cosine to a chunk's whole note (its mean chunk vector) averaged into the hybrid
+    score; 0 ranks chunks alone (index/ranking.py NOTE_WEIGHT, measured in bench/README.md)."""
+    neighbour_weight: float = 0.4
+    """Weight of the query's mean cosine to the chunks before and after a chunk in its note, averaged into the
+    hybrid score; 0 turns it off (index/ranking.py NEIGHBOUR_WEIGHT)."""
     target_tokens: int = 256
     """Most model tokens in one chunk, heading prefix and [CLS]/[SEP] included (MiniLM reads 256)."""
     overlap_tokens: int = 32
@@ -216,7 +225,8 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes"):
         if values[key] <= 0:
             bad[key] = "must be positive"
-    for key in ("overlap_tokens", "min_tokens", "lock_timeout_s", "debounce_ms"):
+    for key in ("overlap_tokens", "min_tokens", "lock_timeout_s", "debounce_ms", "max_hits_per_note", "note_weight",
+                "neighbour_weight"):
         if values[key] < 0:
             bad[key] = "must not be negative"
     if values["target_tokens"] > 0 and values["overlap_tokens"] * 2 >= values["target_tokens"]:

@@ -45,3 +45,18 @@ class Bm25Index:
         if not known:
             return np.zeros(self.size, dtype=np.float32)
         return np.asarray(self._retriever.get_scores(known), dtype=np.float32)
+
+    def idf(self, query: list[str]) -> dict[str, float]:
+        """Lucene's IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``, of each known term of ``query`` (the weights
+        that place a snippet); terms in no chunk are left out."""
+        if self._retriever is None:
+            return {}
+        indptr = self._retriever.scores["indptr"]
+        out: dict[str, float] = {}
+        for term in query:
+            tid = self._vocab.get(term)
+            if tid is not None and tid + 1 < len(indptr):
+                df = int(indptr[tid + 1] - indptr[tid])
+                if df:
+                    out[term] = float(np.log1p((self.size - df + 0.5) / (df + 0.5)))
+        return out

@@ -184,6 +184,18 @@ class LexicalIndex:
             parts.append((np.frombuffer(delta[0], dtype=np.int32), np.frombuffer(delta[1], dtype=np.float32)))
         return parts
 
+    def idf(self, query: list[str]) -> dict[str, float]:
+        """Lucene's IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``, of each known term of ``query`` (the weights
+        that place a snippet); terms in no live chunk are left out."""
+        self.flush()
+        out: dict[str, float] = {}
+        for token in query:
+            term = self._vocab.get(token)
+            if term is not None and term < len(self._df) and self._df[term] > 0:
+                df = int(self._df[term])
+                out[token] = float(np.log1p((self._docs - df + 0.5) / (df + 0.5)))
+        return out
+
     def slot_scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (slot_count,): BM25 score of each slot for ``query`` tokens (unknown ones ignored; dead
         slots get scores too, which callers drop by gathering live slots only)."""
@@ -218,6 +230,10 @@ class LexicalView:
         parts = [index.slots(p) for p in paths]
         self._row_slots = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
         self.size = len(self._row_slots)
+
+    def idf(self, query: list[str]) -> dict[str, float]:
+        """IDF of each known term of ``query`` (``LexicalIndex.idf``)."""
+        return self._index.idf(query)
 
     def scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (size,): BM25 score of each row for ``query`` tokens; zeros if no token is known."""

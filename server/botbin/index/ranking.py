@@ -1,11 +1,23 @@
-"""Pure ranking math: hybrid score, filters as masks, top-k selection and snippets."""
+"""Pure ranking math: hybrid score, the note-level term, filters as masks, top-k selection (capped per note)."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+NOTE_WEIGHT = 0.7
+"""Weight of the note-level cosine (query against the note's mean chunk vector) in a chunk's score. A chunk is
+judged with its note: a short section that happens to share words with the query no longer beats the note that
+is about it. With NEIGHBOUR_WEIGHT, chosen on two Obsidian help question sets at once (bench/README.md)."""
+NEIGHBOUR_WEIGHT = 0.4
+"""Weight of the mean cosine of the chunk's neighbours in its note (the chunks before and after it): the context
+a chunk that ends at its section's boundary no longer carries in its own text (see bench/README.md)."""
+MAX_HITS_PER_NOTE = 2
+"""At most this many hits of one note in a result list (0 lifts the cap): one long note must not fill the
+top k."""
 
 
 def normalize_bm25(raw: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -36,6 +48,84 @@ def add_bm25(
     if top > 0 and alpha < 1.0:
         alpha_cosine += bm25_raw * np.float32((1.0 - alpha) / top)
     return alpha_cosine
+
+
+def note_centroids(matrix: npt.NDArray[np.float32], counts: list[int]) -> npt.NDArray[np.float32]:
+    """float32 (len(counts), dim): the normalized mean of each note's rows of ``matrix`` (rows are grouped by
+    note, ``counts[i]`` rows for note i, in order); a note without rows gets zeros."""
+    out = np.zeros((len(counts), matrix.shape[1] if matrix.ndim == 2 else 0), dtype=np.float32)
+    sizes = np.asarray(counts, dtype=np.int64)
+    filled = np.flatnonzero(sizes > 0)
+    if filled.size:
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))[filled]
+        sums = np.add.reduceat(matrix, starts, axis=0, dtype=np.float32)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        out[filled] = sums / np.where(norms > 0, norms, 1.0)
+    return out
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """Where each row's neighbours in its note are, as gathers: ``w_prev * x[prev] + w_next * x[next]`` is the
+    mean of a row's value over the rows before and after it in the same note (its own value when it has none)."""
+
+    prev: npt.NDArray[np.int64]
+    """Row before each row in the same note (the row itself when none)."""
+    next: npt.NDArray[np.int64]
+    """Row after each row in the same note (the row itself when none)."""
+    w_prev: npt.NDArray[np.float32]
+    """Weight of ``prev``: 1/neighbours, 1 for a row alone in its note, 0 when it has no previous row."""
+    w_next: npt.NDArray[np.float32]
+    """Weight of ``next``."""
+
+
+def neighbours(note_of_row: npt.NDArray[np.int64]) -> Neighbours:
+    """The Neighbours of rows grouped by note in order (``note_of_row`` non-decreasing)."""
+    rows = np.arange(note_of_row.size, dtype=np.int64)
+    has_prev = np.r_[False, note_of_row[1:] == note_of_row[:-1]] if rows.size else np.zeros(0, dtype=bool)
+    has_next = np.r_[note_of_row[:-1] == note_of_row[1:], False] if rows.size else np.zeros(0, dtype=bool)
+    count = has_prev.astype(np.float32) + has_next.astype(np.float32)
+    alone = count == 0
+    w_prev = np.where(alone, 1.0, has_prev / np.maximum(count, 1)).astype(np.float32)
+    w_next = np.where(alone, 0.0, has_next / np.maximum(count, 1)).astype(np.float32)
+    return Neighbours(np.where(has_prev, rows - 1, rows), np.where(has_next, rows + 1, rows), w_prev, w_next)
+
+
+def add_context(scores: npt.NDArray[np.float32], cosine: npt.NDArray[np.float32],
+                note_vectors: npt.NDArray[np.float32], note_of_row: npt.NDArray[np.int64], near: Neighbours,
+                query: npt.NDArray[np.float32], note_weight: float, neighbour_weight: float) -> npt.NDArray[np.float32]:
+    """In place: ``(score + note_weight * cos(query, note) + neighbour_weight * neighbours' mean cosine) /
+    (1 + note_weight + neighbour_weight)``. ``cosine``: each row's cosine to the query. The division keeps the
+    hybrid's scale (a chunk, its note and its neighbours that all match fully still score 1). No-op for 0, 0."""
+    if not scores.size or (not note_weight and not neighbour_weight):
+        return scores
+    if note_weight and note_vectors.size:
+        scores += (note_vectors @ (query * np.float32(note_weight)))[note_of_row]
+    if neighbour_weight:
+        scores += (near.w_prev * cosine[near.prev] + near.w_next * cosine[near.next]) * np.float32(neighbour_weight)
+    scores *= np.float32(1.0 / (1.0 + note_weight + neighbour_weight))
+    return scores
+
+
+def capped_top_k(scores: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] | None,
+                 note_of_row: npt.NDArray[np.int64], cap: int) -> list[int]:
+    """Like top_k, with at most ``cap`` rows of one note (``note_of_row``); best first."""
+    out: list[int] = []
+    if k <= 0:
+        return out
+    for width in (k * 4 * max(1, 3 - cap), scores.size):
+        taken: dict[int, int] = {}
+        out = []
+        for i in top_k(scores, width, mask):
+            note = int(note_of_row[i])
+            if taken.get(note, 0) < cap:
+                taken[note] = taken.get(note, 0) + 1
+                out.append(i)
+                if len(out) == k:
+                    return out
+        if width >= scores.size:
+            break
+    return out
 
 
 def top_k(scores: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] | None = None) -> list[int]:

@@ -15,8 +15,20 @@ from botbin.config import path_glob
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.lexical import LexicalIndex, LexicalView
-from botbin.index.ranking import add_bm25, snippet, top_k
-from botbin.index.tokenize import bm25_terms, tokenize
+from botbin.index.ranking import (
+    MAX_HITS_PER_NOTE,
+    NEIGHBOUR_WEIGHT,
+    NOTE_WEIGHT,
+    Neighbours,
+    add_bm25,
+    add_context,
+    capped_top_k,
+    neighbours,
+    note_centroids,
+    top_k,
+)
+from botbin.index.snippet import best_snippet
+from botbin.index.tokenize import bm25_terms
 
 if TYPE_CHECKING:
     from botbin.crypto.cipher import Keyring
@@ -54,11 +66,12 @@ class Hit:
     kind: str
     title: str
     snippet: str
-    """A one-line excerpt around the first query word."""
+    """The chunk's sentence that best matches the query, as plain one-line text (index/snippet.py)."""
     text: str
     """The chunk's full text."""
     score: float
-    """Hybrid score: alpha * cosine + (1 - alpha) * bm25."""
+    """Hybrid score, alpha * cosine + (1 - alpha) * bm25, averaged with the note's and the neighbours' cosine
+    (ranking.add_context)."""
     cosine: float
     """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
     bm25: float
@@ -69,6 +82,10 @@ class Hit:
     """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
     text_md5: str = ""
     """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (memory/)."""
+    snippet_start_line: int = 0
+    """0-based note line where the snippet's sentence starts (within the chunk's lines)."""
+    snippet_end_line: int = 0
+    """0-based note line after the snippet's sentence (exclusive)."""
     components: tuple[tuple[str, float], ...] = ()
     """How later ranking stages made ``score`` (search/pipeline.py): ``hybrid`` (the index's score), ``decay``
     (the memo's retention factor), ``recency`` and ``scope`` (agent recall), in the order applied."""
@@ -77,7 +94,8 @@ class Hit:
         out: dict[str, Any] = {
             "path": self.path, "startLine": self.start_line, "endLine": self.end_line,
             "headingPath": list(self.heading_path), "kind": self.kind, "title": self.title,
-            "snippet": self.snippet, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
+            "snippet": self.snippet, "snippetStartLine": self.snippet_start_line,
+            "snippetEndLine": self.snippet_end_line, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
             "bm25": round(self.bm25, 6),
         }
         if self.components:
@@ -141,6 +159,10 @@ class _Assembled:
     kinds: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, dtype="<U4"))
     visible: npt.NDArray[np.bool_] | None = None
     """Rows not hidden (archived memos); None when nothing is hidden."""
+    note_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    """float32 (len(notes), dim): each note's mean chunk embedding, normalized (zeros for a note without chunks)."""
+    near: Neighbours = field(default_factory=lambda: neighbours(np.zeros(0, dtype=np.int64)))
+    """Each row's neighbouring chunks in its note."""
 
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
@@ -272,7 +294,8 @@ class MemoryIndex:
             note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
             kinds = np.array([c.kind for _, c in rows], dtype="<U4")
             self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds,
-                                         self._visible(rows))
+                                         self._visible(rows), note_centroids(matrix, [len(n.chunks) for n in notes]),
+                                         neighbours(note_of_row))
         return self._assembled
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
@@ -308,57 +331,60 @@ class MemoryIndex:
         alpha: float = 0.7,
         filters: SearchFilters | None = None,
         best_per_note: bool = False,
+        max_hits_per_note: int = MAX_HITS_PER_NOTE,
+        note_weight: float = NOTE_WEIGHT,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
     ) -> list[Hit]:
         """The ``k`` best chunks for ``query`` by hybrid score, best first.
 
         ``query_vector``: float32 (dim,), normalized; None ranks by BM25 alone (keyword fallback).
-        ``best_per_note`` keeps only the best chunk of each note. An empty index gives [].
+        ``max_hits_per_note``: at most that many hits of one note (0: no cap); ``best_per_note`` is a cap of 1.
+        ``note_weight`` and ``neighbour_weight``: weights of the query's cosine to the chunk's note (its mean
+        chunk vector) and to the chunks around it, averaged into the score when 0 < alpha < 1
+        (ranking.add_context); alpha 1 and 0 rank by cosine alone and BM25 alone. An empty index gives [].
         """
         asm = self._assemble()
         if not asm.rows:
             return []
-        q_tokens = tokenize(query)  # surface words place the snippet; their stems are the BM25 terms
-        bm25_raw = asm.bm25.scores(bm25_terms(query))
+        terms = bm25_terms(query)
+        bm25_raw = asm.bm25.scores(terms)
         q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
         if q is None:
             alpha = 0.0
             scores = np.zeros(len(asm.rows), dtype=np.float32)
         else:
             scores = asm.matrix @ (q * np.float32(alpha))  # alpha * cosine in one pass
+        context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
+        cosine = scores * np.float32(1.0 / alpha) if context else scores
         add_bm25(scores, bm25_raw, alpha)
+        if context and q is not None:
+            add_context(scores, cosine, asm.note_vectors, asm.note_of_row, asm.near, q, note_weight, neighbour_weight)
         mask = self._mask(asm, filters or SearchFilters())
         if asm.visible is not None:
             mask = asm.visible if mask is None else mask & asm.visible
-        order = self._best_per_note(asm, scores, mask, k) if best_per_note else top_k(scores, k, mask)
+        cap = 1 if best_per_note else max_hits_per_note
+        order = capped_top_k(scores, k, mask, asm.note_of_row, cap) if cap > 0 else top_k(scores, k, mask)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
+        weights = asm.bm25.idf(terms) if order else {}
         return [
-            self._hit(asm, i, q_tokens, float(scores[i]), 0.0 if q is None else float(asm.matrix[i] @ q),
+            self._hit(asm, i, weights, float(scores[i]), 0.0 if q is None else float(asm.matrix[i] @ q),
                       float(bm25_raw[i]) / best if best > 0 else 0.0)
             for i in order
         ]
 
-    def _best_per_note(self, asm: _Assembled, scores: npt.NDArray[np.float32],
-                       mask: npt.NDArray[np.bool_] | None, k: int) -> list[int]:
-        for width in (k * 20, len(asm.rows)):
-            seen: set[str] = set()
-            out = []
-            for i in top_k(scores, width, mask):
-                if asm.paths[i] not in seen:
-                    seen.add(asm.paths[i])
-                    out.append(i)
-                    if len(out) == k:
-                        return out
-        return out
-
     @staticmethod
-    def _hit(asm: _Assembled, i: int, q_tokens: list[str], score: float, cosine: float, bm25: float) -> Hit:
+    def _hit(asm: _Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
         note, chunk = asm.rows[i]
+        shown = best_snippet(chunk.text, weights)
+        last = max(chunk.start_line, chunk.end_line - 1)
+        first_line = min(chunk.start_line + shown.start_line, last)
         return Hit(
             path=note.path, start_line=chunk.start_line, end_line=chunk.end_line,
             heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
-            snippet=snippet(chunk.text, q_tokens), text=chunk.text,
+            snippet=shown.text, text=chunk.text,
             score=score, cosine=cosine, bm25=bm25, date=note.date, instruction=note.instruction,
-            text_md5=chunk.text_md5,
+            text_md5=chunk.text_md5, snippet_start_line=first_line,
+            snippet_end_line=max(first_line + 1, min(chunk.start_line + shown.end_line, chunk.end_line)),
         )
 
 
