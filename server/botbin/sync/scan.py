@@ -295,3 +295,30 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
     walk.run(walk_roots(settings.tracked_globs))
     return ScanResult(dict(sorted(walk.files.items())), tuple(walk.unreadable), tuple(walk.warnings),
                       tuple(walk.folders))
+
+
+#: Most folder entries looked at when counting untracked notes (a huge tree is not walked to the end).
+HINT_WALK_LIMIT = 20_000
+
+
+def untracked_notes_hint(root: Path, settings: Settings, scan: ScanResult) -> str | None:
+    """One line naming ``--vault`` / ``vault = true`` when no note is tracked but ``root`` holds markdown
+    notes that no include glob matches (a fresh vault synced without vault mode); None otherwise."""
+    if scan.files or settings.vault:
+        return None
+    found, seen, more = 0, 0, False
+    out = settings.output_dir.strip("/")
+    for folder, dirs, files in os.walk(root):
+        rel = Path(os.path.relpath(folder, root)).as_posix()
+        dirs[:] = [d for d in dirs if not (d.startswith(".") or d in ALWAYS_EXCLUDED_DIRS
+                                           or (f"{rel}/{d}" if rel != "." else d) == out)]
+        found += sum(1 for name in files if name.endswith(".md"))
+        seen += len(dirs) + len(files)
+        if seen > HINT_WALK_LIMIT:
+            more = True
+            break
+    if not found:
+        return None
+    count = f"{found}{'+' if more else ''} markdown notes"
+    return (f"{root}: {count} here match no include glob ({', '.join(settings.tracked_globs)}), so none is "
+            "indexed; to index every note use `botbin sync --vault` or set `vault = true` in botbin.toml")
