@@ -360,7 +360,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
         scan = scan_workspace(ctx.root, ctx.settings)
         remove_stale_temps(ctx.output_dir)
-        state, warnings = load_state(ctx.output_dir / STATE_FILE)
+        state, warnings = load_state(ctx.output_dir / STATE_FILE, ctx.settings.output_dir)
         interrupted = was_interrupted(ctx.output_dir)
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, state)

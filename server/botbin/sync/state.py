@@ -83,20 +83,22 @@ def _entry(raw: Any) -> FileEntry | None:
         return None
 
 
-def load_state(path: Path) -> tuple[SyncState, list[str]]:
-    """Read the state file; a missing one gives an empty state.
+def load_state(path: Path, output_dir: str | None = None) -> tuple[SyncState, list[str]]:
+    """Read the state file at ``path`` (in the output folder ``output_dir``, relative to the workspace;
+    guessed when None).
 
-    Never raises for bad content: a corrupt file gives an empty state and a warning (the next sync
-    re-reads every note but reuses embeddings from the existing AIF-BIN files).
+    Never raises for bad content: a damaged file, or a missing one beside existing outputs, is rebuilt from
+    the AIF-BIN files with a warning (sync/rebuild.py; the next sync re-checks each note by hash and
+    re-embeds nothing); with no output to rebuild from, the state is empty.
     """
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return SyncState(), []
+        return _rebuilt(path, output_dir, "state file missing")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return SyncState(), [f"{path}: state file unreadable ({exc}); every note will be re-checked"]
+        return _rebuilt(path, output_dir, f"state file unreadable ({exc})")
     if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
-        return SyncState(), [f"{path}: state file has no 'files' map; every note will be re-checked"]
+        return _rebuilt(path, output_dir, "state file has no 'files' map")
     files = {str(k): e for k, v in raw["files"].items() if (e := _entry(v)) is not None}
     chunker_raw = raw.get("chunker")
     chunker: dict[str, Any] = chunker_raw if isinstance(chunker_raw, dict) else {}
@@ -109,6 +111,24 @@ def load_state(path: Path) -> tuple[SyncState, list[str]]:
         encrypted=raw.get("encrypted") is True,
     )
     return state, []
+
+
+def _rebuilt(path: Path, output_dir: str | None, problem: str) -> tuple[SyncState, list[str]]:
+    """The state rebuilt from the outputs beside ``path``, with a warning naming ``problem``; an empty state
+    (with the warning unless the file is simply missing) when there is nothing to rebuild from."""
+    from botbin.sync.rebuild import guess_output_rel, rebuild_state
+
+    missing = problem == "state file missing"
+    if not path.parent.is_dir():
+        return SyncState(), []
+    rel = output_dir if output_dir is not None else guess_output_rel(path.parent)
+    state = rebuild_state(path.parent, rel) if rel is not None else SyncState()
+    if state.files:
+        return state, [f"{path}: {problem}; rebuilt from {len(state.files)} AIF-BIN files (each note is "
+                       "re-checked by hash; nothing is re-embedded)"]
+    if missing:
+        return SyncState(), []
+    return SyncState(), [f"{path}: {problem}; every note will be re-checked"]
 
 
 def save_state(path: Path, state: SyncState) -> None:
@@ -137,18 +157,13 @@ def distrust_mismatched_outputs(root: Path, state: SyncState) -> int:
     """After a killed sync: mark for rewriting each entry whose output's ``source_md5`` (public metadata,
     read without the chunk block) is not the entry's hash, e.g. a newer version written before the kill.
     Returns how many were marked."""
-    from botbin.aifbin import HEADER, HEADER_SIZE, decode_metadata
     from botbin.errors import AifBinFormatError
+    from botbin.sync.rebuild import read_header
 
     marked = 0
     for entry in state.files.values():
-        path = root / entry.output
         try:
-            with path.open("rb") as handle:
-                head = handle.read(HEADER_SIZE)
-                meta_len = HEADER.unpack_from(head)[4] if len(head) == HEADER_SIZE else 0
-                head += handle.read(meta_len)
-            same = decode_metadata(head, str(path))[2].get("source_md5") == entry.hash
+            same = read_header(root / entry.output)[2].get("source_md5") == entry.hash
         except (OSError, AifBinFormatError):
             same = False
         if not same:
