@@ -45,7 +45,9 @@ class Settings:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     """Globs (relative POSIX paths, ``**`` spans folders) of tracked notes."""
     exclude: tuple[str, ...] = ()
-    """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded."""
+    """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded. Each is
+    also read as a .gitignore line: ``Archive`` or ``Archive/`` excludes every folder of that name (and
+    ``*.tmp.md`` such notes at any depth); a pattern with a slash inside is relative to the workspace."""
     vault: bool = False
     """Vault mode: track every ``**/*.md`` note (replaces ``include``)."""
     output_dir: str = "memory/aifbin"

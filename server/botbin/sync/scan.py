@@ -10,6 +10,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+import pathspec
 from wcmatch import glob as wglob
 
 from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings, safe_globs
@@ -85,6 +86,8 @@ class TrackedMatcher:
         self._include = wglob.compile(list(safe_globs(settings.tracked_globs)), flags=_GLOB_FLAGS)
         exclude = safe_globs(settings.exclude)
         self._exclude = wglob.compile(list(exclude), flags=_GLOB_FLAGS) if exclude else None
+        # Also read the way .gitignore reads them: "Archive" or "Archive/" is that folder at any depth.
+        self._ignored = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
 
     def __call__(self, rel: str) -> bool:
         """True if the relative POSIX path ``rel`` is a tracked note."""
@@ -95,7 +98,9 @@ class TrackedMatcher:
             return False
         if not self._include.match(rel):
             return False
-        return not (self._exclude is not None and self._exclude.match(rel))
+        if self._exclude is not None and self._exclude.match(rel):
+            return False
+        return not (self._ignored is not None and self._ignored.match_file(rel))
 
 
 def check_root(root: Path) -> None:
