@@ -1,4 +1,4 @@
-"""The sync engine: scan, detect changes (size+mtime fast path, then MD5), embed what changed, write.
+"""The sync engine: scan, detect changes (size+mtime+inode+ctime fast path, then MD5), embed what changed, write.
 
 Every note is handled on its own: a failing note is reported with its path and reason and keeps its
 previous output, while every other note syncs. Nothing under the workspace but the output folder is
@@ -29,6 +29,7 @@ from botbin.sync.encryption import PassphraseFn, StoreKeys, convert_outputs, fin
 from botbin.sync.lock import workspace_lock
 from botbin.sync.removal import SpareTarget, plan_removal, remove_outputs, sweep_orphans
 from botbin.sync.scan import (
+    FileStat,
     ScanResult,
     check_root,
     outside_target,
@@ -154,7 +155,7 @@ class _Run:
         self.documents: dict[str, AifBinDocument] = {}
         self.embedded = self.reused = 0
         self.group: list[tuple[PreparedNote, int]] = []
-        """Notes waiting for embeddings, each with its mtime_ns."""
+        """Notes waiting for embeddings, each with its stat."""
         self.group_chunks = 0
         """Chunks in ``group``."""
         self.dirty = False
@@ -172,9 +173,9 @@ class _Run:
         self.new_model = bool(state.files) and state.model != ctx.model.name
         """The outputs were embedded with another model: every note is re-embedded ("modified")."""
 
-    def handle(self, rel: str, size: int, mtime_ns: int, force: bool) -> bool:
+    def handle(self, rel: str, st: FileStat, force: bool) -> bool:
         """Check one candidate note; queue it if its content changed. False if it vanished meanwhile."""
-        limit = self.ctx.settings.max_note_bytes
+        limit, size = self.ctx.settings.max_note_bytes, st.size
         if size > limit:
             self.failed.append(NoteFailure(
                 rel, f"{size:,} bytes is over max_note_bytes ({limit:,}); skipped, raise max_note_bytes to index it"
@@ -191,7 +192,7 @@ class _Run:
         md5 = hashlib.md5(data).hexdigest()
         if (entry is not None and entry.hash == md5 and not force
                 and output_intact(self.ctx.root / entry.output, entry.output_bytes)):
-            entry.size, entry.mtime_ns = len(data), mtime_ns
+            entry.restat(len(data), st.mtime_ns, st.ino, st.ctime_ns)
             self.dirty = True
             return True
         try:
@@ -205,7 +206,7 @@ class _Run:
         changed = self.added if entry is None else self.rechunked if same else self.modified
         changed.append(rel)
         self.cache.add_file(self.ctx.root / output_rel(rel, self.ctx.settings.output_dir))
-        self.group.append((prep, mtime_ns))
+        self.group.append((prep, st))
         self.group_chunks += len(prep.chunks)
         if self.group_chunks >= GROUP_CHUNKS:
             self.flush()
@@ -255,7 +256,7 @@ class _Run:
         notes = [prep for prep, _ in queued]
         now = utc_now()
         folders: set[Path] = set()
-        for (prep, mtime_ns), vectors in zip(queued, self.embed(notes), strict=True):
+        for (prep, st), vectors in zip(queued, self.embed(notes), strict=True):
             old = self.state.files.get(prep.rel)
             doc = build_document(prep, vectors, self.ctx.model, self.ctx.params, old.created_at if old else now, now)
             out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
@@ -270,8 +271,8 @@ class _Run:
                         changed.remove(prep.rel)
                 continue
             self.state.files[prep.rel] = FileEntry(
-                prep.md5, now, len(prep.chunks), out_rel, len(prep.data), mtime_ns,
-                old.created_at if old and old.created_at else now, len(blob),
+                prep.md5, now, len(prep.chunks), out_rel, len(prep.data), st.mtime_ns,
+                old.created_at if old and old.created_at else now, len(blob), st.ino, st.ctime_ns,
             )
             if self.keep_documents:
                 self.documents[prep.rel] = doc
@@ -314,7 +315,7 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
     for rel, st in scan.files.items():
         entry = state.files.get(rel)
         if (not force and rel not in force_paths and entry is not None
-                and entry.size == st.size and entry.mtime_ns == st.mtime_ns
+                and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
                 and output_intact(ctx.root / entry.output, entry.output_bytes)):
             unchanged += 1
         else:
@@ -383,7 +384,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         vanished: set[str] = set()
         for done, rel in enumerate(candidates, 1):
             st = scan.files[rel]
-            if not run.handle(rel, st.size, st.mtime_ns, force or rel in force_paths):
+            if not run.handle(rel, st, force or rel in force_paths):
                 vanished.add(rel)
             if progress is not None:
                 progress(done, len(candidates))

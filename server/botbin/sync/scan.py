@@ -23,12 +23,23 @@ _HINT = "set follow_symlinks = true to follow it"
 
 @dataclass(frozen=True)
 class FileStat:
-    """What the fast path of change detection compares."""
+    """What the fast path of change detection compares. Size and mtime alone are fooled by an edit whose
+    mtime is put back (``cp -p``, ``rsync -a``, ``tar x``, a backup restore): that write still moves the
+    inode's change time (which no user call can set) or makes a new inode, so both are compared too."""
 
     size: int
     """Size in bytes."""
     mtime_ns: int
     """Modification time, nanoseconds since the epoch."""
+    ino: int = -1
+    """Inode number (st_ino); -1 when unknown."""
+    ctime_ns: int = -1
+    """Inode change time (st_ctime_ns; on Windows the creation time), ns since the epoch; -1 when unknown."""
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileStat:
+        """The parts of ``st`` that change detection compares."""
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -265,7 +276,7 @@ class _Walk:
             self._real_notes.add((st.st_dev, st.st_ino))
         elif (st.st_dev, st.st_ino) in self._real_notes:
             return  # found at its real path already: one note, one output
-        self.files[rel] = FileStat(st.st_size, st.st_mtime_ns)
+        self.files[rel] = FileStat.of(st)
 
     def _link(self, rel: str, path: str, folder: str, linked: bool) -> None:
         """A symbolic link found in ``folder``: queue the folder or record the note it leads to."""

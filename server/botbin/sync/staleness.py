@@ -28,7 +28,7 @@ class Staleness:
 
 
 def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
-    """Compare the notes under ``root`` with ``state`` by size and mtime (ns) only, and check that each
+    """Compare the notes under ``root`` with ``state`` by stat only (size, mtime, inode, ctime), and check that each
     output file is there with its recorded size. Never raises: a scan that fails is a warning (tracked 0)."""
     stale: list[StaleNote] = []
     try:
@@ -39,7 +39,7 @@ def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
         entry = state.files.get(rel)
         if entry is None:
             stale.append(StaleNote(rel, "not synced yet"))
-        elif (entry.size, entry.mtime_ns) != (st.size, st.mtime_ns):
+        elif not entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns):
             stale.append(StaleNote(rel, "changed since the last sync"))
         elif not output_intact(root / entry.output, entry.output_bytes):
             stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))

@@ -1,8 +1,8 @@
 """The sync state file (Bot-BIN paper §3.3 structure plus what incremental sync needs), as JSON.
 
 Shape: ``{"version", "last_sync", "model", "chunker", "files": {rel: {"hash", "synced_at", "chunks",
-"output", "size", "mtime_ns", "created_at", "output_bytes"}}, "encrypted"}``. ``hash`` is the MD5 hex of
-the note's bytes.
+"output", "size", "mtime_ns", "created_at", "output_bytes", "ino", "ctime_ns"}}, "encrypted"}``.
+``hash`` is the MD5 hex of the note's bytes.
 """
 
 from __future__ import annotations
@@ -40,6 +40,18 @@ class FileEntry:
     """When the note's first output was written (ISO 8601 UTC)."""
     output_bytes: int = -1
     """Size of the output file as written; a different size means it was damaged and is rewritten."""
+    ino: int = -1
+    """Note inode number at that sync (-1: unknown, the next sync hashes the note)."""
+    ctime_ns: int = -1
+    """Note inode change time (ns) at that sync (-1: unknown, the next sync hashes the note)."""
+
+    def matches(self, size: int, mtime_ns: int, ino: int, ctime_ns: int) -> bool:
+        """True if a note with this stat is, without reading it, the one recorded here."""
+        return (self.size, self.mtime_ns, self.ino, self.ctime_ns) == (size, mtime_ns, ino, ctime_ns)
+
+    def restat(self, size: int, mtime_ns: int, ino: int, ctime_ns: int) -> None:
+        """Record a new stat of the same bytes (a touch, a copy, a restore)."""
+        self.size, self.mtime_ns, self.ino, self.ctime_ns = size, mtime_ns, ino, ctime_ns
 
 
 @dataclass
@@ -78,6 +90,8 @@ def _entry(raw: Any) -> FileEntry | None:
             mtime_ns=int(raw.get("mtime_ns", -1)),
             created_at=str(raw.get("created_at", "")),
             output_bytes=int(raw.get("output_bytes", -1)),
+            ino=int(raw.get("ino", -1)),
+            ctime_ns=int(raw.get("ctime_ns", -1)),
         )
     except (KeyError, TypeError, ValueError):
         return None
