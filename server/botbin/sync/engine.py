@@ -154,7 +154,7 @@ class _Run:
         self.warnings: list[str] = []
         self.documents: dict[str, AifBinDocument] = {}
         self.embedded = self.reused = 0
-        self.group: list[tuple[PreparedNote, int]] = []
+        self.group: list[tuple[PreparedNote, FileStat]] = []
         """Notes waiting for embeddings, each with its stat."""
         self.group_chunks = 0
         """Chunks in ``group``."""
