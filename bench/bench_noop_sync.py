@@ -63,7 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="botbin-noop-") as tmp_name:
         tmp = Path(tmp_name)
-        base = tmp / "baseline"
+        base = tmp / "code-baseline"
         base.mkdir()
         archive = subprocess.run(
             ["git", "archive", args.baseline_ref, "server"], cwd=REPO, check=True, capture_output=True
