@@ -336,7 +336,8 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
     document is written, while the sync goes on. ``encryption``: "encrypt" or "decrypt" converts every
     output in place (``botbin encrypt`` / ``decrypt``); an encrypted store's outputs stay encrypted.
     ``locked`` is called once the workspace lock is held, before the scan (to reload what another process
-    synced meanwhile). Indexed notes still on disk that the include/exclude globs no longer match are
+    synced meanwhile), and again at the end when excluded notes were removed (an index loaded in memory
+    that drops only ``deleted`` notes then reloads from the new state file; see ``SyncReport.removed``). Indexed notes still on disk that the include/exclude globs no longer match are
     removed ("excluded") unless they are most of the index: then they are kept, with a warning, until a
     sync with ``prune``. Removed notes' vectors are kept in a bounded spare file (sync/spare.py), so a note
     that comes back is not re-embedded.
@@ -410,6 +411,8 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             run.save()
         finish_decryption(ctx.output_dir, keys)
         mark_complete(ctx.output_dir)
+        if removal.excluded and locked is not None:
+            locked()  # the state file changed under a loaded index: its owner reloads it without them
     # A re-chunked note is also counted unchanged: its bytes are what they were.
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
