@@ -337,10 +337,11 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
     output in place (``botbin encrypt`` / ``decrypt``); an encrypted store's outputs stay encrypted.
     ``locked`` is called once the workspace lock is held, before the scan (to reload what another process
     synced meanwhile), and again at the end when excluded notes were removed (an index loaded in memory
-    that drops only ``deleted`` notes then reloads from the new state file; see ``SyncReport.removed``). Indexed notes still on disk that the include/exclude globs no longer match are
-    removed ("excluded") unless they are most of the index: then they are kept, with a warning, until a
-    sync with ``prune``. Removed notes' vectors are kept in a bounded spare file (sync/spare.py), so a note
-    that comes back is not re-embedded.
+    that drops only ``deleted`` notes then reloads from the new state file; see ``SyncReport.removed``).
+    Indexed notes still on disk that the include/exclude globs no longer match are removed ("excluded")
+    unless they are most of the index: then they are kept, with a warning, until a sync with ``prune``.
+    Removed notes' vectors are kept in a bounded spare file (sync/spare.py), so a note that comes back is
+    not re-embedded.
 
     Crash safety: every write is atomic, and a journal file marks a sync that writes; when the next sync
     finds it (the last one was killed), it distrusts outputs whose ``source_md5`` disagrees with the state
