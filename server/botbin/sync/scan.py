@@ -195,8 +195,9 @@ class _Walk:
         self.warnings: list[str] = []
         self._seen: set[tuple[bool, int, int]] = set()
         """(through a link, st_dev, st_ino) of each folder walked."""
-        self._real_notes: set[tuple[int, int]] = set()
-        """(st_dev, st_ino) of each note found at its real path."""
+        self._real_notes: dict[tuple[int, int], str] = {}
+        """(st_dev, st_ino) -> path of each note found at its real path (one file, one note: a hard link
+        to a note already found is not tracked again)."""
         self._stack: list[tuple[str, bool]] = []
         """Folders to list: (relative path, reached through a link)."""
         self._linked: deque[str] = deque()
@@ -272,10 +273,11 @@ class _Walk:
         self._stack.extend((d, linked) for d in reversed(subdirs))
 
     def _note(self, rel: str, st: os.stat_result, linked: bool) -> None:
+        key = (st.st_dev, st.st_ino)
+        if key in self._real_notes:
+            return  # found already (at its real path, or as another hard link): one file, one note
         if not linked:
-            self._real_notes.add((st.st_dev, st.st_ino))
-        elif (st.st_dev, st.st_ino) in self._real_notes:
-            return  # found at its real path already: one note, one output
+            self._real_notes[key] = rel
         self.files[rel] = FileStat.of(st)
 
     def _link(self, rel: str, path: str, folder: str, linked: bool) -> None:
