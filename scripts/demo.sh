@@ -2,7 +2,7 @@
 # Set up, then run the main job on the bundled example workspace: sync it, then search it by meaning.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
+./scripts/setup.sh --python-only  # the demo runs no front end: no npm install
 . .venv/bin/activate
 WS=examples/workspace
 echo "== botbin sync (examples/workspace -> examples/workspace/memory/aifbin/)"

@@ -235,7 +235,6 @@ def test_service_directives_report(make_service: Callable[..., MemoryService]) -
 
 def test_directive_lines_show_the_rule_not_markup(capsys: pytest.CaptureFixture[str]) -> None:
     from botbin.agent.rules import DirectiveReport
-
     from botbin.cli.output import print_directives
     from botbin.directives.partition import Directive
 

@@ -32,6 +32,8 @@ def unsafe_glob_reason(pattern: str) -> str | None:
         return "an absolute glob; globs are relative to the workspace"
     if ".." in posix.split("/"):
         return "a '..' segment would leave the workspace"
+    if "\\" in pattern:
+        return f"a backslash is not a folder separator here; write {posix!r}"
     return None
 
 
@@ -40,6 +42,21 @@ def path_glob(pattern: str) -> Callable[[str], bool]:
     folders, ``*`` and ``?`` stay inside one (``memory/*.md`` does not match ``memory/a/b.md``)."""
     matcher = wglob.compile([pattern], flags=wglob.GLOBSTAR)
     return lambda path: bool(matcher.match(path))
+#: Settings that name a path inside the workspace (POSIX, relative).
+WORKSPACE_PATH_KEYS = ("output_dir", "roots_note", "soul_dir")
+
+
+def windows_path_reason(value: str, relative: bool = True) -> str | None:
+    """Why a path setting written the Windows way (backslashes, a drive letter, a UNC share) is refused:
+    on POSIX it would name one folder with backslashes in its name, or a folder called "C:". None if fine.
+    ``relative``: the path must stay inside the workspace (the hint then suggests the '/' spelling)."""
+    drive = re.match(r"[A-Za-z]:", value) is not None
+    if not drive and "\\" not in value:
+        return None
+    if drive or value.startswith("\\\\"):
+        where = "a path relative to the workspace, with '/'" if relative else "a POSIX path"
+        return f"a Windows drive or share path; write {where}"
+    return f"a Windows-style path with backslashes; write {value.replace(chr(92), '/')!r}"
 
 
 def safe_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
@@ -54,7 +71,9 @@ class Settings:
     include: tuple[str, ...] = DEFAULT_INCLUDE
     """Globs (relative POSIX paths, ``**`` spans folders) of tracked notes."""
     exclude: tuple[str, ...] = ()
-    """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded."""
+    """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded. Each is
+    also read as a .gitignore line: ``Archive`` or ``Archive/`` excludes every folder of that name (and
+    ``*.tmp.md`` such notes at any depth); a pattern with a slash inside is relative to the workspace."""
     vault: bool = False
     """Vault mode: track every ``**/*.md`` note (replaces ``include``)."""
     output_dir: str = "memory/aifbin"
@@ -255,6 +274,12 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     out = Path(values["output_dir"])
     if out.is_absolute() or ".." in out.parts or out == Path("."):
         bad["output_dir"] = "must be a folder inside the workspace"
+    for key in WORKSPACE_PATH_KEYS:  # checked last: its reason is the one to show
+        if (reason := windows_path_reason(values[key])) is not None:
+            bad[key] = reason
+    model = values["model"]
+    if model is not None and os.sep == "/" and (reason := windows_path_reason(model, relative=False)) is not None:
+        bad["model"] = reason
     return bad
 
 

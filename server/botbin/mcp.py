@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from pydantic import Field
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
 
 from botbin import __version__
 from botbin.errors import BotbinError

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+
 from lsp.conftest import EXAMPLES
 
 pytestmark = pytest.mark.model

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
 from conftest import REPO
 
 EXAMPLES = REPO / "examples" / "workspace"

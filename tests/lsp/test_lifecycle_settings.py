@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FakeEmbedder, write_notes
 
 from botbin.errors import ModelError, PassphraseError, WorkspaceError
 from botbin.lsp.features.session import settings_from
 from botbin.lsp.folders import Folder, Folders, path_to_uri, uri_to_path
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
+from conftest import FakeEmbedder, write_notes
 
 WAIT_S = 10.0
 

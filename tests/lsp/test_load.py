@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from lsp.conftest import serve
 
 from botbin.index.blas import single_threaded_blas
+from lsp.conftest import serve
 
 pytestmark = pytest.mark.model
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
-from lsp.conftest import request, serve, wait_until
 
 from botbin.aifbin import decode
+from lsp.conftest import request, serve, wait_until
 
 pytestmark = pytest.mark.model
 

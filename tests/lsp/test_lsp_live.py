@@ -12,6 +12,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+
 from lsp.conftest import PROFILES, SERVER, progress_ended, request, start, wait_until
 
 pytestmark = pytest.mark.model

@@ -28,4 +28,4 @@ def main(tcp_port: int | None = None, host: str = "127.0.0.1") -> int:
     rpc_out = sys.stdout.buffer
     sys.stdout = sys.stderr  # a stray print must never corrupt the JSON-RPC stream
     server.start_io(sys.stdin.buffer, rpc_out)
-    return 0
+    return server.exit_code

@@ -22,6 +22,7 @@ from botbin import __version__
 from botbin.errors import BotbinError, PassphraseError
 from botbin.lsp import protocol
 from botbin.lsp.folders import Folder, Folders, uri_to_path
+from botbin.lsp.guards import BotbinProtocol
 from botbin.lsp.positions import UTF16, encoding_name
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ class BotbinLanguageServer(LanguageServer):
     """pygls server plus botbin's state."""
 
     def __init__(self) -> None:
-        super().__init__(protocol.SERVER_NAME, __version__, max_workers=4)
+        super().__init__(protocol.SERVER_NAME, __version__, max_workers=4, protocol_cls=BotbinProtocol)
         self.folders = Folders(self._sync_progress, self._sync_done)
         self.buffers: dict[str, str] = {}
         """Open documents' text by URI, kept with LSP line rules (pygls' own copy splits lines as Python does)."""
@@ -50,6 +51,10 @@ class BotbinLanguageServer(LanguageServer):
         self.diagnosed: set[str] = set()
         """URIs that currently carry botbin diagnostics (to clear them when the conflict goes)."""
         self.on_synced: list[Callable[[Folder, SyncReport | None], None]] = []
+        self.shut_down = False
+        """True once ``shutdown`` was received."""
+        self.exit_code = 0
+        """The process exit status: 1 for an ``exit`` without ``shutdown`` first (LSP 3.17), or a dead client."""
 
     # -- capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:

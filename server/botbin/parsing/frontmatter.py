@@ -73,13 +73,67 @@ def to_plain(value: Any, _depth: int = 0) -> Any:
     return str(value)
 
 
-def _names(value: Any, separator: str) -> tuple[str, ...]:
-    """A list of names from a YAML value: a list, or a string split on the ``separator`` regex."""
-    if value is None:
-        return ()
-    items = value if isinstance(value, list) else re.split(separator, str(value))
-    names = (str(item).strip().lstrip("#").strip() for item in items if item is not None)
+def _as_written(resolved: Any, raw: Any, _depth: int = 0) -> list[str]:
+    """The scalars of a YAML value as the user wrote them, flattened in order.
+
+    ``resolved`` is the value from the safe loader (YAML 1.1: ``yes`` is True, ``2024-01-01`` a date,
+    ``1.10`` the float 1.1, ``010`` the int 8); ``raw`` the same node from the base loader, where every
+    scalar is its text. A null (``~``, ``null``, nothing) is left out; nested lists are flattened; a
+    mapping gives its keys (``tags: {a: , b: }``)."""
+    if resolved is None or _depth > _MAX_DEPTH:
+        return []
+    if isinstance(resolved, list) and isinstance(raw, list) and len(raw) == len(resolved):
+        return [s for r, w in zip(resolved, raw, strict=True) for s in _as_written(r, w, _depth + 1)]
+    if isinstance(resolved, dict) and isinstance(raw, dict):
+        return [str(k) for k in raw]
+    if isinstance(raw, str):
+        return [_text(raw)]
+    return [str(to_plain(resolved))]
+
+
+def _names(values: list[str], separator: str | None) -> tuple[str, ...]:
+    """Names from the written scalars of a key, each split on the ``separator`` regex (None: not split),
+    '#' removed."""
+    parts = (p for v in values for p in (re.split(separator, v) if separator else [v]))
+    names = (part.strip().lstrip("#").strip() for part in parts)
     return tuple(dict.fromkeys(n for n in names if n))
+
+
+#: ``tags: #a #b`` or a ``- #a`` item: YAML reads a '#' after a space as a comment, Obsidian users mean tags.
+_COMMENT_TAGS = re.compile(r"^(?:tags?:|\s*-)\s+(#[^\s#].*)$")
+
+
+def _comment_tags(yaml_text: str) -> list[str]:
+    """Tags written as YAML comments under the ``tags``/``tag`` key (what YAML drops as comments)."""
+    found: list[str] = []
+    in_tags = False
+    for line in yaml_text.splitlines():
+        starts = re.match(r"tags?:", line) is not None
+        if starts or (in_tags and re.match(r"\s*-", line)):
+            in_tags = True
+            match = _COMMENT_TAGS.match(line)
+            if match:
+                found += [t for t in re.split(r"\s+", match.group(1)) if t.startswith("#")]
+        elif line and not line[0].isspace():
+            in_tags = False
+    return found
+
+
+def _raw(yaml_text: str) -> Any:
+    """``yaml_text`` read by the base loader (every scalar its text), None if that fails."""
+    try:
+        return yaml.load(yaml_text, Loader=yaml.BaseLoader)
+    except Exception:  # it parsed as safe YAML a moment ago; the resolved values are kept
+        return None
+
+
+def _written(raw: Any, data: dict[str, Any], keys: tuple[str, ...]) -> tuple[list[str], bool]:
+    """The scalars of the first of ``keys`` set in ``data``, as written (``raw``: the base loader's
+    mapping), and whether that value is a list."""
+    key = next((k for k in keys if data.get(k) is not None), None)
+    if key is None:
+        return [], False
+    return _as_written(data[key], raw.get(key) if isinstance(raw, dict) else None), isinstance(data[key], list)
 
 
 def _note_date(data: dict[str, Any], path: str) -> str | None:
@@ -116,10 +170,17 @@ def parse_frontmatter(yaml_text: str | None, path: str, first_line: int = 0) -> 
                 f"{path}:{first_line + 1}: frontmatter is a {type(loaded).__name__}, not a mapping; ignored"
             )
     title = data.get("title")
+    text = yaml_text or ""
+    raw = _raw(text) if any(k in data for k in ("tags", "tag", "aliases", "alias")) else None
+    # A string is split (Obsidian: "a, b" or "a b"); list items are names as they stand.
+    tags, listed = _written(raw, data, ("tags", "tag"))
+    if "tags" in data or "tag" in data:
+        tags += [t for t in _comment_tags(text) if t not in tags]
+    aliases, aliases_listed = _written(raw, data, ("aliases", "alias"))
     return FrontMatter(
         data=data,
-        tags=_names(data.get("tags", data.get("tag")), r"[,\s]+"),
-        aliases=_names(data.get("aliases", data.get("alias")), r","),
+        tags=_names(tags, None if listed else r"[,\s]+"),
+        aliases=_names(aliases, None if aliases_listed else r","),
         title=title if isinstance(title, str) and title.strip() else None,
         date=_note_date(data, path),
         warnings=tuple(warnings),

@@ -39,18 +39,12 @@ class EmbeddingCache:
         if path in self._seen:
             return
         self._seen.add(path)
-        try:
-            doc = decode(path.read_bytes(), str(path), self.keyring)
-        except FileNotFoundError:
-            return
-        except (OSError, AifBinFormatError) as exc:
-            log.info("embedding cache skips %s: %s", path, exc)
-            return
-        if doc.metadata.get("model", {}).get("name") != self.model_id:
-            return
-        for chunk in doc.chunks:
-            if chunk.text_md5:
-                self._vectors[chunk.text_md5] = chunk.embedding
+        self._vectors.update(vectors_of(path, self.model_id, self.keyring))
+
+    def add_vectors(self, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
+        """Take vectors keyed by chunk text MD5 (e.g. the spare file's); those already held win."""
+        for key, vector in vectors.items():
+            self._vectors.setdefault(key, vector)
 
     def get(self, text_md5: str) -> npt.NDArray[np.float32] | None:
         """The cached vector, float32 (dim,), or None."""
@@ -58,3 +52,18 @@ class EmbeddingCache:
 
     def put(self, text_md5: str, vector: npt.NDArray[np.float32]) -> None:
         self._vectors[text_md5] = vector
+
+
+def vectors_of(path: Path, model_id: str, keyring: Keyring | None = None) -> dict[str, npt.NDArray[np.float32]]:
+    """text_md5 -> float32 (dim,) embedding of every chunk of the AIF-BIN file at ``path``, if it was made
+    with ``model_id``; {} for a missing, malformed or other-model file (logged, never raised)."""
+    try:
+        doc = decode(path.read_bytes(), str(path), keyring)
+    except FileNotFoundError:
+        return {}
+    except (OSError, AifBinFormatError) as exc:
+        log.info("embedding cache skips %s: %s", path, exc)
+        return {}
+    if doc.metadata.get("model", {}).get("name") != model_id:
+        return {}
+    return {chunk.text_md5: chunk.embedding for chunk in doc.chunks if chunk.text_md5}

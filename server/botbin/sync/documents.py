@@ -62,13 +62,17 @@ def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerPa
     """
     from botbin.directives.partition import partition_note  # imported on first change, not on a no-op sync
     from botbin.parsing import decode_note, parse_note
+    from botbin.parsing.binary import strip_binary
 
     decoded = decode_note(data, rel)
-    note = parse_note(decoded.text, rel)
+    stripped = strip_binary(parse_note(decoded.text, rel))  # drawings and base64 are not embedded
+    note = stripped.note
     part = partition_note(note, decoded.text)
     chunks = tuple(chunk_note(note, counter, params, part.kinds, split_kinds=part.instruction))
     digest = md5 or hashlib.md5(data).hexdigest()
-    return PreparedNote(rel, data, digest, note, chunks, part, decoded.warnings + note.warnings)
+    skipped = stripped.warning()
+    return PreparedNote(rel, data, digest, note, chunks, part,
+                        decoded.warnings + note.warnings + ((skipped,) if skipped else ()))
 
 
 @dataclass(frozen=True)

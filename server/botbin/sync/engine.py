@@ -1,4 +1,4 @@
-"""The sync engine: scan, detect changes (size+mtime fast path, then MD5), embed what changed, write.
+"""The sync engine: scan, detect changes (size+mtime+inode+ctime fast path, then MD5), embed what changed, write.
 
 Every note is handled on its own: a failing note is reported with its path and reason and keeps its
 previous output, while every other note syncs. Nothing under the workspace but the output folder is
@@ -23,12 +23,22 @@ from botbin.chunking import ChunkerParams, TokenCounter
 from botbin.config import Settings
 from botbin.embedding import Embedder
 from botbin.errors import BotbinError, WorkspaceError
-from botbin.sync.atomic import atomic_write, fsync_dir, remove_empty_dirs, remove_stale_temps
+from botbin.sync.atomic import atomic_write, fsync_dir, remove_stale_temps
 from botbin.sync.cache import EmbeddingCache
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
 from botbin.sync.encryption import PassphraseFn, StoreKeys, convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
-from botbin.sync.scan import ScanResult, check_root, outside_target, read_note, scan_workspace
+from botbin.sync.removal import SpareTarget, plan_removal, remove_outputs, sweep_orphans
+from botbin.sync.scan import (
+    FileStat,
+    ScanResult,
+    check_root,
+    outside_target,
+    read_note,
+    scan_workspace,
+    untracked_notes_hint,
+)
+from botbin.sync.spare import SPARE_FILE, read_spare
 from botbin.sync.state import (
     STATE_FILE,
     FileEntry,
@@ -71,7 +81,17 @@ class SyncReport:
 
     added: tuple[str, ...] = ()
     modified: tuple[str, ...] = ()
+    """Notes whose content changed."""
     deleted: tuple[str, ...] = ()
+    """Notes gone from disk, removed from the index."""
+    excluded: tuple[str, ...] = ()
+    """Notes still on disk that the include/exclude globs no longer match, removed from the index."""
+    kept_excluded: tuple[str, ...] = ()
+    """Notes still on disk that the globs no longer match, kept in the index because removing them would drop
+    most of it; a sync with ``prune=True`` removes them."""
+    rechunked: tuple[str, ...] = ()
+    """Notes with the same bytes whose output a ``full`` sync rewrote (vectors reused); also counted in
+    ``unchanged``, never in ``modified``."""
     renamed: tuple[tuple[str, str], ...] = ()
     """(old path, new path) pairs: a deleted note whose bytes reappeared under a new path."""
     unchanged: int = 0
@@ -89,8 +109,13 @@ class SyncReport:
 
     @property
     def changed(self) -> bool:
-        """True if any note was added, modified or deleted."""
-        return bool(self.added or self.modified or self.deleted)
+        """True if any output was written or removed."""
+        return bool(self.added or self.modified or self.deleted or self.excluded or self.rechunked)
+
+    @property
+    def removed(self) -> tuple[str, ...]:
+        """Every note removed from the index (deleted and excluded)."""
+        return (*self.deleted, *self.excluded)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (camelCase), for ``botbin sync --json`` and the language server's sync commands."""
@@ -135,12 +160,13 @@ class _Run:
         self.cache = EmbeddingCache(ctx.model.name, keys.keyring if keys is not None else None)
         self.added: list[str] = []
         self.modified: list[str] = []
+        self.rechunked: list[str] = []
         self.failed: list[NoteFailure] = []
         self.warnings: list[str] = []
         self.documents: dict[str, AifBinDocument] = {}
         self.embedded = self.reused = 0
-        self.group: list[tuple[PreparedNote, int]] = []
-        """Notes waiting for embeddings, each with its mtime_ns."""
+        self.group: list[tuple[PreparedNote, FileStat]] = []
+        """Notes waiting for embeddings, each with its stat."""
         self.group_chunks = 0
         """Chunks in ``group``."""
         self.dirty = False
@@ -149,10 +175,18 @@ class _Run:
         self.saved_at = time.monotonic()
         self.cache_sources: list[Path] = []
         """Outputs of deleted notes: read into the cache only if something needs embedding (renames)."""
+        self.spare = None if keys is not None else SpareTarget(ctx.output_dir / SPARE_FILE, ctx.model.name,
+                                                               ctx.model.dim)
+        """Where removed notes' vectors go; None for an encrypted store (vectors reveal the text)."""
+        self.spare_read = False
+        self.full = False
+        """The caller asked for a full sync."""
+        self.new_model = bool(state.files) and state.model != ctx.model.name
+        """The outputs were embedded with another model: every note is re-embedded ("modified")."""
 
-    def handle(self, rel: str, size: int, mtime_ns: int, force: bool) -> bool:
+    def handle(self, rel: str, st: FileStat, force: bool) -> bool:
         """Check one candidate note; queue it if its content changed. False if it vanished meanwhile."""
-        limit = self.ctx.settings.max_note_bytes
+        limit, size = self.ctx.settings.max_note_bytes, st.size
         if size > limit:
             self.failed.append(NoteFailure(
                 rel, f"{size:,} bytes is over max_note_bytes ({limit:,}); skipped, raise max_note_bytes to index it"
@@ -169,7 +203,7 @@ class _Run:
         md5 = hashlib.md5(data).hexdigest()
         if (entry is not None and entry.hash == md5 and not force
                 and output_intact(self.ctx.root / entry.output, entry.output_bytes)):
-            entry.size, entry.mtime_ns = len(data), mtime_ns
+            entry.restat(len(data), st.mtime_ns, st.ino, st.ctime_ns)
             self.dirty = True
             return True
         try:
@@ -178,9 +212,12 @@ class _Run:
             self.failed.append(NoteFailure(rel, exc.reason))
             return True
         self.warnings.extend(prep.warnings)
-        (self.modified if entry is not None else self.added).append(rel)
+        # Same bytes under ``full``: re-chunked (vectors reused), unless another model re-embeds every chunk.
+        same = entry is not None and entry.hash == md5 and self.full and not self.new_model
+        changed = self.added if entry is None else self.rechunked if same else self.modified
+        changed.append(rel)
         self.cache.add_file(self.ctx.root / output_rel(rel, self.ctx.settings.output_dir))
-        self.group.append((prep, mtime_ns))
+        self.group.append((prep, st))
         self.group_chunks += len(prep.chunks)
         if self.group_chunks >= GROUP_CHUNKS:
             self.flush()
@@ -192,6 +229,10 @@ class _Run:
             for path in self.cache_sources:
                 self.cache.add_file(path)
             self.cache_sources = []
+            missing = self._missing(notes)
+        if missing and self.spare is not None and not self.spare_read:
+            self.spare_read = True
+            self.cache.add_vectors(read_spare(self.spare.path, self.spare.model_id, self.spare.dim))
             missing = self._missing(notes)
         if missing:
             vectors = self.ctx.embedder().embed(list(missing.values()))
@@ -226,7 +267,7 @@ class _Run:
         notes = [prep for prep, _ in queued]
         now = utc_now()
         folders: set[Path] = set()
-        for (prep, mtime_ns), vectors in zip(queued, self.embed(notes), strict=True):
+        for (prep, st), vectors in zip(queued, self.embed(notes), strict=True):
             old = self.state.files.get(prep.rel)
             doc = build_document(prep, vectors, self.ctx.model, self.ctx.params, old.created_at if old else now, now)
             out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
@@ -236,13 +277,13 @@ class _Run:
                 folders.add((self.ctx.root / out_rel).parent)
             except OSError as exc:
                 self.failed.append(NoteFailure(prep.rel, f"cannot write {out_rel} ({exc.strerror or exc})"))
-                for changed in (self.added, self.modified):
+                for changed in (self.added, self.modified, self.rechunked):
                     if prep.rel in changed:
                         changed.remove(prep.rel)
                 continue
             self.state.files[prep.rel] = FileEntry(
-                prep.md5, now, len(prep.chunks), out_rel, len(prep.data), mtime_ns,
-                old.created_at if old and old.created_at else now, len(blob),
+                prep.md5, now, len(prep.chunks), out_rel, len(prep.data), st.mtime_ns,
+                old.created_at if old and old.created_at else now, len(blob), st.ino, st.ctime_ns,
             )
             if self.keep_documents:
                 self.documents[prep.rel] = doc
@@ -262,34 +303,6 @@ class _Run:
 def _needs_full_check(state: SyncState, ctx: SyncContext) -> bool:
     """True when outputs were made with another model or chunker: every note is re-chunked."""
     return state.model != ctx.model.name or state.chunker != ctx.params.as_dict()
-
-
-def _delete(run: _Run, rels: list[str]) -> None:
-    root, out_dir = run.ctx.root, run.ctx.output_dir
-    for rel in rels:
-        entry = run.state.files.pop(rel)
-        target = root / entry.output
-        try:
-            target.unlink(missing_ok=True)
-        except OSError as exc:
-            run.warnings.append(f"{target}: cannot remove stale output ({exc.strerror})")
-        remove_empty_dirs(target.parent, out_dir)
-
-
-def _sweep_orphans(run: _Run, scan: ScanResult) -> None:
-    """Remove ``.aif-bin`` files that no state entry owns (after a lost state file, a note deleted meanwhile
-    would otherwise keep its output forever). Only botbin's own output folder is touched."""
-    owned = {entry.output for entry in run.state.files.values()}
-    for path in run.ctx.output_dir.rglob("*.aif-bin"):
-        rel = path.relative_to(run.ctx.root).as_posix()
-        source = rel[len(run.ctx.settings.output_dir.strip("/")) + 1:-len(".aif-bin")] + ".md"
-        if rel not in owned and not scan.covers(source):
-            try:
-                path.unlink()
-                run.warnings.append(f"{path}: removed an output no note owns any more")
-            except OSError as exc:
-                run.warnings.append(f"{path}: cannot remove a stale output ({exc.strerror})")
-            remove_empty_dirs(path.parent, run.ctx.output_dir)
 
 
 def _renames(deleted: list[str], added: list[str], old: dict[str, str], state: SyncState) -> list[tuple[str, str]]:
@@ -313,7 +326,7 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
     for rel, st in scan.files.items():
         entry = state.files.get(rel)
         if (not force and rel not in force_paths and entry is not None
-                and entry.size == st.size and entry.mtime_ns == st.mtime_ns
+                and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
                 and output_intact(ctx.root / entry.output, entry.output_bytes)):
             unchanged += 1
         else:
@@ -324,7 +337,7 @@ def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: boo
 def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False,
                    keep_documents: bool = False, written: WrittenFn | None = None,
                    force_paths: frozenset[str] = frozenset(), encryption: str | None = None,
-                   locked: Callable[[], None] | None = None) -> SyncReport:
+                   locked: Callable[[], None] | None = None, prune: bool = False) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
     ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
@@ -334,7 +347,12 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
     document is written, while the sync goes on. ``encryption``: "encrypt" or "decrypt" converts every
     output in place (``botbin encrypt`` / ``decrypt``); an encrypted store's outputs stay encrypted.
     ``locked`` is called once the workspace lock is held, before the scan (to reload what another process
-    synced meanwhile).
+    synced meanwhile), and again at the end when excluded notes were removed (an index loaded in memory
+    that drops only ``deleted`` notes then reloads from the new state file; see ``SyncReport.removed``).
+    Indexed notes still on disk that the include/exclude globs no longer match are removed ("excluded")
+    unless they are most of the index: then they are kept, with a warning, until a sync with ``prune``.
+    Removed notes' vectors are kept in a bounded spare file (sync/spare.py), so a note that comes back is
+    not re-embedded.
 
     Crash safety: every write is atomic, and a journal file marks a sync that writes; when the next sync
     finds it (the last one was killed), it distrusts outputs whose ``source_md5`` disagrees with the state
@@ -356,13 +374,14 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
         scan = scan_workspace(ctx.root, ctx.settings)
         remove_stale_temps(ctx.output_dir)
-        state, warnings = load_state(ctx.output_dir / STATE_FILE)
+        state, warnings = load_state(ctx.output_dir / STATE_FILE, ctx.settings.output_dir)
         interrupted = was_interrupted(ctx.output_dir)
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
         force = full or _needs_full_check(state, ctx)
         run = _Run(ctx, state, keep_documents, written, keys)
+        run.full = full
         run.dirty = force or interrupted or not (ctx.output_dir / STATE_FILE).is_file()
         if state.encrypted != (run.cipher is not None) or (keys is not None and run.cipher is None):
             mark_interrupted(ctx.output_dir)
@@ -370,12 +389,15 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             run.dirty = True
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])
+        if (hint := untracked_notes_hint(ctx.root, ctx.settings, scan)) is not None:
+            run.warnings.append(hint)
+        indexed = len(state.files)
         candidates, unchanged = _candidates(scan, state, ctx, force, force_paths)
         run.cache_sources = [ctx.root / e.output for rel, e in state.files.items() if rel not in scan.files]
         vanished: set[str] = set()
         for done, rel in enumerate(candidates, 1):
             st = scan.files[rel]
-            if not run.handle(rel, st.size, st.mtime_ns, force or rel in force_paths):
+            if not run.handle(rel, st, force or rel in force_paths):
                 vanished.add(rel)
             if progress is not None:
                 progress(done, len(candidates))
@@ -383,12 +405,17 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
         gone = sorted(
             rel for rel in state.files if (rel not in scan.files or rel in vanished) and not scan.covers(rel)
         )
+        removal = plan_removal(ctx.root, ctx.settings, gone, indexed, prune)
+        run.warnings.extend(removal.warnings)
+        gone = [*removal.deleted, *removal.excluded]
         old_hashes = {rel: state.files[rel].hash for rel in gone}
         if gone:
             mark_interrupted(ctx.output_dir)
-        _delete(run, gone)
+        remove_outputs(ctx.root, ctx.output_dir, state, gone, run.spare, run.warnings)
         if warnings or interrupted:  # outputs written by a killed run, or after a lost state file: no entry owns them
-            _sweep_orphans(run, scan)
+            sweep_orphans(ctx.root, ctx.settings.output_dir, state, scan.covers, run.spare, run.warnings)
+        if run.spare is None:
+            (ctx.output_dir / SPARE_FILE).unlink(missing_ok=True)  # an encrypted store keeps no plain vectors
         renamed = _renames(gone, run.added, old_hashes, state)
         if run.dirty or gone or run.saved_during_run:
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.
@@ -396,9 +423,13 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             run.save()
         finish_decryption(ctx.output_dir, keys)
         mark_complete(ctx.output_dir)
+        if removal.excluded and locked is not None:
+            locked()  # the state file changed under a loaded index: its owner reloads it without them
+    # A re-chunked note is also counted unchanged: its bytes are what they were.
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
-        added=tuple(run.added), modified=tuple(run.modified), deleted=tuple(gone), renamed=tuple(renamed),
+        added=tuple(run.added), modified=tuple(run.modified), deleted=removal.deleted, excluded=removal.excluded,
+        kept_excluded=removal.kept, rechunked=tuple(run.rechunked), renamed=tuple(renamed),
         unchanged=unchanged, failed=tuple(run.failed), warnings=tuple(run.warnings),
         chunks_embedded=run.embedded, chunks_reused=run.reused,
         elapsed_ms=(time.perf_counter() - started) * 1000, synced_at=state.last_sync, documents=run.documents,

@@ -10,6 +10,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+import pathspec
 from wcmatch import glob as wglob
 
 from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings, safe_globs
@@ -22,12 +23,23 @@ _HINT = "set follow_symlinks = true to follow it"
 
 @dataclass(frozen=True)
 class FileStat:
-    """What the fast path of change detection compares."""
+    """What the fast path of change detection compares. Size and mtime alone are fooled by an edit whose
+    mtime is put back (``cp -p``, ``rsync -a``, ``tar x``, a backup restore): that write still moves the
+    inode's change time (which no user call can set) or makes a new inode, so both are compared too."""
 
     size: int
     """Size in bytes."""
     mtime_ns: int
     """Modification time, nanoseconds since the epoch."""
+    ino: int = -1
+    """Inode number (st_ino); -1 when unknown."""
+    ctime_ns: int = -1
+    """Inode change time (st_ctime_ns; on Windows the creation time), ns since the epoch; -1 when unknown."""
+
+    @classmethod
+    def of(cls, st: os.stat_result) -> FileStat:
+        """The parts of ``st`` that change detection compares."""
+        return cls(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,8 @@ class TrackedMatcher:
         self._include = wglob.compile(list(safe_globs(settings.tracked_globs)), flags=_GLOB_FLAGS)
         exclude = safe_globs(settings.exclude)
         self._exclude = wglob.compile(list(exclude), flags=_GLOB_FLAGS) if exclude else None
+        # Also read the way .gitignore reads them: "Archive" or "Archive/" is that folder at any depth.
+        self._ignored = pathspec.GitIgnoreSpec.from_lines(exclude) if exclude else None
 
     def __call__(self, rel: str) -> bool:
         """True if the relative POSIX path ``rel`` is a tracked note."""
@@ -95,7 +109,9 @@ class TrackedMatcher:
             return False
         if not self._include.match(rel):
             return False
-        return not (self._exclude is not None and self._exclude.match(rel))
+        if self._exclude is not None and self._exclude.match(rel):
+            return False
+        return not (self._ignored is not None and self._ignored.match_file(rel))
 
 
 def check_root(root: Path) -> None:
@@ -179,8 +195,9 @@ class _Walk:
         self.warnings: list[str] = []
         self._seen: set[tuple[bool, int, int]] = set()
         """(through a link, st_dev, st_ino) of each folder walked."""
-        self._real_notes: set[tuple[int, int]] = set()
-        """(st_dev, st_ino) of each note found at its real path."""
+        self._real_notes: dict[tuple[int, int], str] = {}
+        """(st_dev, st_ino) -> path of each note found at its real path (one file, one note: a hard link
+        to a note already found is not tracked again)."""
         self._stack: list[tuple[str, bool]] = []
         """Folders to list: (relative path, reached through a link)."""
         self._linked: deque[str] = deque()
@@ -256,11 +273,12 @@ class _Walk:
         self._stack.extend((d, linked) for d in reversed(subdirs))
 
     def _note(self, rel: str, st: os.stat_result, linked: bool) -> None:
+        key = (st.st_dev, st.st_ino)
+        if key in self._real_notes:
+            return  # found already (at its real path, or as another hard link): one file, one note
         if not linked:
-            self._real_notes.add((st.st_dev, st.st_ino))
-        elif (st.st_dev, st.st_ino) in self._real_notes:
-            return  # found at its real path already: one note, one output
-        self.files[rel] = FileStat(st.st_size, st.st_mtime_ns)
+            self._real_notes[key] = rel
+        self.files[rel] = FileStat.of(st)
 
     def _link(self, rel: str, path: str, folder: str, linked: bool) -> None:
         """A symbolic link found in ``folder``: queue the folder or record the note it leads to."""
@@ -295,3 +313,30 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
     walk.run(walk_roots(settings.tracked_globs))
     return ScanResult(dict(sorted(walk.files.items())), tuple(walk.unreadable), tuple(walk.warnings),
                       tuple(walk.folders))
+
+
+#: Most folder entries looked at when counting untracked notes (a huge tree is not walked to the end).
+HINT_WALK_LIMIT = 20_000
+
+
+def untracked_notes_hint(root: Path, settings: Settings, scan: ScanResult) -> str | None:
+    """One line naming ``--vault`` / ``vault = true`` when no note is tracked but ``root`` holds markdown
+    notes that no include glob matches (a fresh vault synced without vault mode); None otherwise."""
+    if scan.files or settings.vault:
+        return None
+    found, seen, more = 0, 0, False
+    out = settings.output_dir.strip("/")
+    for folder, dirs, files in os.walk(root):
+        rel = Path(os.path.relpath(folder, root)).as_posix()
+        dirs[:] = [d for d in dirs if not (d.startswith(".") or d in ALWAYS_EXCLUDED_DIRS
+                                           or (f"{rel}/{d}" if rel != "." else d) == out)]
+        found += sum(1 for name in files if name.endswith(".md"))
+        seen += len(dirs) + len(files)
+        if seen > HINT_WALK_LIMIT:
+            more = True
+            break
+    if not found:
+        return None
+    count = f"{found}{'+' if more else ''} markdown notes"
+    return (f"{root}: {count} here match no include glob ({', '.join(settings.tracked_globs)}), so none is "
+            "indexed; to index every note use `botbin sync --vault` or set `vault = true` in botbin.toml")

@@ -7,8 +7,14 @@ from pathlib import Path
 
 from botbin.config import Settings
 from botbin.sync.engine import output_intact
-from botbin.sync.scan import scan_workspace
+from botbin.sync.removal import on_disk
+from botbin.sync.scan import scan_workspace, untracked_notes_hint
 from botbin.sync.state import SyncState
+
+DELETED_REASON = "deleted, still indexed"
+"""An indexed note gone from disk."""
+EXCLUDED_REASON = "excluded (on disk, no longer matched by include/exclude), still indexed"
+"""An indexed note still on disk that the tracked globs no longer match."""
 
 
 @dataclass(frozen=True)
@@ -29,7 +35,7 @@ class Staleness:
 
 
 def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
-    """Compare the notes under ``root`` with ``state`` by size and mtime (ns) only, and check that each
+    """Compare the notes under ``root`` with ``state`` by stat only (size, mtime, inode, ctime), and check that each
     output file is there with its recorded size. Never raises: a scan that fails is a warning (tracked 0)."""
     stale: list[StaleNote] = []
     try:
@@ -40,9 +46,11 @@ def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
         entry = state.files.get(rel)
         if entry is None:
             stale.append(StaleNote(rel, "not synced yet"))
-        elif (entry.size, entry.mtime_ns) != (st.size, st.mtime_ns):
+        elif not entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns):
             stale.append(StaleNote(rel, "changed since the last sync"))
         elif not output_intact(root / entry.output, entry.output_bytes):
             stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
-    stale += [StaleNote(rel, "deleted, still indexed") for rel in state.files if rel not in scan.files]
-    return Staleness(len(scan.files), tuple(stale), tuple(scan.warnings))
+    stale += [StaleNote(rel, EXCLUDED_REASON if on_disk(root, rel) else DELETED_REASON)
+              for rel in state.files if rel not in scan.files and not scan.covers(rel)]
+    hint = untracked_notes_hint(root, settings, scan)
+    return Staleness(len(scan.files), tuple(stale), (*scan.warnings, *([hint] if hint else [])))

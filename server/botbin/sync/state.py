@@ -1,17 +1,21 @@
 """The sync state file (Bot-BIN paper §3.3 structure plus what incremental sync needs), as JSON.
 
 Shape: ``{"version", "last_sync", "model", "chunker", "files": {rel: {"hash", "synced_at", "chunks",
-"output", "size", "mtime_ns", "created_at", "output_bytes"}}, "encrypted"}``. ``hash`` is the MD5 hex of
-the note's bytes.
+"output", "size", "mtime_ns", "created_at", "output_bytes", "ino", "ctime_ns"}}, "encrypted"}``.
+``hash`` is the MD5 hex of the note's bytes.
 """
 
 from __future__ import annotations
 
 import json
+import logging
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from botbin.aifbin import FLAG_ENCRYPTED, HEADER, HEADER_SIZE, decode_metadata
+from botbin.errors import AifBinFormatError
 from botbin.sync.atomic import atomic_write
 
 STATE_FILE = "sync-state.json"
@@ -40,6 +44,18 @@ class FileEntry:
     """When the note's first output was written (ISO 8601 UTC)."""
     output_bytes: int = -1
     """Size of the output file as written; a different size means it was damaged and is rewritten."""
+    ino: int = -1
+    """Note inode number at that sync (-1: unknown, the next sync hashes the note)."""
+    ctime_ns: int = -1
+    """Note inode change time (ns) at that sync (-1: unknown, the next sync hashes the note)."""
+
+    def matches(self, size: int, mtime_ns: int, ino: int, ctime_ns: int) -> bool:
+        """True if a note with this stat is, without reading it, the one recorded here."""
+        return (self.size, self.mtime_ns, self.ino, self.ctime_ns) == (size, mtime_ns, ino, ctime_ns)
+
+    def restat(self, size: int, mtime_ns: int, ino: int, ctime_ns: int) -> None:
+        """Record a new stat of the same bytes (a touch, a copy, a restore)."""
+        self.size, self.mtime_ns, self.ino, self.ctime_ns = size, mtime_ns, ino, ctime_ns
 
 
 @dataclass
@@ -78,25 +94,29 @@ def _entry(raw: Any) -> FileEntry | None:
             mtime_ns=int(raw.get("mtime_ns", -1)),
             created_at=str(raw.get("created_at", "")),
             output_bytes=int(raw.get("output_bytes", -1)),
+            ino=int(raw.get("ino", -1)),
+            ctime_ns=int(raw.get("ctime_ns", -1)),
         )
     except (KeyError, TypeError, ValueError):
         return None
 
 
-def load_state(path: Path) -> tuple[SyncState, list[str]]:
-    """Read the state file; a missing one gives an empty state.
+def load_state(path: Path, output_dir: str | None = None) -> tuple[SyncState, list[str]]:
+    """Read the state file at ``path`` (in the output folder ``output_dir``, relative to the workspace;
+    guessed when None).
 
-    Never raises for bad content: a corrupt file gives an empty state and a warning (the next sync
-    re-reads every note but reuses embeddings from the existing AIF-BIN files).
+    Never raises for bad content: a damaged file, or a missing one beside existing outputs, is rebuilt from
+    the AIF-BIN files with a warning (rebuild_state below; the next sync re-checks each note by hash and
+    re-embeds nothing); with no output to rebuild from, the state is empty.
     """
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return SyncState(), []
+        return _rebuilt(path, output_dir, "state file missing")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return SyncState(), [f"{path}: state file unreadable ({exc}); every note will be re-checked"]
+        return _rebuilt(path, output_dir, f"state file unreadable ({exc})")
     if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
-        return SyncState(), [f"{path}: state file has no 'files' map; every note will be re-checked"]
+        return _rebuilt(path, output_dir, "state file has no 'files' map")
     files = {str(k): e for k, v in raw["files"].items() if (e := _entry(v)) is not None}
     chunker_raw = raw.get("chunker")
     chunker: dict[str, Any] = chunker_raw if isinstance(chunker_raw, dict) else {}
@@ -109,6 +129,22 @@ def load_state(path: Path) -> tuple[SyncState, list[str]]:
         encrypted=raw.get("encrypted") is True,
     )
     return state, []
+
+
+def _rebuilt(path: Path, output_dir: str | None, problem: str) -> tuple[SyncState, list[str]]:
+    """The state rebuilt from the outputs beside ``path``, with a warning naming ``problem``; an empty state
+    (with the warning unless the file is simply missing) when there is nothing to rebuild from."""
+    missing = problem == "state file missing"
+    if not path.parent.is_dir():
+        return SyncState(), []
+    rel = output_dir if output_dir is not None else guess_output_rel(path.parent)
+    state = rebuild_state(path.parent, rel) if rel is not None else SyncState()
+    if state.files:
+        return state, [f"{path}: {problem}; rebuilt from {len(state.files)} AIF-BIN files (each note is "
+                       "re-checked by hash; nothing is re-embedded)"]
+    if missing:
+        return SyncState(), []
+    return SyncState(), [f"{path}: {problem}; every note will be re-checked"]
 
 
 def save_state(path: Path, state: SyncState) -> None:
@@ -137,21 +173,107 @@ def distrust_mismatched_outputs(root: Path, state: SyncState) -> int:
     """After a killed sync: mark for rewriting each entry whose output's ``source_md5`` (public metadata,
     read without the chunk block) is not the entry's hash, e.g. a newer version written before the kill.
     Returns how many were marked."""
-    from botbin.aifbin import HEADER, HEADER_SIZE, decode_metadata
-    from botbin.errors import AifBinFormatError
-
     marked = 0
     for entry in state.files.values():
-        path = root / entry.output
         try:
-            with path.open("rb") as handle:
-                head = handle.read(HEADER_SIZE)
-                meta_len = HEADER.unpack_from(head)[4] if len(head) == HEADER_SIZE else 0
-                head += handle.read(meta_len)
-            same = decode_metadata(head, str(path))[2].get("source_md5") == entry.hash
+            same = read_header(root / entry.output)[2].get("source_md5") == entry.hash
         except (OSError, AifBinFormatError):
             same = False
         if not same:
             entry.output_bytes = -1
             marked += 1
     return marked
+
+
+# -- a lost or damaged state file, rebuilt from the AIF-BIN files (their public metadata holds the source
+# path, its MD5 and size, the model and the chunker), so it is never read as "nothing indexed" ----------------
+log = logging.getLogger(__name__)
+
+#: The output folder a workspace uses unless its settings say otherwise (config.Settings.output_dir).
+DEFAULT_OUTPUT_DIR = "memory/aifbin"
+#: Folders above the output folder tried when the workspace root must be guessed.
+_MAX_DEPTH = 6
+
+
+def read_header(path: Path) -> tuple[int, int, dict[str, Any]]:
+    """(flags, chunk_count, metadata) of the AIF-BIN file at ``path``, reading no chunk.
+
+    Raises OSError if it cannot be read, AifBinFormatError if its header or metadata is bad.
+    """
+    with path.open("rb") as handle:
+        head = handle.read(HEADER_SIZE)
+        meta_len = HEADER.unpack_from(head)[4] if len(head) == HEADER_SIZE else 0
+        head += handle.read(meta_len)
+    return decode_metadata(head, str(path))
+
+
+def _output_entry(path: Path, out_dir: Path, output_rel: str) -> tuple[str, FileEntry, dict[str, Any], bool] | None:
+    """(note path, entry, metadata, encrypted) for one output, or None if it is not a botbin output of the
+    note its own path names."""
+    try:
+        flags, count, meta = read_header(path)
+        size = path.stat().st_size
+    except (OSError, AifBinFormatError) as exc:
+        log.info("state rebuild skips %s: %s", path, exc)
+        return None
+    source, md5, source_bytes = meta.get("source"), meta.get("source_md5"), meta.get("source_bytes")
+    mirrored = path.relative_to(out_dir).as_posix()
+    if not (
+        isinstance(source, str)
+        and isinstance(md5, str)
+        and isinstance(source_bytes, int)
+        and source.endswith(".md")
+        and mirrored == source[:-3] + ".aif-bin"
+    ):
+        return None
+    synced = meta.get("synced_at") if isinstance(meta.get("synced_at"), str) else ""
+    created = meta.get("created_at") if isinstance(meta.get("created_at"), str) else synced
+    # mtime_ns -1: the next sync hashes the note once (its bytes decide; nothing is re-embedded).
+    entry = FileEntry(md5, str(synced), count, f"{output_rel}/{mirrored}", source_bytes, -1, str(created), size)
+    return source, entry, meta, bool(flags & FLAG_ENCRYPTED)
+
+
+def rebuild_state(out_dir: Path, output_rel: str) -> SyncState:
+    """A state holding every valid output under ``out_dir`` (``output_rel``: that folder relative to the
+    workspace, POSIX). Files that are not outputs of the note their path names are left out."""
+    state = SyncState()
+    models: Counter[str] = Counter()
+    encrypted = []
+    for path in sorted(out_dir.rglob("*.aif-bin")):
+        found = _output_entry(path, out_dir, output_rel.strip("/"))
+        if found is None:
+            continue
+        rel, entry, meta, locked = found
+        state.files[rel] = entry
+        model, chunker = meta.get("model"), meta.get("chunker")
+        if isinstance(model, dict) and isinstance(model.get("name"), str):
+            models[model["name"]] += 1
+        if isinstance(chunker, dict) and not state.chunker:
+            state.chunker = {str(k): v for k, v in chunker.items() if isinstance(v, int)}
+        encrypted.append(locked)
+    state.model = models.most_common(1)[0][0] if models else ""
+    state.encrypted = bool(encrypted) and all(encrypted)
+    stamps = [e.synced_at for e in state.files.values() if e.synced_at]
+    state.last_sync = max(stamps) if stamps else None
+    return state
+
+
+def guess_output_rel(out_dir: Path) -> str | None:
+    """The output folder relative to its workspace, when the caller does not know it: the default one if
+    ``out_dir`` ends with it, else the shortest tail under which the outputs' notes exist. None if unknown."""
+    posix = out_dir.as_posix().rstrip("/")
+    if posix.endswith("/" + DEFAULT_OUTPUT_DIR):
+        return DEFAULT_OUTPUT_DIR
+    sources = []
+    for path in sorted(out_dir.rglob("*.aif-bin"))[:20]:
+        try:
+            source = read_header(path)[2].get("source")
+        except (OSError, AifBinFormatError):
+            continue
+        if isinstance(source, str):
+            sources.append(source)
+    for depth in range(1, min(_MAX_DEPTH, len(out_dir.parts) - 1) + 1):
+        root = out_dir.parents[depth - 1]
+        if sources and any((root / s).is_file() for s in sources):
+            return out_dir.relative_to(root).as_posix()
+    return None

@@ -1,4 +1,7 @@
-"""``initialize``, ``initialized``, configuration and workspace-folder changes, ``shutdown``.
+"""``initialize``, ``initialized``, configuration and workspace-folder changes, ``shutdown``, ``exit``.
+
+``exit`` ends the process with status 0 after ``shutdown``, else 1; the server also exits (status 1) when
+the client process named by ``initialize``'s ``processId`` dies.
 
 Settings come from ``initializationOptions`` and ``workspace/didChangeConfiguration`` with the keys of
 botbin.toml (``top_k``; ``topK`` and a ``botbin`` section are accepted too). Bad values fall back to
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import threading
 from collections.abc import Mapping
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from botbin.errors import ModelError
+from botbin.lsp.guards import watch_client
 
 if TYPE_CHECKING:
     from botbin.lsp.server import BotbinLanguageServer
@@ -78,6 +83,8 @@ def register(server: BotbinLanguageServer) -> None:
         apply_settings(ls, uris, params.initialization_options)
         if not uris:
             ls.show_once("botbin: no workspace folder is open, so there is no memory to search; open a folder")
+        if params.process_id is not None and params.process_id != os.getpid():
+            watch_client(params.process_id, lambda: _client_gone(ls))
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: BotbinLanguageServer, _params: types.InitializedParams) -> None:
@@ -106,6 +113,19 @@ def register(server: BotbinLanguageServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: BotbinLanguageServer, _params: None) -> None:
+        ls.shut_down = True
         ls.folders.stop()
         for task in ls.watch_tasks:
             task.cancel()
+
+    @server.feature(types.EXIT)
+    def exit_(ls: BotbinLanguageServer, _params: None) -> None:
+        ls.exit_code = 0 if ls.shut_down else 1  # LSP 3.17: 1 when no shutdown came first
+
+
+def _client_gone(ls: BotbinLanguageServer) -> None:
+    """The client process died: stop syncing and leave (outputs are written atomically, so a sync cut
+    short leaves every file whole; the next one finishes its work)."""
+    ls.folders.stop()
+    logging.shutdown()
+    os._exit(1)

@@ -1,0 +1,68 @@
+"""Is an indexed note still true? Which of some note paths are gone from disk or excluded by the settings
+now (a stat per path and one glob match, meant for the top hits of a search, not the whole index)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from botbin.config import Settings
+from botbin.sync.scan import TrackedMatcher
+
+
+@dataclass(frozen=True)
+class Freshness:
+    """What a freshness check found among the paths it was given (each in the order given)."""
+
+    gone: tuple[str, ...] = ()
+    """Paths whose note is no longer a file on disk (deleted or moved since the last sync)."""
+    excluded: tuple[str, ...] = ()
+    """Paths still on disk that the current include/exclude settings no longer track."""
+
+    @property
+    def dropped(self) -> frozenset[str]:
+        """Every path that should not be returned."""
+        return frozenset((*self.gone, *self.excluded))
+
+    @property
+    def stale(self) -> bool:
+        """True if any path was dropped (the index is behind the disk or the settings)."""
+        return bool(self.gone or self.excluded)
+
+    def warning(self) -> str | None:
+        """One line for a search answer naming what was dropped, or None."""
+        parts = [
+            f"{len(names)} {word} ({', '.join(names[:3])}{', ...' if len(names) > 3 else ''})"
+            for word, names in (("deleted", self.gone), ("excluded", self.excluded))
+            if names
+        ]
+        if not parts:
+            return None
+        return f"the index is stale: left out {' and '.join(parts)} notes; run `botbin sync`"
+
+
+@lru_cache(maxsize=8)
+def _matcher(settings: Settings) -> TrackedMatcher:
+    return TrackedMatcher(settings)
+
+
+def freshness(root: Path, settings: Settings, paths: list[str] | tuple[str, ...]) -> Freshness:
+    """Check note ``paths`` (relative POSIX, as hits carry them) against the disk under ``root`` and the
+    tracked globs of ``settings``. A path reached through a symbolic link counts as on disk while the link
+    leads to a file. Never raises: an unreadable path counts as gone."""
+    tracked = _matcher(settings)
+    gone: list[str] = []
+    excluded: list[str] = []
+    for rel in dict.fromkeys(paths):
+        try:
+            present = stat.S_ISREG(os.stat(root / rel).st_mode)
+        except (OSError, ValueError):
+            present = False
+        if not present:
+            gone.append(rel)
+        elif not tracked(rel):
+            excluded.append(rel)
+    return Freshness(tuple(gone), tuple(excluded))
