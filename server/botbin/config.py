@@ -19,6 +19,8 @@ CONFIG_FILE = "botbin.toml"
 #: Bot-BIN's MEMORY.md and memory/ notes, plus the instruction files agents read (AGENTS.md, CLAUDE.md).
 DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memory/**/*.md")
 VAULT_INCLUDE: tuple[str, ...] = ("**/*.md",)
+#: Instruction notes (their list items are hard rules; see directives/partition.py); MEMORY.md is memory.
+DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", "**/AGENTS.md", "**/CLAUDE.md")
 #: Folders never scanned, whatever the globs say.
 ALWAYS_EXCLUDED_DIRS: frozenset[str] = frozenset({".git", ".obsidian", ".trash", "node_modules"})
 
@@ -46,6 +48,11 @@ class Settings:
     """Globs (relative POSIX paths, ``**`` spans folders) of tracked notes."""
     exclude: tuple[str, ...] = ()
     """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded."""
+    instruction_notes: tuple[str, ...] = DEFAULT_INSTRUCTION_NOTES
+    """Globs (relative POSIX paths, ``**`` spans folders, any case) of instruction notes, written for the agent:
+    their list items and frontmatter are hard rules and their imperatives count. A note with frontmatter
+    ``botbin: instructions`` is one too. Every other note (MEMORY.md included) gives rules only from explicit
+    obligations and prohibitions ("never", "must", "do not")."""
     vault: bool = False
     """Vault mode: track every ``**/*.md`` note (replaces ``include``)."""
     output_dir: str = "memory/aifbin"
@@ -157,7 +164,7 @@ def _coerce(key: str, value: Any) -> Any:
     Raises ValueError with the reason when it does not fit.
     """
     default = getattr(_DEFAULTS, key)
-    if key in ("include", "exclude"):
+    if key in ("include", "exclude", "instruction_notes"):
         if isinstance(value, str):
             value = [p.strip() for p in value.split(",") if p.strip()]
         if not isinstance(value, list | tuple) or not all(isinstance(p, str) for p in value):
@@ -247,7 +254,7 @@ def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings
             continue
         try:
             coerced = _coerce(key, value)
-            if key in ("include", "exclude"):
+            if key in ("include", "exclude", "instruction_notes"):
                 coerced = _drop_unsafe_globs(key, coerced, source, warnings)
             values[key] = coerced
             sources[key] = source
