@@ -18,7 +18,7 @@ from botbin.directives.partition import (
 from botbin.parsing import parse_note
 
 WORKSPACE = Path(__file__).parent / "fixtures" / "directives" / "workspace"
-MEMORY = (WORKSPACE / "MEMORY.md").read_text(encoding="utf-8")
+MEMORY = (WORKSPACE / "AGENTS.md").read_text(encoding="utf-8")  # MEMORY.md until issue 19 made it memory
 
 BODY = """# Project
 

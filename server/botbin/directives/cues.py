@@ -67,7 +67,8 @@ TRIGGERS = frozenset(
     "must shall mustn't shan't should shouldn't ought never not don't do doesn't may can can't cannot might need "
     "needs have has no allowed permitted forbidden prohibited banned required mandatory fine ok okay acceptable "
     "free welcome permission feel important essential crucial vital necessary better best advisable recommended "
-    "preferable worth good recommend suggest prefer ideally preferably under always let's".split()
+    "preferable worth good recommend suggest prefer ideally preferably under always let's is are nobody needn't "
+    "off-limits got rather well".split()
 )
 #: Single-word cues that are not the action itself ("Avoid | tabs", "Never | push").
 CUE_VERBS = frozenset("avoid refrain prefer consider try favor favour aim lean quit stop hold go let's".split())
@@ -75,7 +76,10 @@ _FLIP = ("fail", "forget", "neglect", "omit")
 _NEG = ("not", "never")
 _NEGATORS = ("not", "never", "don't", "doesn't", "isn't", "aren't")
 _BE = ("is", "are", "be", "been", "it's", "that's", "'s", "was", "were")
-_CONTRACTED = {"you'll": "you", "you'd": "you", "you're": "you", "we'll": "we", "we'd": "we", "we're": "we",
+#: "is better", not "was better" (a past judgement, not advice).
+_PRESENT_BE = ("is", "are", "be", "been", "it's", "that's", "'s", "you'd", "we'd", "had")
+_CONTRACTED = {"you've": "you", "we've": "we",
+               "you'll": "you", "you'd": "you", "you're": "you", "we'll": "we", "we'd": "we", "we're": "we",
                "i'd": "i", "i'll": "i", "i'm": "i", "it's": "it", "that's": "that", "there's": "there"}
 
 
@@ -122,6 +126,8 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("recommendation", *span(toks, i, i + 2), True)
     if word in ("need", "needs", "have", "has") and nxt == "to":
         return _need_to(toks, i, subject)
+    if word in ("need", "needs") and toks[0].word in ("every", "each", "all", "any") and nxt not in ("not", "no"):
+        return ("obligation", *span(toks, i, i), True)  # "Every PR needs a linked issue": a requirement
     if word == "no" and nxt == "need" and word_at(toks, i + 2) == "to":
         return ("permission", *span(toks, i, i + 2), True)
     if word in ("nobody", "no") and (word == "nobody" or nxt == "one") and word_at(toks, i + 1 + (word == "no")) in (
@@ -158,7 +164,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
     ) and not (nxt == "to" and _not_a_verb(word_at(toks, i + 2))):
         return ("obligation", *span(toks, i, i + 1), True)
     if word in ("better", "best", "advisable", "recommended", "preferable", "worth") and (
-        raw in (*_BE, "you'd", "we'd", "had") or (word in ("best", "better") and nxt == "to" and _only_hedges(toks, i))
+        raw in _PRESENT_BE or (word in ("best", "better") and nxt == "to" and _only_hedges(toks, i))
     ):
         return ("recommendation", *span(toks, i, i), True)
     if word in ("ok", "okay", "fine") and nxt == "to" and _only_hedges(toks, i):
@@ -213,6 +219,8 @@ def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
         return ("permission", *span(toks, i - 1, i + 1), True) if who == "you" else None
     if subject in w.DETERMINERS or subject in ("no", "any"):
         return None  # "eliminates the need to switch": a noun, not a duty
+    if subject == "only":
+        return None  # "only has to be bought once": a bound on what is needed, not a duty
     passive = word_at(toks, i + 2) == "be" and is_participle(word_at(toks, i + 3))
     if subject in w.RULE_SUBJECTS or passive or i == 0 or (subject not in w.THIRD_PERSON and subject not in _BE
                                                            and subject.isalpha() and subject != "to"):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from botbin.directives import words as w
+from botbin.directives.addressee import binds_third_party
 from botbin.directives.cues import CUE_VERBS, FILLER, TRIGGERS, Found, Modality, Tok, explicit_cue
 from botbin.directives.openers import clause_start_cue
 from botbin.directives.register import counts_in_notes, has_standing_marker
@@ -186,6 +187,18 @@ def _is_term(masked: str, s: int, e: int) -> bool:
     return nxt is not None and nxt.group(0).lower().endswith("s") and nxt.group(0).lower() not in w.DETERMINERS
 
 
+def _is_title(masked: str, toks: list[Tok]) -> bool:
+    """True when the sentence opens with three or more words in Title Case ("Never Split the Difference")."""
+    if len(toks) < 3:
+        return False
+    words = [masked[t.start:t.end] for t in toks[:3]]
+    if masked[toks[0].end:toks[1].start] != " " or masked[toks[1].end:toks[2].start] != " ":
+        return False  # "Select **Settings** > **Privacy**": names of buttons, not a title
+    return all(x[:1].isupper() and x != "I" for x in (words[0], words[1])) and (
+        words[2][:1].isupper() or words[2].lower() in ("the", "a", "an", "of", "me", "to", "and")
+    ) and not all(x.isupper() for x in words)
+
+
 def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bool = True) -> Found | None:
     body = masked[s:e].rstrip(" *_\"')]")
     if body.endswith("?") or (body.endswith(":") and _is_term(masked, s, e)):
@@ -203,7 +216,9 @@ def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bo
     found = explicit_cue(toks, instructions)
     if found is not None:
         reported = any(t.word in w.REPORTING for t in toks if t.end <= found[1])
-        return None if reported or not (instructions or counts_in_notes(found[0], toks, found[1])) else found
+        if reported or binds_third_party(toks, found[1]):
+            return None
+        return found if instructions or counts_in_notes(found[0], toks, found[1]) else None
     if label and len(toks) > 1 and not (name in _RULE_LABELS or name.split(" ")[0] in ("step", "rule", "todo")):
         return None  # "**Felix Brandt**: contact at ...": a term and its description, not a command
     heading = _HEADING.match(masked, line_start) is not None
@@ -211,6 +226,8 @@ def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bo
         return None  # "## Commit conventions": a short heading names a topic
     if _is_term(masked, s, e):
         return None  # "**Link thickness** controls the line width": a term and its description
+    if _is_title(masked, toks):
+        return None  # "Never Split the Difference is on my list", "## Don't Make Me Think": a title
     found = clause_start_cue(toks, masked, s, instructions or has_standing_marker(toks))
     if found is None or instructions or counts_in_notes(found[0], toks, found[1], modal=False):
         return found

@@ -29,8 +29,10 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
                     k += 1
                 starts.append(k)
                 break
-    elif toks[i].comma_after and i + 1 < len(toks):  # "Also, use tabs"
-        starts.append(i + 1)
+    else:  # "Also, use tabs", "Going forward, cc Priya": a short lead phrase, then the command
+        lead = next((k for k in range(i, min(i + 3, len(toks) - 1)) if toks[k].comma_after), None)
+        if lead is not None:
+            starts.append(lead + 1)
     return starts
 
 
