@@ -154,6 +154,15 @@ def test_register_sets_meet_the_issue_targets(name: str) -> None:
                 assert score.precision >= 0.95 and score.recall >= 0.90, (name, flag, score, ev.errors)
 
 
+def test_second_blind_set_floors() -> None:
+    """register_blind2, written and scored once after the rules were set (first run: ordinary notes 0.926 /
+    0.926, instruction notes 1.0 / 1.0); floors against regressions, not targets."""
+    rows = load_labeled(LABELED / "register_blind2.jsonl")
+    for flag in (True, False):
+        ev = evaluate([r for r in rows if r.instructions is flag])
+        assert ev.overall.precision >= 0.92 and ev.overall.recall >= 0.92, (flag, ev.errors)
+
+
 def test_labeled_rows_carry_their_register(tmp_path: Path) -> None:
     path = tmp_path / "set.jsonl"
     path.write_text('{"text": "Click Save.", "modality": "none", "register": "notes"}\n'

@@ -42,7 +42,7 @@ STANDING_MARKERS: tuple[tuple[str, ...], ...] = (
 #: Words that, right before "to", belong to the cue or its complement, not to a purpose clause.
 _TO_HEADS = frozenset(
     "need needs have has ought able going want wants required allowed permitted free "
-    "important essential necessary forget remember sure supposed due used try".split()
+    "important essential necessary crucial vital better best good forget remember sure supposed due used try".split()
 )
 #: Goal conditions: "if you want to", "if you'd like to", "if you wish to".
 _GOAL_VERBS = frozenset("want wish like prefer plan intend need".split())
@@ -91,6 +91,8 @@ def counts_in_notes(modality: str, toks: Sequence[Tok], cue_start: int, modal: b
             break
         if tok.word in _SUBORDINATE:
             return False
+    if modality == "prohibition" and modal:
+        return not constitutive(toks, i)  # "The file name must not contain a colon"
     if modality != "obligation":
         return True
     if not modal:
