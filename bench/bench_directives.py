@@ -137,7 +137,7 @@ def long_lines() -> dict[str, Any]:
     for name, text in (("lexer_one_line_1mb", one_line), ("lexer_one_sentence_per_line_1mb", per_line)):
         seconds, cues = timed(lambda: lex(text))  # noqa: B023  (called at once, inside this iteration)
         out[name] = {"seconds": r(seconds), "mb_per_s": r(len(text) / 1e6 / seconds, 2), "cues": len(cues)}
-    paragraph = "Use tabs.\n" * 25_000
+    paragraph = "Never use tabs.\n" * 25_000
     note = parse_note(paragraph, "memory/log.md")
     seconds, part = timed(lambda: partition_note(note, paragraph))
     out["partition_one_paragraph_0.25mb"] = {"seconds": r(seconds), "mb_per_s": r(len(paragraph) / 1e6 / seconds, 2),

@@ -55,7 +55,7 @@ def explicit_cue(toks: Sequence[Tok], instructions: bool = True) -> Found | None
     a possibility, and "you always" / "you don't" a habit, so none of them is a cue there.
     """
     for i, tok in enumerate(toks):
-        if tok.word in TRIGGERS:
+        if tok.word in TRIGGERS and (tok.word not in ("is", "are") or word_at(toks, i + 1) in ("to", "not")):
             found = _explicit_at(toks, i, instructions)
             if found is not None:
                 return found
