@@ -61,11 +61,11 @@ def ok(*args: str, cwd: Path) -> str:
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The fixture workspace (MEMORY.md, a daily note, a style note), synced once by the CLI."""
+    """The fixture workspace (AGENTS.md, a daily note, a style note), synced once by the CLI."""
     root = tmp_path_factory.mktemp("directives") / "ws"
     shutil.copytree(WORKSPACE, root)
     report = json.loads(ok("sync", "--json", cwd=root))
-    assert sorted(report["added"]) == ["MEMORY.md", "memory/2026-11-03.md", "memory/style.md"]
+    assert sorted(report["added"]) == ["AGENTS.md", "memory/2026-11-03.md", "memory/style.md"]
     return root
 
 
@@ -81,7 +81,7 @@ def block_kinds(ws: Path, rel: str, start: int, end: int) -> set[str]:
 
 
 def test_aifbin_chunks_carry_kinds_and_directives(ws: Path) -> None:
-    memory = document(ws, "MEMORY.md")
+    memory = document(ws, "AGENTS.md")
     assert {c.kind for c in memory.chunks} == {"hard", "soft", "lore"}
     assert memory.metadata["instruction"] is True
     assert memory.metadata["chunker"]["partition"] == PARTITION_VERSION
@@ -92,14 +92,15 @@ def test_aifbin_chunks_carry_kinds_and_directives(ws: Path) -> None:
                                "action": "use tabs for indentation."}]
     daily = document(ws, "memory/2026-11-03.md")
     assert daily.metadata["instruction"] is False
-    assert [(d["kind"], d["start_line"]) for d in daily.metadata["directives"]] == [("soft", 4), ("soft", 7)]
+    # "- Ask Dana before ..." is a bare imperative: a rule only in an instruction note (issue 19)
+    assert [(d["kind"], d["start_line"]) for d in daily.metadata["directives"]] == [("soft", 4)]
     checked = run_checker(ws, ws / "memory" / "aifbin")
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_instruction_rules_never_share_a_chunk_with_lore(ws: Path) -> None:
-    for chunk in document(ws, "MEMORY.md").chunks:
-        assert block_kinds(ws, "MEMORY.md", chunk.start_line, chunk.end_line) == {chunk.kind}, chunk
+    for chunk in document(ws, "AGENTS.md").chunks:
+        assert block_kinds(ws, "AGENTS.md", chunk.start_line, chunk.end_line) == {chunk.kind}, chunk
     # an ordinary note merges small blocks of any kind, and the chunk takes the highest kind
     mixed = [c for c in document(ws, "memory/2026-11-03.md").chunks
              if len(block_kinds(ws, "memory/2026-11-03.md", c.start_line, c.end_line)) > 1]
@@ -107,10 +108,10 @@ def test_instruction_rules_never_share_a_chunk_with_lore(ws: Path) -> None:
 
 
 def test_same_text_as_an_ordinary_note_mixes_kinds_in_a_chunk() -> None:
-    """The split in MEMORY.md comes from it being an instruction note: the same text elsewhere merges its blocks."""
-    data = (WORKSPACE / "MEMORY.md").read_bytes()
+    """The split in AGENTS.md comes from it being an instruction note: the same text elsewhere merges its blocks."""
+    data = (WORKSPACE / "AGENTS.md").read_bytes()
     counter = WordPieceCounter(resolve_model(None).path)
-    for rel, instruction in (("MEMORY.md", True), ("memory/copy.md", False)):
+    for rel, instruction in (("AGENTS.md", True), ("memory/copy.md", False)):
         prep = prepare_note(rel, data, counter, ChunkerParams())
         assert prep.partition.instruction is instruction
         mixed = [c for c in prep.chunks
@@ -123,31 +124,30 @@ def test_directives_json_lists_rules_with_0_based_lines(ws: Path) -> None:
     out = json.loads(ok("directives", "--json", cwd=ws))
     listed = [(d["path"], d["start_line"], d["end_line"], d["kind"], d["modality"]) for d in out["directives"]]
     assert listed == [
-        ("MEMORY.md", 11, 12, "hard", "obligation"),
-        ("MEMORY.md", 12, 13, "hard", "prohibition"),
-        ("MEMORY.md", 13, 14, "hard", None),
-        ("MEMORY.md", 15, 16, "soft", "recommendation"),
-        ("MEMORY.md", 17, 18, "soft", "obligation"),
+        ("AGENTS.md", 11, 12, "hard", "obligation"),
+        ("AGENTS.md", 12, 13, "hard", "prohibition"),
+        ("AGENTS.md", 13, 14, "hard", None),
+        ("AGENTS.md", 15, 16, "soft", "recommendation"),
+        ("AGENTS.md", 17, 18, "soft", "obligation"),
         ("memory/2026-11-03.md", 4, 5, "soft", "prohibition"),
-        ("memory/2026-11-03.md", 7, 8, "soft", "obligation"),
         ("memory/style.md", 4, 5, "soft", "prohibition"),
     ]
-    lines = (ws / "MEMORY.md").read_text(encoding="utf-8").split("\n")
+    lines = (ws / "AGENTS.md").read_text(encoding="utf-8").split("\n")
     for d in out["directives"]:
-        if d["path"] == "MEMORY.md":
+        if d["path"] == "AGENTS.md":
             assert d["text"] == "\n".join(lines[d["start_line"]:d["end_line"]])
             assert all(c["cue"] in lines[c["line"]] for c in d["cues"])
     (conflict,) = out["conflicts"]
     assert conflict["action"] == "use tabs for indentation"
-    assert (conflict["first"]["path"], conflict["first"]["line"]) == ("MEMORY.md", 11)
+    assert (conflict["first"]["path"], conflict["first"]["line"]) == ("AGENTS.md", 11)
     assert (conflict["second"]["path"], conflict["second"]["line"]) == ("memory/style.md", 4)
 
 
 def test_directives_text_output_is_1_based(ws: Path) -> None:
     out = ok("directives", cwd=ws).splitlines()
-    assert out[0] == 'MEMORY.md:12  hard  obligation  "Always"  - Always use tabs for indentation.'
-    assert 'MEMORY.md:14  hard  rule  -  - Dates are ISO 8601.' in out
-    assert out[-2:] == ["1 conflicts:", '  "Always use tabs for indentation" (MEMORY.md:12) conflicts with '
+    assert out[0] == 'AGENTS.md:12  hard  obligation  "Always"  - Always use tabs for indentation.'
+    assert 'AGENTS.md:14  hard  rule  -  - Dates are ISO 8601.' in out
+    assert out[-2:] == ["1 conflicts:", '  "Always use tabs for indentation" (AGENTS.md:12) conflicts with '
                         '"Never use tabs for indentation" (memory/style.md:5)']
 
 
@@ -178,7 +178,7 @@ def test_unsynced_note_is_parsed_on_the_spot(ws: Path) -> None:
 def test_status_shows_conflicts(ws: Path) -> None:
     text = ok("status", cwd=ws)
     assert "conflicts:   1\n" in text
-    assert ('  "Always use tabs for indentation" (MEMORY.md:12) conflicts with "Never use tabs for indentation" '
+    assert ('  "Always use tabs for indentation" (AGENTS.md:12) conflicts with "Never use tabs for indentation" '
             "(memory/style.md:5)") in text
     status = json.loads(ok("status", "--json", cwd=ws))
     assert [c["action"] for c in status["conflicts"]] == ["use tabs for indentation"]
@@ -217,17 +217,17 @@ def test_partition_version_change_rechunks_without_reembedding(
     assert report.chunks_reused == first.chunks_embedded
     state = json.loads((service.output_dir / STATE_FILE).read_text())
     assert state["chunker"]["partition"] == PARTITION_VERSION + 1
-    assert document(service.root, "MEMORY.md").metadata["chunker"]["partition"] == PARTITION_VERSION + 1
+    assert document(service.root, "AGENTS.md").metadata["chunker"]["partition"] == PARTITION_VERSION + 1
     assert not service.sync().changed
 
 
 def test_service_directives_report(make_service: Callable[..., MemoryService]) -> None:
-    service = make_service({"MEMORY.md": "- Always use tabs.\n", "memory/a.md": "Never use tabs.\n",
+    service = make_service({"AGENTS.md": "- Always use tabs.\n", "memory/a.md": "Never use tabs.\n",
                             "memory/b.md": "The weather was fine.\n"})
     assert service.status().conflicts == ()  # nothing indexed yet
     service.sync()
     report = service.directives()
-    assert [(d.path, d.kind) for d in report.directives] == [("MEMORY.md", "hard"), ("memory/a.md", "soft")]
+    assert [(d.path, d.kind) for d in report.directives] == [("AGENTS.md", "hard"), ("memory/a.md", "soft")]
     assert [c.action for c in report.conflicts] == ["use tabs"]
     assert service.directives("memory/b.md").directives == []
     assert [c.action for c in service.status().conflicts] == ["use tabs"]

@@ -15,7 +15,8 @@ from test_cli_directives import botbin, ok
 
 NOTES: dict[str, str | bytes] = {
     "AGENTS.md": "# Rules for the assistant\n\n- Never answer in prose.\n",
-    "MEMORY.md": "# Memory\n\n> Prefer short answers.\n\nThe user lives in Lisbon.\n",
+    # an instruction note's quote is a soft rule; MEMORY.md is memory since issue 19
+    "CLAUDE.md": "# Memory\n\n> Prefer short answers.\n\nThe user lives in Lisbon.\n",
     "memory/cooking.md": "# Cooking\n\nPasta needs salted water and ten minutes.\n",
     "memory/2020-01-01.md": "# 2020-01-01\n\n- 09:00 bought a bike\n- 10:00 fixed the bike light\n",
 }

@@ -18,7 +18,7 @@ from botbin.directives.partition import (
 from botbin.parsing import parse_note
 
 WORKSPACE = Path(__file__).parent / "fixtures" / "directives" / "workspace"
-MEMORY = (WORKSPACE / "MEMORY.md").read_text(encoding="utf-8")
+MEMORY = (WORKSPACE / "AGENTS.md").read_text(encoding="utf-8")  # MEMORY.md until issue 19 made it memory
 
 BODY = """# Project
 
@@ -46,8 +46,8 @@ BODY_KINDS = [
     ("list_item", "hard", "soft"),
     ("list_item", "hard", "lore"),  # no cue: a rule only in an instruction note
     ("list_item", "hard", "soft"),
-    ("quote", "soft", "soft"),
-    ("paragraph", "soft", "soft"),
+    ("quote", "soft", "lore"),  # advice ("Prefer ...") is a rule only in an instruction note (issue 19)
+    ("paragraph", "soft", "lore"),  # a bare imperative is a step for a reader outside instruction notes
     ("code", "lore", "lore"),
 ]
 
@@ -57,7 +57,7 @@ def part(text: str, path: str) -> Partition:
 
 
 @pytest.mark.parametrize(("path", "text", "expected"), [
-    ("MEMORY.md", "x\n", True),
+    ("MEMORY.md", "x\n", False),  # Bot-BIN's curated memory, not instructions (issue 19)
     ("AGENTS.md", "x\n", True),
     ("docs/AGENTS.md", "x\n", True),
     ("a/b/c/CLAUDE.md", "x\n", True),
@@ -77,7 +77,7 @@ def test_instruction_note_detection(path: str, text: str, expected: bool) -> Non
     assert part(text, path).instruction is expected
 
 
-@pytest.mark.parametrize("path", ["MEMORY.md", "AGENTS.md", "docs/AGENTS.md", "CLAUDE.md"])
+@pytest.mark.parametrize("path", ["AGENTS.md", "docs/AGENTS.md", "CLAUDE.md"])
 def test_kinds_in_an_instruction_note(path: str) -> None:
     note = parse_note(BODY, path)
     p = partition_note(note, BODY)
@@ -128,7 +128,7 @@ def test_cue_lines_are_0_based_note_lines() -> None:
 
 
 def test_fixture_memory_note() -> None:
-    note, p = partition_source(MEMORY, "MEMORY.md")
+    note, p = partition_source(MEMORY, "AGENTS.md")  # the fixture read as an instruction note
     lines = MEMORY.split("\n")
     by_line = {d.start_line: d for d in p.directives}
     assert {n: (d.kind, d.modality) for n, d in by_line.items()} == {
@@ -244,7 +244,7 @@ class _CountingText(str):
 
 
 def test_cue_lines_cost_is_linear_in_the_block() -> None:
-    text = "Use tabs.\n" * 2000  # one paragraph block, 2,000 cues
+    text = "Never use tabs.\n" * 2000  # one paragraph block, 2,000 cues
     note = parse_note(text, "memory/log.md")
     (block,) = note.blocks
     counted = replace(note, blocks=(replace(block, text=_CountingText(block.text)),))
@@ -252,3 +252,11 @@ def test_cue_lines_cost_is_linear_in_the_block() -> None:
     p = partition_note(counted, text)
     assert len(p.directives[0].cues) == 2000
     assert _CountingText.scanned <= 2 * len(text), f"scanned {_CountingText.scanned:,} characters for {len(text):,}"
+
+
+def test_fixture_memory_note_is_ordinary() -> None:
+    """MEMORY.md is curated memory: only its explicit obligations and prohibitions are (soft) rules."""
+    _, p = partition_source(MEMORY, "MEMORY.md")
+    assert not p.instruction
+    assert [(d.start_line, d.kind, d.modality) for d in p.directives] == [
+        (11, "soft", "obligation"), (12, "soft", "prohibition")]

@@ -21,6 +21,8 @@ CONFIG_FILE = "botbin.toml"
 #: Bot-BIN's MEMORY.md and memory/ notes, plus the instruction files agents read (AGENTS.md, CLAUDE.md).
 DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memory/**/*.md")
 VAULT_INCLUDE: tuple[str, ...] = ("**/*.md",)
+#: Instruction notes (their list items are hard rules; see directives/partition.py); MEMORY.md is memory.
+DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", "**/AGENTS.md", "**/CLAUDE.md")
 #: Folders never scanned, whatever the globs say.
 ALWAYS_EXCLUDED_DIRS: frozenset[str] = frozenset({".git", ".obsidian", ".trash", "node_modules"})
 
@@ -74,6 +76,11 @@ class Settings:
     """Globs of notes never tracked; the output folder and ALWAYS_EXCLUDED_DIRS are always excluded. Each is
     also read as a .gitignore line: ``Archive`` or ``Archive/`` excludes every folder of that name (and
     ``*.tmp.md`` such notes at any depth); a pattern with a slash inside is relative to the workspace."""
+    instruction_notes: tuple[str, ...] = DEFAULT_INSTRUCTION_NOTES
+    """Globs (relative POSIX paths, ``**`` spans folders, any case) of instruction notes, written for the agent:
+    their list items and frontmatter are hard rules and their imperatives count. A note with frontmatter
+    ``botbin: instructions`` is one too. Every other note (MEMORY.md included) gives rules only from explicit
+    obligations and prohibitions ("never", "must", "do not")."""
     vault: bool = False
     """Vault mode: track every ``**/*.md`` note (replaces ``include``)."""
     output_dir: str = "memory/aifbin"
@@ -194,7 +201,7 @@ def _coerce(key: str, value: Any) -> Any:
     Raises ValueError with the reason when it does not fit.
     """
     default = getattr(_DEFAULTS, key)
-    if key in ("include", "exclude"):
+    if key in ("include", "exclude", "instruction_notes"):
         if isinstance(value, str):
             value = [p.strip() for p in value.split(",") if p.strip()]
         if not isinstance(value, list | tuple) or not all(isinstance(p, str) for p in value):
@@ -291,7 +298,7 @@ def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings
             continue
         try:
             coerced = _coerce(key, value)
-            if key in ("include", "exclude"):
+            if key in ("include", "exclude", "instruction_notes"):
                 coerced = _drop_unsafe_globs(key, coerced, source, warnings)
             values[key] = coerced
             sources[key] = source

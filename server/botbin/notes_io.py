@@ -3,6 +3,7 @@ keeps, partition a note that is not indexed yet, and resolve a user's path again
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,7 @@ def relative_path(root: Path, path: str) -> str:
     return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else resolved.as_posix()
 
 
-def directives_on_disk(root: Path, rel: str) -> list[Directive]:
+def directives_on_disk(root: Path, rel: str, instruction_globs: Sequence[str] | None = None) -> list[Directive]:
     """Directives of one note read from disk (not indexed yet). Raises BotbinError if it cannot be read."""
     from botbin.directives.partition import partition_source
     from botbin.parsing import decode_note
@@ -34,7 +35,9 @@ def directives_on_disk(root: Path, rel: str) -> list[Directive]:
         data = path.read_bytes()
     except OSError as exc:
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
-    _, part = partition_source(decode_note(data, rel).text, rel)
+    text = decode_note(data, rel).text
+    _, part = partition_source(text, rel) if instruction_globs is None else \
+        partition_source(text, rel, instruction_globs)
     return list(part.directives)
 
 

@@ -166,8 +166,9 @@ class MemoryService:
         return TurnObserver(self.ws, write, sync_each_block)
 
 
-def paragraph_at(text: str, path: str, line: int) -> Paragraph | None:
-    """The block of note ``text`` holding 0-based ``line`` and its directive (directives/paragraph.py)."""
+def paragraph_at(text: str, path: str, line: int, settings: Settings | None = None) -> Paragraph | None:
+    """The block of note ``text`` holding 0-based ``line`` and its directive, by the instruction notes of
+    ``settings`` (a folder's; default settings without one) (directives/paragraph.py)."""
     from botbin.directives.paragraph import paragraph_at as find
 
-    return find(text, path, line)
+    return find(text, path, line, (settings or Settings()).instruction_notes)

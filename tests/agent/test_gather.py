@@ -261,7 +261,7 @@ def test_gather_without_a_daily_note_has_no_recent_tier(make_service: ServiceFac
 
 
 def test_context_budget_error_names_the_token_count(make_service: ServiceFactory) -> None:
-    service = make_service({**RULES, "MEMORY.md": "# Memory\n\n- Always sign commits.\n- Never push to main.\n"})
+    service = make_service({**RULES, "CLAUDE.md": "# Memory\n\n- Always sign commits.\n- Never push to main.\n"})
     service.sync()
     hard = gather(service.searcher, "pasta").hard
     assert len(hard) == 3
@@ -282,9 +282,8 @@ def test_context_instruction_notes_order(make_service: ServiceFactory) -> None:
     })
     service.sync()
     result = service.context("commits", 1000)
-    assert [(i.path, i.start_line) for i in result.tiers[0].items] == [
-        ("MEMORY.md", 2), ("MEMORY.md", 3), ("AGENTS.md", 2), ("CLAUDE.md", 0),
-        ("memory/rules.md", 3), ("memory/team/AGENTS.md", 0)]
+    assert [(i.path, i.start_line) for i in result.tiers[0].items] == [  # MEMORY.md is memory (issue 19)
+        ("AGENTS.md", 2), ("CLAUDE.md", 0), ("memory/rules.md", 3), ("memory/team/AGENTS.md", 0)]
     rules = result.text.split("\n\n")[0].split("\n")[1:]
     assert rules == [i.render() for i in result.tiers[0].items]
 
@@ -299,7 +298,7 @@ def test_context_with_a_long_note(make_service: ServiceFactory) -> None:
 
 
 def test_context_with_a_long_soft_directive(make_service: ServiceFactory) -> None:
-    rule = "You should always use tabs for indentation. " + " ".join(
+    rule = "You must always use tabs for indentation. " + " ".join(  # "should": advice, no rule in a note (issue 19)
         f"Tabs keep indentation width {n} consistent." for n in range(60))
     service = make_service({"memory/style.md": "# Style\n\n" + rule + "\n"})
     service.sync()

@@ -73,4 +73,4 @@ async def test_execute_sync_command_and_reindex(client: LanguageClient) -> None:
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="botbin.sync"))
     assert result["done"] is True and result["folders"][0]["error"] is None
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="botbin.reindex"))
-    assert result["done"] is True and result["folders"][0]["unchanged"] + len(result["folders"][0]["modified"]) == 15
+    assert result["done"] is True and result["folders"][0]["unchanged"] + len(result["folders"][0]["modified"]) == 16

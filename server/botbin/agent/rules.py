@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from botbin.directives.conflicts import Conflict, find_conflicts
-from botbin.directives.partition import INSTRUCTION_NAMES, partition_source
+from botbin.directives.partition import is_instruction_path, partition_source
 from botbin.errors import BotbinError
 from botbin.notes_io import directives_on_disk, relative_path
 from botbin.parsing import decode_note
@@ -44,7 +44,7 @@ def directive_report(ws: Workspace, path: str | None = None) -> DirectiveReport:
         rel = relative_path(ws.root, path)
         chosen = [d for d in every if d.path == rel or d.path.startswith(rel.rstrip("/") + "/") or rel == "."]
         if not chosen and rel.lower().endswith(".md"):
-            chosen = directives_on_disk(ws.root, rel)
+            chosen = directives_on_disk(ws.root, rel, ws.settings.instruction_notes)
             every = [*every, *chosen]
     keep = {id(d) for d in chosen}
     conflicts = [
@@ -53,9 +53,9 @@ def directive_report(ws: Workspace, path: str | None = None) -> DirectiveReport:
     return DirectiveReport(chosen, conflicts, tuple(warnings))
 
 
-def _may_instruct(rel: str, head: bytes) -> bool:
-    """Cheap filter before parsing: an instruction note's name, or a frontmatter that names botbin."""
-    return rel.rsplit("/", 1)[-1].lower() in INSTRUCTION_NAMES or b"botbin:" in head
+def _may_instruct(rel: str, head: bytes, globs: tuple[str, ...]) -> bool:
+    """Cheap filter before parsing: an instruction note's path, or a frontmatter that names botbin."""
+    return is_instruction_path(rel, globs) or b"botbin:" in head
 
 
 def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
@@ -73,9 +73,9 @@ def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
             continue
         try:
             data = read_note(ws.root, rel, ws.settings.follow_symlinks)
-            if not _may_instruct(rel, data[:_HEAD_BYTES]):
+            if not _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_notes):
                 continue
-            _, part = partition_source(decode_note(data, rel).text, rel)
+            _, part = partition_source(decode_note(data, rel).text, rel, ws.settings.instruction_notes)
         except (OSError, BotbinError):
             continue
         if part.instruction:

@@ -48,11 +48,15 @@ def is_participle(word: str) -> bool:
     return word in w.IRREGULAR_PARTICIPLES or (word.endswith(("ed", "en")) and word not in w.ED_BASE_FORMS)
 
 
-def explicit_cue(toks: Sequence[Tok]) -> Found | None:
-    """The earliest cue that does not depend on the clause opening with it."""
+def explicit_cue(toks: Sequence[Tok], instructions: bool = True) -> Found | None:
+    """The earliest cue that does not depend on the clause opening with it.
+
+    ``instructions`` False (an ordinary note, see register.py): "you can" / "you may" state a capability or
+    a possibility, and "you always" / "you don't" a habit, so none of them is a cue there.
+    """
     for i, tok in enumerate(toks):
-        if tok.word in TRIGGERS:
-            found = _explicit_at(toks, i)
+        if tok.word in TRIGGERS and (tok.word not in ("is", "are") or word_at(toks, i + 1) in ("to", "not")):
+            found = _explicit_at(toks, i, instructions)
             if found is not None:
                 return found
     return None
@@ -63,7 +67,8 @@ TRIGGERS = frozenset(
     "must shall mustn't shan't should shouldn't ought never not don't do doesn't may can can't cannot might need "
     "needs have has no allowed permitted forbidden prohibited banned required mandatory fine ok okay acceptable "
     "free welcome permission feel important essential crucial vital necessary better best advisable recommended "
-    "preferable worth good recommend suggest prefer ideally preferably under always let's".split()
+    "preferable worth good recommend suggest prefer ideally preferably under always let's is are nobody needn't "
+    "off-limits got rather well".split()
 )
 #: Single-word cues that are not the action itself ("Avoid | tabs", "Never | push").
 CUE_VERBS = frozenset("avoid refrain prefer consider try favor favour aim lean quit stop hold go let's".split())
@@ -71,7 +76,10 @@ _FLIP = ("fail", "forget", "neglect", "omit")
 _NEG = ("not", "never")
 _NEGATORS = ("not", "never", "don't", "doesn't", "isn't", "aren't")
 _BE = ("is", "are", "be", "been", "it's", "that's", "'s", "was", "were")
-_CONTRACTED = {"you'll": "you", "you'd": "you", "you're": "you", "we'll": "we", "we'd": "we", "we're": "we",
+#: "is better", not "was better" (a past judgement, not advice).
+_PRESENT_BE = ("is", "are", "be", "been", "it's", "that's", "'s", "you'd", "we'd", "had")
+_CONTRACTED = {"you've": "you", "we've": "we",
+               "you'll": "you", "you'd": "you", "you're": "you", "we'll": "we", "we'd": "we", "we're": "we",
                "i'd": "i", "i'll": "i", "i'm": "i", "it's": "it", "that's": "that", "there's": "there"}
 
 
@@ -84,7 +92,7 @@ def before(toks: Sequence[Tok], i: int, skip: frozenset[str] = w.ADVERBS) -> tup
     return _CONTRACTED.get(word, word), j
 
 
-def _explicit_at(toks: Sequence[Tok], i: int) -> Found | None:
+def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Found | None:
     word, nxt = toks[i].word, word_at(toks, i + 1)
     subject, j = before(toks, i)
     raw = word_at(toks, j)
@@ -105,6 +113,8 @@ def _explicit_at(toks: Sequence[Tok], i: int) -> Found | None:
     if word in ("never", "not", "don't", "do", "doesn't") and (flip := _flip_at(toks, i)) is not None:
         return ("obligation", *span(toks, i, flip), True)
     if word in ("may", "can", "can't", "cannot") and subject in ("you", "u"):
+        if not instructions and not (word == "may" and nxt == "want"):
+            return None  # "You can pin a note", "You may need to restart": what is possible, not a permission
         if nxt == "have" and is_participle(word_at(toks, i + 2)):
             return None  # "You may have noticed"
         if word in ("can't", "cannot") or nxt == "not":
@@ -116,11 +126,13 @@ def _explicit_at(toks: Sequence[Tok], i: int) -> Found | None:
         return ("recommendation", *span(toks, i, i + 2), True)
     if word in ("need", "needs", "have", "has") and nxt == "to":
         return _need_to(toks, i, subject)
+    if word in ("need", "needs") and toks[0].word in ("every", "each", "all", "any") and nxt not in ("not", "no"):
+        return ("obligation", *span(toks, i, i), True)  # "Every PR needs a linked issue": a requirement
     if word == "no" and nxt == "need" and word_at(toks, i + 2) == "to":
         return ("permission", *span(toks, i, i + 2), True)
     if word in ("nobody", "no") and (word == "nobody" or nxt == "one") and word_at(toks, i + 1 + (word == "no")) in (
         "may", "can", "should", "must", "is", "shall"
-    ):
+    ) and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall")):
         return ("prohibition", *span(toks, i, i + 2 + (word == "no")), False)  # "Nobody may merge", "No one is to"
     if word in ("is", "are") and nxt == "to" and (subject in ("you", "u") or word_at(toks, i + 2) == "be"):
         return ("obligation", *span(toks, i, i + 1), True)  # "are to be reviewed", "you are to"
@@ -149,10 +161,10 @@ def _explicit_at(toks: Sequence[Tok], i: int) -> Found | None:
         return ("permission", *span(toks, i, i + 2), True)
     if word in ("important", "essential", "crucial", "vital", "necessary") and nxt in ("to", "that") and (
         raw in _BE or (i == 1 and toks[0].word == "is")
-    ):
+    ) and not (nxt == "to" and _not_a_verb(word_at(toks, i + 2))):
         return ("obligation", *span(toks, i, i + 1), True)
     if word in ("better", "best", "advisable", "recommended", "preferable", "worth") and (
-        raw in (*_BE, "you'd", "we'd", "had") or (word in ("best", "better") and nxt == "to" and _only_hedges(toks, i))
+        raw in _PRESENT_BE or (word in ("best", "better") and nxt == "to" and _only_hedges(toks, i))
     ):
         return ("recommendation", *span(toks, i, i), True)
     if word in ("ok", "okay", "fine") and nxt == "to" and _only_hedges(toks, i):
@@ -168,13 +180,18 @@ def _explicit_at(toks: Sequence[Tok], i: int) -> Found | None:
         return ("recommendation", *span(toks, i, i), True)
     if word == "under" and nxt == "no" and word_at(toks, i + 2) == "circumstances":
         return ("prohibition", *span(toks, i, i + 2), False)
-    if (word in ("always", "never") and subject in w.RULE_SUBJECTS) or (
+    if instructions and ((word in ("always", "never") and subject in w.RULE_SUBJECTS) or (
         word in ("don't", "do") and subject == "you"
-    ):
+    )):
         return _subject_adverb(toks, i)
     if word == "let's":
         return ("recommendation", *span(toks, i, i), True)
     return None
+
+
+def _not_a_verb(word: str) -> bool:
+    """True for what cannot follow an infinitive "to": "crucial to discovering", "important to you"."""
+    return word.endswith("ing") or word in w.DETERMINERS or word in ("you", "me", "us", "them", "him", "her")
 
 
 def _only_hedges(toks: Sequence[Tok], i: int) -> bool:
@@ -200,6 +217,10 @@ def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     if subject in _NEGATORS:
         who, _ = before(toks, before(toks, i)[1])
         return ("permission", *span(toks, i - 1, i + 1), True) if who == "you" else None
+    if subject in w.DETERMINERS or subject in ("no", "any"):
+        return None  # "eliminates the need to switch": a noun, not a duty
+    if subject == "only":
+        return None  # "only has to be bought once": a bound on what is needed, not a duty
     passive = word_at(toks, i + 2) == "be" and is_participle(word_at(toks, i + 3))
     if subject in w.RULE_SUBJECTS or passive or i == 0 or (subject not in w.THIRD_PERSON and subject not in _BE
                                                            and subject.isalpha() and subject != "to"):

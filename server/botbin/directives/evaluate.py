@@ -1,15 +1,32 @@
-"""Precision and recall of the lexer on labeled sentences (``tests/fixtures/directives/*.jsonl``)."""
+"""Precision and recall of the lexer on labeled sentences (``tests/fixtures/directives/*.jsonl``).
+
+Each line is ``{"text", "modality", "register"?}``: ``register`` is "instructions" (the default: a sentence of
+an instruction note or a user's turn) or "notes" (a sentence of any other note), the way lex() reads it.
+"""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from botbin.directives.lexer import MODALITIES, classify
 
 LABELS = (*MODALITIES, "none")
+REGISTERS = ("instructions", "notes")
+
+
+class Labeled(NamedTuple):
+    """One labeled sentence."""
+
+    text: str
+    modality: str
+    """One of LABELS."""
+    instructions: bool = True
+    """True for a sentence of an instruction note (register "instructions"), False for any other note."""
 
 
 @dataclass(frozen=True)
@@ -34,15 +51,17 @@ class Evaluation:
     """(gold, predicted, text) of each miss."""
 
 
-def load_labeled(path: Path) -> list[tuple[str, str]]:
-    """(text, modality) pairs from a JSONL file of ``{"text", "modality", ...}``. Raises ValueError on a bad line."""
+def load_labeled(path: Path) -> list[Labeled]:
+    """Rows of a JSONL file of ``{"text", "modality", "register"?, ...}``. Raises ValueError on a bad line."""
     rows = []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if line.strip():
             row = json.loads(line)
             if row.get("modality") not in LABELS or not isinstance(row.get("text"), str):
                 raise ValueError(f"{path}:{number}: needs a text and a modality in {LABELS}")
-            rows.append((row["text"], row["modality"]))
+            if row.get("register", "instructions") not in REGISTERS:
+                raise ValueError(f"{path}:{number}: register must be one of {REGISTERS}")
+            rows.append(Labeled(row["text"], row["modality"], row.get("register", "instructions") == "instructions"))
     return rows
 
 
@@ -50,14 +69,15 @@ def _ratio(a: int, b: int) -> float:
     return a / b if b else 1.0
 
 
-def evaluate(rows: list[tuple[str, str]]) -> Evaluation:
-    """Classify every text and score it against its label."""
+def evaluate(rows: Sequence[tuple[str, str] | tuple[str, str, bool]]) -> Evaluation:
+    """Classify every text (``(text, label)``, or ``(text, label, instructions)`` as Labeled) and score it."""
     tp: Counter[str] = Counter()
     fp: Counter[str] = Counter()
     fn: Counter[str] = Counter()
     errors = []
-    for text, gold in rows:
-        predicted = classify(text) or "none"
+    for row in rows:
+        text, gold = row[0], row[1]
+        predicted = classify(text, row[2] if len(row) > 2 else True) or "none"
         if predicted == gold:
             tp[gold] += 1
         else:

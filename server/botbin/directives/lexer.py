@@ -17,8 +17,10 @@ import re
 from dataclasses import dataclass
 
 from botbin.directives import words as w
+from botbin.directives.addressee import binds_third_party
 from botbin.directives.cues import CUE_VERBS, FILLER, TRIGGERS, Found, Modality, Tok, explicit_cue
 from botbin.directives.openers import clause_start_cue
+from botbin.directives.register import counts_in_notes, has_standing_marker
 
 MODALITIES: tuple[Modality, ...] = ("obligation", "prohibition", "recommendation", "permission")
 
@@ -74,7 +76,9 @@ _RULE_LABELS = frozenset("important note rule rules tip warning caution reminder
                          "critical required must mandatory hint nb do don't remember instructions instruction".split())
 #: Common spellings without the apostrophe ("pls dont touch").
 _APOSTROPHE = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "shouldnt": "shouldn't",
-               "mustnt": "mustn't", "isnt": "isn't", "arent": "aren't", "youre": "you're", "lets": "let's"}
+               "mustnt": "mustn't", "isnt": "isn't", "arent": "aren't", "youre": "you're"}
+#: A bold or italic span opening a sentence, and what follows it: "**File explorer**:", "**Row height** sets".
+_EMPHASIS_LEAD = re.compile(r"(\*\*|__|\*|_)(?=\S)([^*_\n]{1,80}?)(?<=\S)\1[ \t]*(.?)")
 
 
 
@@ -129,15 +133,21 @@ def _tokens(masked: str, start: int, end: int) -> list[Tok]:
     out: list[Tok] = []
     for m in _WORD.finditer(masked, start, end):
         word = m.group(0).lower()
+        if word == "lets" and out:
+            word = "lets"  # "X lets you ...": a verb; only a sentence-opening "lets" is the spelling of "let's"
+        elif word == "lets":
+            word = "let's"
         # a comma after masked code or a quote still ends the clause: "If it needs `sudo`, ask"
         comma = masked[m.end():min(end, m.end() + 80)].lstrip(" \"'`" + FILLER)[:1] == ","
         out.append(Tok(_APOSTROPHE.get(word, word), m.start(), m.end(), comma))
     return out
 
 
-def lex(text: str) -> list[Cue]:
+def lex(text: str, instructions: bool = True) -> list[Cue]:
     """Directive cues in ``text`` (markdown allowed), at most one per sentence, in order.
 
+    ``instructions``: True when the text is addressed to the agent (an instruction note, a user's turn): every
+    imperative is a command. False for an ordinary note: only explicit cues count (see register.py).
     Never raises; every span indexes ``text``. Linear in the input (1 MB of markdown in well under 1 s).
     """
     masked = mask(text)
@@ -146,7 +156,7 @@ def lex(text: str) -> list[Cue]:
     for s, e in sentences(masked):
         newline = masked.rfind("\n", seen, s)  # only the text since the last sentence: linear overall
         line_start, seen = (newline + 1 if newline >= 0 else line_start), s
-        cue = _sentence_cue(masked, s, e, line_start)
+        cue = _sentence_cue(masked, s, e, line_start, instructions)
         if cue is not None:
             modality, cs, ce, positive = cue
             word = masked[cs:ce].lower()
@@ -156,17 +166,42 @@ def lex(text: str) -> list[Cue]:
     return cues
 
 
-def classify(text: str) -> Modality | None:
-    """Modality of the first cue in ``text``, or None when it holds no directive."""
-    cues = lex(text)
+def classify(text: str, instructions: bool = True) -> Modality | None:
+    """Modality of the first cue in ``text``, or None when it holds no directive (``instructions``: see lex)."""
+    cues = lex(text, instructions)
     return cues[0].modality if cues else None
 
 
 
 
-def _sentence_cue(masked: str, s: int, e: int, line_start: int) -> Found | None:
+def _is_term(masked: str, s: int, e: int) -> bool:
+    """True when the sentence opens with an emphasized term that a label or description follows:
+    "**File explorer**:", "**File properties**, accessible ...", "**Row height** sets ...", "**Bookmarks**"."""
+    m = _EMPHASIS_LEAD.match(masked, s, e)
+    if m is None or m.group(2).rstrip().endswith((".", "!")):
+        return False  # "**Do not start syncing yet.**" is a whole sentence in bold
+    after = m.group(3)
+    if after in ("", ":", ",", "(", "\u2014", "\u2013", "-", "="):
+        return True
+    nxt = _WORD.match(masked, m.end(3) - len(after), e)
+    return nxt is not None and nxt.group(0).lower().endswith("s") and nxt.group(0).lower() not in w.DETERMINERS
+
+
+def _is_title(masked: str, toks: list[Tok]) -> bool:
+    """True when the sentence opens with three or more words in Title Case ("Never Split the Difference")."""
+    if len(toks) < 3:
+        return False
+    words = [masked[t.start:t.end] for t in toks[:3]]
+    if masked[toks[0].end:toks[1].start] != " " or masked[toks[1].end:toks[2].start] != " ":
+        return False  # "Select **Settings** > **Privacy**": names of buttons, not a title
+    return all(x[:1].isupper() and x != "I" for x in (words[0], words[1])) and (
+        words[2][:1].isupper() or words[2].lower() in ("the", "a", "an", "of", "me", "to", "and")
+    ) and not all(x.isupper() for x in words)
+
+
+def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bool = True) -> Found | None:
     body = masked[s:e].rstrip(" *_\"')]")
-    if body.endswith("?"):
+    if body.endswith("?") or (body.endswith(":") and _is_term(masked, s, e)):
         return None
     label = _LABEL.match(masked, s, e)
     name = masked[s:label.end()].strip(" *_:\n").lower() if label else ""
@@ -178,13 +213,22 @@ def _sentence_cue(masked: str, s: int, e: int, line_start: int) -> Found | None:
         s = label.end()
     if not toks:
         return None
-    found = explicit_cue(toks)
+    found = explicit_cue(toks, instructions)
     if found is not None:
         reported = any(t.word in w.REPORTING for t in toks if t.end <= found[1])
-        return None if reported else found
+        if reported or binds_third_party(toks, found[1]):
+            return None
+        return found if instructions or counts_in_notes(found[0], toks, found[1]) else None
     if label and len(toks) > 1 and not (name in _RULE_LABELS or name.split(" ")[0] in ("step", "rule", "todo")):
         return None  # "**Felix Brandt**: contact at ...": a term and its description, not a command
     heading = _HEADING.match(masked, line_start) is not None
     if heading and len(toks) < 3:
         return None  # "## Commit conventions": a short heading names a topic
-    return clause_start_cue(toks, masked, s)
+    if _is_term(masked, s, e):
+        return None  # "**Link thickness** controls the line width": a term and its description
+    if _is_title(masked, toks):
+        return None  # "Never Split the Difference is on my list", "## Don't Make Me Think": a title
+    found = clause_start_cue(toks, masked, s, instructions or has_standing_marker(toks))
+    if found is None or instructions or counts_in_notes(found[0], toks, found[1], modal=False):
+        return found
+    return None

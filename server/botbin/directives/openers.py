@@ -16,7 +16,9 @@ from botbin.directives.cues import FILLER, Found, Tok, is_past, span, word_at
 def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
     """Indices where a clause that may hold an imperative starts: the sentence start and after a lead clause."""
     i = 0
-    while i < len(toks) - 1 and toks[i].word in w.SKIP_OPENERS and not toks[i].comma_after:
+    while i < len(toks) - 1 and toks[i].word in w.SKIP_OPENERS and not toks[i].comma_after and not (
+        toks[i].word == "to" and any(t.comma_after for t in toks[i:])
+    ):  # "To avoid conflicts, disable X": a purpose clause leads, the command follows its comma
         i += 1
     starts = [i]
     if toks[i].word in w.CLAUSE_OPENERS or toks[0].word in w.CLAUSE_OPENERS:
@@ -27,8 +29,10 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
                     k += 1
                 starts.append(k)
                 break
-    elif toks[i].comma_after and i + 1 < len(toks):  # "Also, use tabs"
-        starts.append(i + 1)
+    else:  # "Also, use tabs", "Going forward, cc Priya": a short lead phrase, then the command
+        lead = next((k for k in range(i, min(i + 3, len(toks) - 1)) if toks[k].comma_after), None)
+        if lead is not None:
+            starts.append(lead + 1)
     return starts
 
 
@@ -38,13 +42,17 @@ _HEDGED_TAIL = (("when", "possible"), ("if", "possible"), ("where", "possible"),
 _OPTIONAL_TAIL = (("if", "you", "like"), ("if", "you", "want"), ("if", "you", "prefer"), ("if", "you", "wish"))
 
 
-def clause_start_cue(toks: Sequence[Tok], masked: str, s: int) -> Found | None:
-    """The cue opening the sentence or its main clause; "if possible" makes it advice, "if you like" a choice."""
+def clause_start_cue(toks: Sequence[Tok], masked: str, s: int, bare: bool = True) -> Found | None:
+    """The cue opening the sentence or its main clause; "if possible" makes it advice, "if you like" a choice.
+
+    ``bare`` False (an ordinary note, see register.py): a plain imperative ("Click Settings", "Use tabs") is
+    a step for a reader, not a rule; only deontic openers count ("Never", "Always", "Don't", "Make sure").
+    """
     lead = masked[s:toks[0].start]
     if any(ch.isalnum() or ch == FILLER for ch in lead):
         return None  # "- 14:00 sync with design", "`code` does": a time, a number or code opens it, not a verb
     for i in _at_clause_starts(toks):
-        found = _opener(toks, i)
+        found = _opener(toks, i, bare)
         if found is None:
             continue
         if found[0] == "obligation" and i > 0 and toks[i - 1].word in _HEDGED_LEAD:
@@ -63,14 +71,17 @@ def clause_start_cue(toks: Sequence[Tok], masked: str, s: int) -> Found | None:
     return None
 
 
-def _opener(toks: Sequence[Tok], i: int) -> Found | None:
-    """A cue that counts only when it opens the clause: an imperative verb, "Never ...", "No ...", "Avoid ..."."""
+def _opener(toks: Sequence[Tok], i: int, bare: bool = True) -> Found | None:
+    """A cue that counts only when it opens the clause: an imperative verb, "Never ...", "No ...", "Avoid ...".
+
+    ``bare`` False: deontic openers only (see clause_start_cue).
+    """
     word, nxt = toks[i].word, word_at(toks, i + 1)
     if word in w.HEDGES and i + 1 < len(toks):
         j = i + 1
         while j < len(toks) - 1 and toks[j].word in w.HEDGES:  # a loop, not recursion: "perhaps maybe ..."
             j += 1
-        found = _opener(toks, j)
+        found = _opener(toks, j, bare)
         if found is not None and found[0] == "obligation":
             return ("recommendation", toks[i].start, found[2], True)  # "Perhaps use a dataclass"
         return found
@@ -84,35 +95,55 @@ def _opener(toks: Sequence[Tok], i: int) -> Found | None:
         return ("prohibition", *span(toks, i, i + 1), False)  # "Please not to use the staging DB"
     if word in ("don't", "do") and "bother" in (nxt, word_at(toks, i + 2)):
         return ("permission", *span(toks, i, i + 1 + (word == "do")), True)  # an exemption, not a ban
-    if word == "go" and nxt == "ahead":
-        return ("permission", *span(toks, i, i + 1), True)
-    if (word == "go" and nxt == "easy") or word in ("favor", "favour", "aim") or (
-        word == "lean" and nxt in ("towards", "toward")
-    ):
-        return ("recommendation", *span(toks, i, i), True)
+    if word == "remember" and nxt == "to":
+        return ("obligation", *span(toks, i, i + 1), True)  # "Remember to ..." (not "Remember that ...")
+    found = _deontic_opener(toks, i)
+    if found is not None or not bare:
+        return found
+    return _bare_opener(toks, i)
+
+
+def _deontic_opener(toks: Sequence[Tok], i: int) -> Found | None:
+    """An opener whose words carry the rule on their own ("Never", "Always", "Don't", "Avoid", "Make sure")."""
+    word, nxt = toks[i].word, word_at(toks, i + 1)
     if (word == "quit" and nxt.endswith("ing")) or (word == "hold" and nxt == "off"):
         return ("prohibition", *span(toks, i, i + 1), False)
-    if word in ("keep", "leave") and _keep_away(toks, i):
-        return ("prohibition", *span(toks, i, i), False)  # "Keep API keys out of the repo", "Leave X alone"
     if word == "not" and nxt in w.IMPERATIVE_VERBS:
         return ("prohibition", *span(toks, i, i + 1), False)  # "Not use tabs", "Please not commit"
     if word == "refrain" or (word == "steer" and nxt == "clear"):
         return ("prohibition", *span(toks, i, i + 1), False)
-    if word == "back" and nxt == "up":
-        return ("obligation", *span(toks, i, i + 1), True)
     if word == "always":
         return ("obligation", *span(toks, i, i), True)
     if word in ("don't", "do") and (word == "don't" or nxt == "not"):
         return ("prohibition", *span(toks, i, i if word == "don't" else i + 1), False)
-    if word == "no" and _is_ban(toks, i):
-        return ("prohibition", *span(toks, i, i), False)
     if word == "avoid":
         return ("prohibition", *span(toks, i, i), False)
     if word == "stop" and nxt.endswith("ing"):
         return ("prohibition", *span(toks, i, i), False)
     if word in ("make", "be") and nxt == "sure":
         return ("obligation", *span(toks, i, i + 1), True)
-    if word in ("prefer", "consider", "try"):
+    if word in ("prefer", "consider"):
+        negated = nxt == "not"
+        return ("recommendation", *span(toks, i, i + 1 if negated else i), not negated)
+    return None
+
+
+def _bare_opener(toks: Sequence[Tok], i: int) -> Found | None:
+    """A plain imperative, a command only where the note is addressed to the agent ("Use tabs", "No emojis")."""
+    word, nxt = toks[i].word, word_at(toks, i + 1)
+    if word == "go" and nxt == "ahead":
+        return ("permission", *span(toks, i, i + 1), True)
+    if (word == "go" and nxt == "easy") or word in ("favor", "favour", "aim") or (
+        word == "lean" and nxt in ("towards", "toward")
+    ):
+        return ("recommendation", *span(toks, i, i), True)
+    if word in ("keep", "leave") and _keep_away(toks, i):
+        return ("prohibition", *span(toks, i, i), False)  # "Keep API keys out of the repo", "Leave X alone"
+    if word == "back" and nxt == "up":
+        return ("obligation", *span(toks, i, i + 1), True)
+    if word == "no" and _is_ban(toks, i):
+        return ("prohibition", *span(toks, i, i), False)
+    if word == "try":
         negated = nxt == "not"
         return ("recommendation", *span(toks, i, i + 1 if negated else i), not negated)
     if (word in w.IMPERATIVE_VERBS or _unknown_verb(toks, i)) and _imperative(toks, i):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from botbin.directives.partition import Directive, block_directive, parse_source
+from botbin.directives.partition import DEFAULT_INSTRUCTION_NOTES, Directive, block_directive, parse_source
 from botbin.parsing import Block
 
 
@@ -16,12 +17,14 @@ class Paragraph:
     directive: Directive | None
 
 
-def paragraph_at(text: str, path: str, line: int) -> Paragraph | None:
+def paragraph_at(text: str, path: str, line: int,
+                 instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> Paragraph | None:
     """The block of note text holding 0-based ``line`` (headings and code count), or None on a blank line.
-    Line numbers are LSP's: CRLF and CR end lines as LF does."""
+    Line numbers are LSP's: CRLF and CR end lines as LF does. ``instruction_globs``: the folder's
+    ``instruction_notes`` setting."""
     normalized = text.replace("\r\n", "\n").replace("\r", "\n")
     note = parse_source(normalized, path)
     for index, block in enumerate(note.blocks):
         if block.start_line <= line < block.end_line:
-            return Paragraph(block, block_directive(note, index))
+            return Paragraph(block, block_directive(note, index, instruction_globs))
     return None

@@ -1,10 +1,17 @@
 """Partition a parsed note into hard, soft and lore blocks, and list its directives (pure, cached by hash).
 
-Instruction notes (``MEMORY.md``, ``AGENTS.md``, ``CLAUDE.md``, or frontmatter ``botbin: instructions``)
-are written for an agent: their list items and frontmatter are **hard** invariants, their blockquotes and
-the paragraphs the lexer marks are **soft** directives, the rest (headings, background prose, code) is
-**lore**. In any other note only blocks the lexer marks become soft; the rest is lore. Kinds follow the
-tier law of LibraVDB (hard invariants, soft directives, recalled lore).
+Instruction notes (``AGENTS.md``, ``CLAUDE.md`` in any folder and any case, the notes the
+``instruction_notes`` globs name, or frontmatter ``botbin: instructions``) are written for an agent: their
+list items and frontmatter are **hard** invariants, their blockquotes and the paragraphs the lexer marks
+(imperatives included) are **soft** directives, the rest (headings, background prose, code) is **lore**.
+
+Every other note, ``MEMORY.md`` included (Bot-BIN's curated memory: facts, people, decisions), is lexed as
+an ordinary note (register.py): a block becomes a **soft** rule only when the lexer finds an explicit
+obligation or prohibition in it ("Never answer in prose.", "You must sign every commit."); procedure steps,
+"you can", advice and everything else stay lore. An ordinary note's rule is soft, never hard: nothing says
+the note is addressed to the agent, so its rules are recalled by relevance (context tier 1.5), while hard
+invariants (always in context, an error when they do not fit) are what an instruction note states. Kinds
+follow the tier law of LibraVDB (hard invariants, soft directives, recalled lore).
 """
 
 from __future__ import annotations
@@ -12,16 +19,24 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
+from wcmatch import glob as wglob
+
+from botbin import config
 from botbin.directives.lexer import Cue, lex
 from botbin.parsing.blocks import Block, ParsedNote
 
 Kind = Literal["hard", "soft", "lore"]
 KIND_RANK: dict[str, int] = {"lore": 0, "soft": 1, "hard": 2}
-#: File names (any folder, any case) that make a note an instruction note.
-INSTRUCTION_NAMES = frozenset({"memory.md", "agents.md", "claude.md"})
+#: Globs (relative POSIX paths, ``**`` spans folders, any case) of instruction notes: the default of the
+#: ``instruction_notes`` setting.
+DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = config.DEFAULT_INSTRUCTION_NOTES
+#: Modalities that make a block of an ordinary note a rule (advice and permissions stay memory there).
+RULE_MODALITIES = frozenset({"obligation", "prohibition"})
+_GLOB_FLAGS = wglob.GLOBSTAR | wglob.IGNORECASE | wglob.DOTGLOB
 #: Frontmatter keys that describe the note rather than instruct: a frontmatter of only these is not a rule.
 _META_KEYS = frozenset({"botbin", "title", "tags", "tag", "aliases", "alias", "date", "created", "updated",
                         "modified", "cssclasses", "publish", "permalink", "description"})
@@ -106,12 +121,26 @@ class Partition:
     """Hard and soft blocks in source order (a hard frontmatter first)."""
 
 
-def is_instruction_note(note: ParsedNote) -> bool:
-    """True for ``MEMORY.md``, ``AGENTS.md``, ``CLAUDE.md``, or frontmatter ``botbin: instructions``."""
-    name = note.path.rsplit("/", 1)[-1].lower()
+def is_instruction_path(path: str, globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> bool:
+    """True when the relative POSIX ``path`` matches one of ``globs`` (any case): "AGENTS.md", "docs/claude.md"."""
+    return bool(globs) and wglob.globmatch(path, list(globs), flags=_GLOB_FLAGS)
+
+
+def is_instruction_note(note: ParsedNote, globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> bool:
+    """True for a note whose path matches ``globs`` (the ``instruction_notes`` setting) or whose frontmatter
+    says ``botbin: instructions``."""
     marker = note.frontmatter.data.get("botbin")
     marked = marker == "instructions" or (isinstance(marker, list) and "instructions" in marker)
-    return name in INSTRUCTION_NAMES or marked
+    return marked or is_instruction_path(note.path, globs)
+
+
+def block_cues(block: Block, instruction: bool) -> list[Cue]:
+    """The lexer's cues in ``block`` that make it a directive: every cue in an instruction note, only the
+    obligations and prohibitions of the ordinary register elsewhere; none for headings, code and tables."""
+    if block.kind not in _LEXED_KINDS:
+        return []
+    cues = lex(block.text, instructions=instruction)
+    return cues if instruction else [c for c in cues if c.modality in RULE_MODALITIES]
 
 
 def _action(text: str, cue: Cue) -> str:
@@ -137,12 +166,13 @@ def _block_kind(block: Block, instruction: bool, has_cues: bool) -> Kind:
     return "soft" if has_cues and block.kind in _LEXED_KINDS else "lore"
 
 
-def partition_note(note: ParsedNote, source: str | None = None) -> Partition:
+def partition_note(note: ParsedNote, source: str | None = None,
+                   instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> Partition:
     """Kinds of the blocks of ``note`` and its directives; ``source`` (the note's LF text) adds a hard frontmatter.
 
-    Deterministic; never raises.
+    ``instruction_globs``: the ``instruction_notes`` setting. Deterministic; never raises.
     """
-    instruction = is_instruction_note(note)
+    instruction = is_instruction_note(note, instruction_globs)
     kinds: list[Kind] = []
     directives: list[Directive] = []
     fm_lines = note.frontmatter_lines
@@ -150,7 +180,7 @@ def partition_note(note: ParsedNote, source: str | None = None) -> Partition:
         text = "\n".join(source.split("\n")[fm_lines[0]:fm_lines[1]])
         directives.append(Directive(note.path, "hard", text, fm_lines[0], fm_lines[1], (), ()))
     for block in note.blocks:
-        cues = lex(block.text) if block.kind in _LEXED_KINDS else []
+        cues = block_cues(block, instruction)
         kind = _block_kind(block, instruction, bool(cues))
         kinds.append(kind)
         if kind != "lore":
@@ -159,11 +189,13 @@ def partition_note(note: ParsedNote, source: str | None = None) -> Partition:
     return Partition(instruction, tuple(kinds), tuple(directives))
 
 
-def block_directive(note: ParsedNote, index: int) -> Directive | None:
+def block_directive(note: ParsedNote, index: int,
+                    instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> Directive | None:
     """The directive that block ``index`` of ``note`` is, or None for lore (the lexer runs on that block only)."""
     block = note.blocks[index]
-    cues = lex(block.text) if block.kind in _LEXED_KINDS else []
-    kind = _block_kind(block, is_instruction_note(note), bool(cues))
+    instruction = is_instruction_note(note, instruction_globs)
+    cues = block_cues(block, instruction)
+    kind = _block_kind(block, instruction, bool(cues))
     if kind == "lore":
         return None
     return Directive(note.path, kind, block.text, block.start_line, block.end_line, block.heading_path,
@@ -198,13 +230,17 @@ def parse_source(source: str, path: str) -> ParsedNote:
     return _cached(source, path)[1][0]
 
 
-def partition_source(source: str, path: str) -> tuple[ParsedNote, Partition]:
+def partition_source(source: str, path: str,
+                     instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> tuple[ParsedNote, Partition]:
     """Parse and partition the LF-normalized text of note ``path``; cached by (path, MD5 of the text).
 
-    For editors: hovering over an unsaved buffer re-partitions only when the text changed.
+    For editors: hovering over an unsaved buffer re-partitions only when the text changed. Only the partition
+    under the default ``instruction_globs`` is cached (the parse always is).
     """
     key, cached = _cached(source, path)
     note, part = cached
+    if tuple(instruction_globs) != DEFAULT_INSTRUCTION_NOTES:
+        return note, partition_note(note, source, instruction_globs)
     if part is not None:
         return cast(tuple[ParsedNote, Partition], cached)  # the cached pair itself
     done = (note, partition_note(note, source))

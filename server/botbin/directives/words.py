@@ -32,8 +32,10 @@ shut sign simmer simplify skip sleep slice soak sort specify split squash stage 
 store strip submit suggest summarize supply support suppress swap switch sync tag take talk teach tell test
 think throw tidy toggle touch trace track translate treat trigger trim truncate trust try turn type uncheck
 undo uninstall unlock unpin update upgrade upload uppercase use validate verify view visit wait warn wash
-watch water whisk wipe wrap write
+watch water whisk wipe wrap write cc bcc dm preview group
 """.split())
+#: British spellings of the -ize verbs ("Summarise", "Prioritise").
+IMPERATIVE_VERBS = IMPERATIVE_VERBS | frozenset(v[:-3] + "ise" for v in IMPERATIVE_VERBS if v.endswith("ize"))
 
 #: Pronouns and determiners after which "always"/"never"/"don't" describe someone's habit, not a rule.
 THIRD_PERSON = frozenset(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -55,8 +56,9 @@ class PreparedNote:
 
 
 def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerParams,
-                 md5: str | None = None) -> PreparedNote:
-    """Decode, parse and chunk the bytes of note ``rel`` (``md5``: their MD5 hex, if already known).
+                 md5: str | None = None, instruction_globs: Sequence[str] | None = None) -> PreparedNote:
+    """Decode, parse and chunk the bytes of note ``rel`` (``md5``: their MD5 hex, if already known;
+    ``instruction_globs``: the ``instruction_notes`` setting, default when None).
 
     Raises ParseError for a binary file.
     """
@@ -67,7 +69,8 @@ def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerPa
     decoded = decode_note(data, rel)
     stripped = strip_binary(parse_note(decoded.text, rel))  # drawings and base64 are not embedded
     note = stripped.note
-    part = partition_note(note, decoded.text)
+    part = partition_note(note, decoded.text) if instruction_globs is None else \
+        partition_note(note, decoded.text, instruction_globs)
     chunks = tuple(chunk_note(note, counter, params, part.kinds, split_kinds=part.instruction))
     digest = md5 or hashlib.md5(data).hexdigest()
     skipped = stripped.warning()

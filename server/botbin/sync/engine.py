@@ -207,7 +207,8 @@ class _Run:
             self.dirty = True
             return True
         try:
-            prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params, md5)
+            prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params, md5,
+                                self.ctx.settings.instruction_notes)
         except BotbinError as exc:
             self.failed.append(NoteFailure(rel, exc.reason))
             return True

@@ -34,7 +34,7 @@ def test_ingest_search_and_reingest(tmp_path: Path) -> None:
     assert out["blocksWritten"] == 1 and out["soulFiles"] == ["memory/soul/ana.md"]
     soul = (tmp_path / "memory/soul/ana.md").read_text()
     assert "## [Turns 1-3] session 1 · 2023-05-08" in soul
-    assert "- user (rule, verbatim): Never share my sister's address with anyone." in soul
+    assert "- Never share my sister's address with anyone. _(user: rule, verbatim)_" in soul
     hits = json.loads(ok("search", "what is the dog called", "--json", "-k", "1", cwd=tmp_path))["hits"]
     assert hits[0]["path"] == "memory/soul/ana.md"
     again = json.loads(ok("ingest", "chat.jsonl", "--user", "Ana", "--json", cwd=tmp_path))

@@ -35,7 +35,7 @@ def test_block_text() -> None:
     assert block is not None
     assert block.text == ("## [Turns 12-15] session 3 · 2023-05-08\n\n"
                           "- Caroline: I moved to Berlin in May.\n"
-                          "- user (rule, verbatim): Never call me before 9am.\n  Not even on Sundays.\n")
+                          "- Never call me before 9am. _(user: rule, verbatim)_\n  Not even on Sundays.\n")
     assert build_block([_item(1, "hi", admitted=False)], {}) is None
     assert build_block([], {}) is None
     assert Block(1, 1, None, None, ("- a: b",)).header == "## [Turns 1-1]"
@@ -47,7 +47,19 @@ def test_facts_replace_long_turns() -> None:
 
 
 def test_rule_bullet_keeps_words_and_blank_lines() -> None:
-    assert rule_bullet("user", "Always:\r\n\r\n- run tests\n") == "- user (rule, verbatim): Always:\n\n  - run tests"
+    assert rule_bullet("user", "Always:\r\n\r\n- run tests\n") == "- Always: _(user: rule, verbatim)_\n\n  - run tests"
+
+
+def test_a_rule_bullet_is_a_rule_to_the_partition() -> None:
+    """Issue 19: the soul file's rule bullet opens with the rule, so the partition (an ordinary note) sees it."""
+    from botbin.directives.partition import partition_source
+
+    text = "# ana\n\n## [Turns 1-1] session 1\n\n" + rule_bullet(
+        "user", "From now on, never schedule meetings for me before 10:00.") + "\n- Ana: I moved.\n"
+    _, part = partition_source(text, "memory/soul/ana.md")
+    (rule,) = part.directives
+    assert (rule.kind, rule.modality, rule.start_line) == ("soft", "prohibition", 4)
+    assert rule.text.startswith("- From now on, never schedule meetings") and "(user: rule, verbatim)" in rule.text
 
 
 def test_sentences() -> None:

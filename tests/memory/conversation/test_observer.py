@@ -67,7 +67,7 @@ def test_rules_are_kept_verbatim_even_when_the_gate_says_no(make_service: Callab
     assert rule.protected and not rule.admitted
     observer.flush()
     text = (service.root / SOUL).read_text()
-    assert "- user (rule, verbatim): Never   push to main.\n  Not even on Fridays.\n" in text
+    assert "- Never   push to main. _(user: rule, verbatim)_\n  Not even on Fridays.\n" in text
     assert "- user: ok" not in text
     assert observer.stats.protected == 1
 

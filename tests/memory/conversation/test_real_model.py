@@ -85,7 +85,7 @@ async def test_observe_turn_over_a_real_mcp_session(tmp_path: Path, real_embedde
         blocks = [b for r in replies for b in r["distilled"]]  # a full buffer, or drift, distilled at least one
         assert blocks and all(b["status"] == "written" for b in blocks)
         assert blocks[0]["text"].startswith("## [Turns 1-") and " session s1 · " in blocks[0]["text"]
-        assert "- user (rule, verbatim): Never give Pretzel the dog any chocolate, remember that." in \
+        assert "- Never give Pretzel the dog any chocolate, remember that. _(user: rule, verbatim)_" in \
             (root / "memory/soul/ana.md").read_text(encoding="utf-8")
         found = _data(await session.call_tool("search_memory", {"query": "what is my sister's dog called", "k": 1}))
         assert found["hits"][0]["path"] == "memory/soul/ana.md" and "Pretzel" in found["hits"][0]["text"]

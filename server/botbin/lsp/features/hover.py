@@ -54,7 +54,7 @@ def register(server: BotbinLanguageServer) -> None:
         line = position_at(text, offset_at(text, params.position, ls.encoding), ls.encoding).line
         found = ls.folders.folder_of(uri)
         path = found[1] if found is not None else uri.rsplit("/", 1)[-1]
-        paragraph = paragraph_at(text, path, line)
+        paragraph = paragraph_at(text, path, line, found[0].service.settings if found else None)
         if paragraph is None:
             return None
         block = paragraph.block

@@ -143,7 +143,8 @@ def register(server: BotbinLanguageServer) -> None:
             pos = types.Position(line_no, char_no)
             line = position_at(source, offset_at(source, pos, ls.encoding), ls.encoding).line
             found = ls.folders.folder_of(uri)
-            paragraph = paragraph_at(source, found[1] if found else uri, line)
+            paragraph = paragraph_at(source, found[1] if found else uri, line,
+                                     found[0].service.settings if found else None)
             if paragraph is None:
                 return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
             text, lines = paragraph.block.text, (paragraph.block.start_line, paragraph.block.end_line)

@@ -5,12 +5,14 @@ A block looks like::
     ## [Turns 12-16] session 3 · 2023-05-08
 
     - Caroline: I moved to Berlin in May.
-    - User (rule, verbatim): Never push to main without a review.
+    - Never push to main without a review. _(User: rule, verbatim)_
 
 Turn numbers are 1-based per user and run on across sessions and runs. Each turn the admission gate let in
 gives one bullet, prefixed with its speaker: its own words when short, else its MAX_SENTENCES sentences
 closest to the buffer's centroid (in their original order). A directive turn (a rule the user gave) is kept
-whole and verbatim, whatever the gate said. A buffer with nothing admitted gives no block.
+whole and verbatim, whatever the gate said, its provenance after its first line (a leading label would hide
+the rule's cue from the lexer and the partition, which then would not see a rule). A buffer with nothing
+admitted gives no block.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from botbin.memory.conversation.turns import Turn
 #: A turn longer than this (words) with more than MAX_SENTENCES sentences is cut to its best sentences.
 LONG_TURN_WORDS = 40
 MAX_SENTENCES = 2
-RULE_MARK = "(rule, verbatim)"
+RULE_MARK = "rule, verbatim"
 _SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=\S)|\n\s*\n|\n(?=\s*[-*+]\s|\s*\d+[.)]\s)")
 
 
@@ -110,11 +112,12 @@ def fact_bullet(speaker: str, text: str) -> str:
 
 
 def rule_bullet(speaker: str, content: str) -> str:
-    """``- Speaker (rule, verbatim): content``, the content's later lines indented by two spaces so the
-    bullet stays one list item; the words themselves are kept exactly (trailing spaces aside)."""
+    """``- content _(Speaker: rule, verbatim)_``: the rule's words open the bullet, so the lexer and the partition
+    see its cue ("From now on, never ..."), the provenance beside its first line; later lines are indented by
+    two spaces so the bullet stays one list item; the words are kept exactly (trailing spaces aside)."""
     lines = content.strip().replace("\r\n", "\n").replace("\r", "\n").split("\n")
     rest = [f"  {line.rstrip()}" if line.strip() else "" for line in lines[1:]]
-    return "\n".join([f"- {one_line(speaker)} {RULE_MARK}: {lines[0].rstrip()}", *rest])
+    return "\n".join([f"- {lines[0].rstrip()} _({one_line(speaker)}: {RULE_MARK})_", *rest])
 
 
 def centroid(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

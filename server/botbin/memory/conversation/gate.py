@@ -229,11 +229,12 @@ _DURABLE = re.compile(r"\b(?:always|never|from now on|every time|whenever|going 
 
 def is_directive(role: str, text: str) -> bool:
     """True when ``text``, said by ``role``, is a hard directive to keep verbatim: the user's own turn, in
-    which the deontic lexer (directives.lexer.lex) finds an obligation or prohibition whose sentence says it
-    is meant to last ("always", "never", "from now on", "must", "don't", "remember")."""
+    which the deontic lexer (directives.lexer.lex), reading it as the soul file's partition will (an ordinary
+    note), finds an obligation or prohibition whose sentence says it is meant to last ("always", "never",
+    "from now on", "must", "don't", "remember")."""
     if role.strip().casefold() not in USER_ROLES:
         return False
     from botbin.directives.lexer import lex
 
     return any(c.modality in ("obligation", "prohibition") and _DURABLE.search(text, c.sentence_start, c.sentence_end)
-               for c in lex(text))
+               for c in lex(text, instructions=False))
