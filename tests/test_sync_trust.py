@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from botbin.service import MemoryService
-from botbin.sync.engine import SyncContext, SyncReport, sync_workspace
+from botbin.sync.engine import SyncReport
 from botbin.sync.spare import SPARE_FILE
 from conftest import FakeEmbedder, write_notes
 
@@ -21,10 +21,7 @@ VAULT = {
 
 
 def _sync(service: MemoryService, prune: bool = False) -> SyncReport:
-    ctx = SyncContext(
-        service.root, service.settings, service.model_meta, lambda: service.counter, lambda: service.embedder
-    )
-    return sync_workspace(ctx, prune=prune)
+    return service.sync(prune=prune)
 
 
 def _outputs(service: MemoryService) -> list[str]:

@@ -77,9 +77,10 @@ class MemoryService:
 
     # -- sync and index (workspace/) ------------------------------------------------------------------
     def sync(self, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
-             encryption: str | None = None) -> SyncReport:
-        """Sync the notes, patching the loaded index note by note (workspace/syncing.py)."""
-        return self.ws.sync(progress, full, keep_documents, encryption)
+             encryption: str | None = None, prune: bool = False) -> SyncReport:
+        """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
+        notes no longer tracked even when they are most of the index (else the sync keeps them and says so)."""
+        return self.ws.sync(progress, full, keep_documents, encryption, prune)
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index and its load warnings (workspace/handle.py)."""
@@ -118,8 +119,8 @@ class MemoryService:
     # -- search (search/pipeline.py) ------------------------------------------------------------------
     def search(self, query: str, k: int | None = None, alpha: float | None = None,
                filters: SearchFilters | None = None, best_per_note: bool = False, query_vector: Any = None,
-               reinforce: bool = True) -> SearchResult:
-        return self.searcher.search(query, k, alpha, filters, best_per_note, query_vector, reinforce)
+               reinforce: bool = True, per_note: int | None = None) -> SearchResult:
+        return self.searcher.search(query, k, alpha, filters, best_per_note, query_vector, reinforce, per_note)
 
     def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None, k: int = 5,
                 source_md5: str | None = None) -> SearchResult:

@@ -37,7 +37,7 @@ def _filters(args: argparse.Namespace) -> SearchFilters:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    report = service(args).sync(progress=progress_bar(0), full=args.full)
+    report = service(args).sync(progress=progress_bar(0), full=args.full, prune=args.prune)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
@@ -73,6 +73,8 @@ def _search_usage_error(args: argparse.Namespace) -> str | None:
         return "give a QUERY or --batch FILE.jsonl"
     if args.query is not None and not args.query.strip():
         return "the query is empty"
+    if args.per_note is not None and args.per_note < 0:
+        return f"--per-note takes 0 (no cap) or more, not {args.per_note}"
     if args.alpha is not None and args.alpha != args.alpha:  # NaN
         return "alpha must be a number between 0 and 1, not nan"
     return check_k(args.k) or check_alpha(args.alpha) or check_filters(_filters(args), ("--kind", "--since", "--until"))
@@ -87,7 +89,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     filters = _filters(args)
     if args.batch is not None:
         return run_batch(memory, args.batch, args.k, args.alpha, filters, args.best_per_note)
-    result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note)
+    result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note, per_note=args.per_note)
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     if args.json:
@@ -191,6 +193,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = add(sub, common, "sync", "sync changed notes into AIF-BIN files", cmd_sync)
     p.add_argument("--json", action="store_true", help="print a JSON report (always, even with no change)")
     p.add_argument("--full", action="store_true", help="re-read and re-chunk every note (embeddings are reused)")
+    p.add_argument("--prune", action="store_true",
+                   help="drop notes no longer tracked even when they are most of the index (their embeddings are "
+                        "kept for reuse)")
 
     p = add(sub, common, "search", "search the synced notes by meaning", cmd_search)
     p.add_argument("query", nargs="?", help="what to look for, in your own words")
@@ -205,6 +210,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
     p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
+    p.add_argument("--per-note", type=int, default=None, metavar="N",
+                   help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)")
 
     p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -3,8 +3,9 @@
 Stages, in order:
 
 1. **candidates**: the in-memory index scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
-   (index/store.py), filtered (path, tag, kind, dates) and without archived memos; it fetches more than
-   asked so that later stages can re-order.
+   averaged with the query's cosine to the chunk's note and neighbours (index/store.py, index/ranking.py),
+   filtered (path, tag, kind, dates), without archived memos, at most ``max_hits_per_note`` per note; it
+   fetches more than asked so that later stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
    relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
@@ -71,11 +72,13 @@ class Searcher:
 
     def search(self, query: str, k: int | None = None, alpha: float | None = None,
                filters: SearchFilters | None = None, best_per_note: bool = False,
-               query_vector: npt.NDArray[np.float32] | None = None, reinforce: bool = True) -> SearchResult:
+               query_vector: npt.NDArray[np.float32] | None = None, reinforce: bool = True,
+               per_note: int | None = None) -> SearchResult:
         """Stages 1, 2, 4 and 5. Falls back to BM25 alone if the model cannot load.
 
         ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
-        count a retrieval for each hit returned (False for callers that show only some of them).
+        count a retrieval for each hit returned (False for callers that show only some of them). ``per_note``:
+        most hits of one note (0: no cap; None: the ``max_hits_per_note`` setting).
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.ws.root)
@@ -92,9 +95,11 @@ class Searcher:
         k = k or self.ws.settings.top_k
         if len(index):
             self.lifecycle.hide_archived(index)
+        s = self.ws.settings
         with self.ws.index.lock:  # room for decay to lift a hit from just below the cut
-            hits = index.search(query, vector, k + min(k, 10), self.ws.settings.alpha if alpha is None else alpha,
-                                filters, best_per_note)
+            hits = index.search(query, vector, k + min(k, 10), s.alpha if alpha is None else alpha, filters,
+                                best_per_note, s.max_hits_per_note if per_note is None else per_note, s.note_weight,
+                                s.neighbour_weight)
         hits = self.lifecycle.rank(hits)[:k]
         if reinforce:
             self.lifecycle.reinforce(hits)

@@ -60,11 +60,11 @@ class Workspace:
         return open_keys(self.output_dir, self.passphrase)
 
     def sync(self, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
-             encryption: str | None = None) -> SyncReport:
+             encryption: str | None = None, prune: bool = False) -> SyncReport:
         """Sync the notes and patch the loaded index as each note is written (workspace/syncing.py)."""
         from botbin.workspace.syncing import sync
 
-        return sync(self, progress, full, keep_documents, encryption)
+        return sync(self, progress, full, keep_documents, encryption, prune)
 
 
 def open_workspace(root: Path, overrides: Mapping[str, Any] | None = None, embedder: Embedder | None = None,

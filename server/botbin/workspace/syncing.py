@@ -11,12 +11,13 @@ if TYPE_CHECKING:
 
 
 def sync(ws: Workspace, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
-         encryption: str | None = None) -> SyncReport:
+         encryption: str | None = None, prune: bool = False) -> SyncReport:
     """Sync ``ws`` (see sync_workspace for errors). A loaded index is patched as each output is written, so
     searches during a long sync already see what is done: load it (``ws.index.get()``) first for that.
 
     ``keep_documents``: also return the written documents in the report. Notes whose output failed to decode
-    are rewritten. ``encryption``: "encrypt" or "decrypt" converts the whole store in place. A second sync of
+    are rewritten. ``encryption``: "encrypt" or "decrypt" converts the whole store in place. ``prune``: see
+    sync_workspace (notes no longer tracked leave the index even when most of it goes). A second sync of
     this process waits for the first (``ws.sync_lock``), rather than failing on the workspace's file lock.
     """
     ctx = SyncContext(ws.root, ws.settings, ws.models.meta, lambda: ws.models.counter, lambda: ws.models.embedder,
@@ -25,6 +26,6 @@ def sync(ws: Workspace, progress: ProgressFn | None = None, full: bool = False, 
         # another process's sync is noticed once the lock is ours: it may have synced while we waited
         report = sync_workspace(ctx, progress, full, keep_documents=keep_documents, written=ws.index.patch,
                                 force_paths=ws.index.damaged, encryption=encryption,
-                                locked=ws.index.reload_if_synced_elsewhere)
+                                locked=ws.index.reload_if_synced_elsewhere, prune=prune)
         ws.index.synced(report)
     return report
