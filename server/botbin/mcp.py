@@ -102,7 +102,8 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
         except BotbinError as exc:
             raise ToolError(str(exc)) from exc
         hits = [{**h.to_dict(), "text": h.text} for h in result.hits]
-        return {"hits": hits, "degraded": result.degraded, "indexedAt": result.indexed_at}
+        return {"hits": hits, "degraded": result.degraded, "stale": result.stale, "warnings": list(result.warnings),
+                "indexedAt": result.indexed_at}
 
     @server.tool()
     def remember(text: RememberText, tags: Tags = None) -> dict[str, Any]:

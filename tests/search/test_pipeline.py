@@ -60,3 +60,18 @@ def test_recall_keeps_search_order_unless_relevance_is_nearly_equal(
     searched = [h.path for h in service.search(query, k=2).hits]
     recalled = [h.path for h in service.recall(query, k=2).hits]
     assert recalled[0] == searched[0] == f"memory/{old}.md"  # the answer, though older, stays first
+
+
+def test_a_deleted_or_excluded_note_is_never_returned(make_service: Callable[..., MemoryService]) -> None:
+    notes = {"memory/a.md": "# A\n\nThe zebrafish tank needs a new heater.\n",
+             "memory/Archive/b.md": "# B\n\nAn old zebrafish plan from last year.\n",
+             "memory/c.md": "# C\n\nZebrafish are small freshwater fish.\n"}
+    service = make_service(notes)
+    service.sync()
+    (service.root / "memory" / "a.md").unlink()  # deleted, not synced since
+    result = service.search("zebrafish", k=3)
+    assert "memory/a.md" not in [h.path for h in result.hits] and result.stale
+    assert any("1 deleted (memory/a.md)" in w for w in result.warnings)
+    excluded = make_service(notes={}, root=service.root, exclude=["Archive"])  # a new setting, no sync yet
+    paths = [h.path for h in excluded.search("zebrafish", k=3).hits]
+    assert paths == ["memory/c.md"]

@@ -93,7 +93,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded,
+        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded, "stale": result.stale,
                           "indexedAt": result.indexed_at}, ensure_ascii=False))
     else:
         print_hits(result.hits, filtered=filters != SearchFilters())

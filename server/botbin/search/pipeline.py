@@ -12,7 +12,9 @@ Stages, in order:
    orders the rest, but never lifts a hit above one that is more than RELEVANCE_MARGIN more relevant.
 4. **per-note cap and self-exclusion**: ``best_per_note`` keeps a note's best chunk; ``related`` drops the
    paragraph itself and keeps one hit per note.
-5. **cut** to k, and **reinforcement** of the hits returned (memory/lifecycle.py).
+5. **freshness**: hits of notes deleted from disk or excluded by the settings since the last sync are left
+   out (a stat per hit, sync/freshness.py); the result says so (``stale``, a warning).
+6. **cut** to k, and **reinforcement** of the hits returned (memory/lifecycle.py).
 
 Several folders (the language server's) are merged by score with ``merge``.
 """
@@ -29,6 +31,7 @@ import numpy.typing as npt
 
 from botbin.errors import ModelError
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
+from botbin.sync.freshness import freshness
 from botbin.sync.scan import check_root
 
 if TYPE_CHECKING:
@@ -56,6 +59,8 @@ class SearchResult:
     warnings: tuple[str, ...] = ()
     indexed_at: str | None = None
     """``last_sync`` of the index searched (ISO 8601 UTC)."""
+    stale: bool = False
+    """True when hits of notes deleted or excluded since the last sync were left out (a warning names them)."""
 
 
 def agent_policy(ws: Workspace) -> RecencyPolicy:
@@ -74,7 +79,7 @@ class Searcher:
                filters: SearchFilters | None = None, best_per_note: bool = False,
                query_vector: npt.NDArray[np.float32] | None = None, reinforce: bool = True,
                per_note: int | None = None) -> SearchResult:
-        """Stages 1, 2, 4 and 5. Falls back to BM25 alone if the model cannot load.
+        """Stages 1, 2 and 4 to 6. Falls back to BM25 alone if the model cannot load.
 
         ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
         count a retrieval for each hit returned (False for callers that show only some of them). ``per_note``:
@@ -96,14 +101,24 @@ class Searcher:
         if len(index):
             self.lifecycle.hide_archived(index)
         s = self.ws.settings
-        with self.ws.index.lock:  # room for decay to lift a hit from just below the cut
-            hits = index.search(query, vector, k + min(k, 10), s.alpha if alpha is None else alpha, filters,
-                                best_per_note, s.max_hits_per_note if per_note is None else per_note, s.note_weight,
-                                s.neighbour_weight)
-        hits = self.lifecycle.rank(hits)[:k]
+        fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
+        while True:
+            with self.ws.index.lock:
+                hits = index.search(query, vector, fetch, s.alpha if alpha is None else alpha, filters, best_per_note,
+                                    s.max_hits_per_note if per_note is None else per_note, s.note_weight,
+                                    s.neighbour_weight)
+            fresh = freshness(self.ws.root, s, [h.path for h in hits])
+            kept = [h for h in hits if h.path not in fresh.dropped]
+            if len(kept) >= k or len(hits) < fetch:
+                break
+            fetch *= 4  # notes deleted or excluded since the last sync took places: look further
+        hits = self.lifecycle.rank(kept)[:k]
+        note = fresh.warning()
+        if note is not None:
+            warnings.append(note)
         if reinforce:
             self.lifecycle.reinforce(hits)
-        return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at)
+        return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at, fresh.stale)
 
     def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None,
                 k: int = 5, source_md5: str | None = None) -> SearchResult:
@@ -148,7 +163,7 @@ class Searcher:
         ranked = relevance_first(scored, RELEVANCE_MARGIN)[:k]
         if reinforce:
             self.lifecycle.reinforce(ranked)
-        return replace(result, hits=ranked, warnings=())
+        return replace(result, hits=ranked)
 
 
 def relevance_first(scored: list[tuple[float, Hit]], margin: float) -> list[Hit]:

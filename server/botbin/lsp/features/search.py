@@ -68,6 +68,8 @@ class Merged:
     hits: list[tuple[Hit, str]]
     indexed_at: str | None
     degraded: bool
+    stale: bool = False
+    """Hits of notes deleted or excluded since the last sync were left out."""
 
 
 def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilters | None,
@@ -75,7 +77,8 @@ def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilt
     """Search every folder and merge by score. Blocking: run in a worker thread."""
     results = ls.ask_folders(lambda folder: folder.service.search(query, k, None, filters, best_per_note))
     hits, degraded, indexed_at = merge(results, k)
-    return Merged([(hit, folder.uri_of(hit.path)) for hit, folder in hits], indexed_at, degraded)
+    stale = any(result.stale for result, _ in results)
+    return Merged([(hit, folder.uri_of(hit.path)) for hit, folder in hits], indexed_at, degraded, stale)
 
 
 def status(ls: BotbinLanguageServer) -> dict[str, Any]:
@@ -125,7 +128,7 @@ def register(server: BotbinLanguageServer) -> None:
         result = await asyncio.get_running_loop().run_in_executor(
             None, search_all, ls, query, k, filters, bool(raw.get("bestPerNote", False)))
         return {"hits": [hit_payload(h, uri) for h, uri in result.hits], "indexedAt": result.indexed_at,
-                "indexing": ls.folders.indexing, "degraded": result.degraded}
+                "indexing": ls.folders.indexing, "degraded": result.degraded, "stale": result.stale}
 
     @server.feature(protocol.RELATED)
     async def botbin_related(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
