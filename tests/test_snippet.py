@@ -40,7 +40,7 @@ def test_markdown_is_removed_for_display(markdown: str, plain: str) -> None:
 def test_sentences_follow_lines_items_and_punctuation() -> None:
     text = "First one. Second one!\nwrapped third\ncontinues here.\n- item a\n- item b\n\n| r | s |"
     got = [text[s:e] for s, e in sentences(text)]
-    assert got == ["First one.", "Second one!", "wrapped third\ncontinues here.", "- item a", "- item b", "| r | s |"]
+    assert got == ["First one.", "Second one!", "wrapped third\ncontinues here.", "item a", "item b", "| r | s |"]
 
 
 def test_the_matching_sentence_is_chosen_with_its_line_range() -> None:

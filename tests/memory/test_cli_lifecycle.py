@@ -16,7 +16,7 @@ from conftest import write_notes
 from test_cli_directives import botbin, ok
 
 NOTES: dict[str, str | bytes] = {
-    "MEMORY.md": "# Memory\n\nThe user lives in Lisbon.\n",
+    "AGENTS.md": "# Memory\n\nThe user lives in Lisbon.\n",
     "memory/2026-11-02.md": "# 2026-11-02\n\n- Deploys go out from the blue cluster in Frankfurt.\n",
     "memory/2026-11-09.md": "# 2026-11-09\n\n- Deploys go out from the blue cluster in Frankfurt now.\n",
     "memory/cooking.md": "# Cooking\n\nPasta needs salted water and ten minutes.\n",

@@ -16,7 +16,7 @@ from botbin.service import MemoryService
 
 ServiceFactory = Callable[..., MemoryService]
 NOTES = {
-    "MEMORY.md": "# Rules\n\n- Never push to main on Fridays.\n",
+    "AGENTS.md": "# Rules\n\n- Never push to main on Fridays.\n",
     "memory/2026-01-05.md": "# 2026-01-05\n\n- The staging database lives on host kestrel-db-2.\n",
     "memory/2026-02-10.md": "# 2026-02-10\n\n- Lunch was a pasta salad with olives.\n",
     "memory/notes.md": "# Garden\n\nThe tomatoes need water every second day in July.\n",
@@ -98,7 +98,7 @@ def test_prune_archives_faded_memos_and_restore_brings_them_back(make_service: S
     report = service.lifecycle.prune(now=later)
     assert len(report.archived) == 2 and report.live == 1
     assert {h.path for h in service.search("staging database host lunch pasta", k=10).hits} <= {"memory/notes.md",
-                                                                                            "MEMORY.md"}
+                                                                                            "AGENTS.md"}
     note = (service.output_dir / "archive.md").read_text()
     assert "memory/2026-01-05.md" in note and "> - The staging database lives on host kestrel-db-2." in note
     assert digests(service.root) == before  # the notes are untouched

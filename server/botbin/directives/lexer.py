@@ -64,7 +64,7 @@ _MASKS = re.compile(
 )
 # Sentence boundaries: end punctuation, semicolons, blank lines, and line starts of list items, headings,
 # quotes or table rows (a rule list without periods is still one rule per line).
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+|;\s+|\n(?=[ \t]*(?:[-*+>|#]|\d+[.)]|\n))|\n\s*\n|\n(?=[A-Z])")
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+|(?<=[。！？])\s*(?=\S)|;\s+|\n(?=[ \t]*(?:[-*+>|#]|\d+[.)]|\n))|\n\s*\n|\n(?=[A-Z])")
 _MARKER = re.compile(r"[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d+[.)][ \t]+)?")
 _WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*", re.IGNORECASE)
 _HEADING = re.compile(r"[ \t]*(?:>[ \t]*)*#{1,6}[ \t]")
@@ -107,6 +107,13 @@ def mask(text: str) -> str:
     """``text`` with curly quotes straightened and code, URLs and quoted examples blanked (same length)."""
     norm = _mask_fences(text.translate(_QUOTES))
     return _MASKS.sub(_blank, norm)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of the sentences of markdown ``text``: botbin's one sentence splitter (rules, snippets,
+    distilled turns, roots). Code, URLs and quoted examples never end a sentence; list, quote and heading
+    markers are left out of the spans."""
+    return sentences(mask(text))
 
 
 def sentences(masked: str) -> list[tuple[int, int]]:

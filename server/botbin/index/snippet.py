@@ -13,12 +13,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from botbin.directives.lexer import sentence_spans
 from botbin.index.tokenize import bm25_terms
 
 ELLIPSIS = "\u2026"
 _WIDTH = 240
-_BLOCK_START = re.compile(r"\s*(?:[-*+]\s|\d{1,9}[.)]\s|#{1,6}\s|>|\||```|~~~|$)")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？])\s*(?=\S)")
 _INLINE = [
     (re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]"), lambda m: (m.group(2) or m.group(1)).replace("#", " > ")),
     (re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"), lambda m: m.group(1)),
@@ -71,34 +70,9 @@ def strip_markdown(text: str) -> str:
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
-    """Character spans [start, end) of the sentences of ``text``, in order, blank ones left out."""
-    spans: list[tuple[int, int]] = []
-    units: list[tuple[int, int]] = []  # runs of lines that hold whole sentences
-    pos = 0
-    for line in text.split("\n"):
-        end = pos + len(line)
-        if units and _continues(text[units[-1][0]:units[-1][1]], line):
-            units[-1] = (units[-1][0], end)
-        else:
-            units.append((pos, end))
-        pos = end + 1
-    for start, end in units:
-        piece = text[start:end]
-        cut = start
-        for match in _SENTENCE_END.finditer(piece):
-            spans.append((cut, start + match.start()))
-            cut = start + match.end()
-        spans.append((cut, end))
-    return [(s, e) for s, e in spans if text[s:e].strip()]
-
-
-def _continues(previous: str, line: str) -> bool:
-    """True when ``line`` is a soft-wrapped continuation of the sentence on ``previous`` line(s)."""
-    if not line.strip() or not previous.strip() or _BLOCK_START.match(line):
-        return False
-    if previous.lstrip()[:1] in ("|", "#") or _FENCE.match(previous):
-        return False
-    return previous.rstrip()[-1] not in ".!?:;\u3002\uff01\uff1f"
+    """Character spans [start, end) of the sentences of ``text``, in order (the lexer's splitter: a soft-wrapped
+    line continues its sentence; a list item, table row, heading or quote line starts a new one)."""
+    return [(s, e) for s, e in sentence_spans(text) if text[s:e].strip()]
 
 
 def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -> Snippet:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from botbin.directives.lexer import classify, mask, sentences
+from botbin.directives.lexer import classify, sentence_spans
 
 #: First-person statements of lasting facts and preferences (English; other languages rely on recurrence).
 STABLE_FACT = re.compile(
@@ -79,7 +79,7 @@ class Root:
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk of 3 words or more, whitespace collapsed (list and heading markers left out, and
     sentences that hold a code block)."""
-    return [" ".join(text[s:e].split()) for s, e in sentences(mask(text))
+    return [" ".join(text[s:e].split()) for s, e in sentence_spans(text)
             if len(text[s:e].split()) >= 3 and "```" not in text[s:e] and "~~~" not in text[s:e]]
 
 

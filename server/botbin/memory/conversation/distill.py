@@ -17,13 +17,13 @@ admitted gives no block.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from botbin.directives.lexer import sentence_spans
 from botbin.memory.conversation.gate import GateScore
 from botbin.memory.conversation.turns import Turn
 
@@ -31,7 +31,6 @@ from botbin.memory.conversation.turns import Turn
 LONG_TURN_WORDS = 40
 MAX_SENTENCES = 2
 RULE_MARK = "rule, verbatim"
-_SENTENCE_END = re.compile(r"(?<=[.!?…])[\"')\]]*\s+(?=\S)|\n\s*\n|\n(?=\s*[-*+]\s|\s*\d+[.)]\s)")
 
 
 @dataclass(frozen=True)
@@ -86,8 +85,9 @@ def one_line(text: str) -> str:
 
 
 def split_sentences(text: str) -> list[str]:
-    """The sentences of ``text`` (end punctuation, blank lines and list items split), each on one line."""
-    return [s for part in _SENTENCE_END.split(text) if part and (s := one_line(part))]
+    """The sentences of ``text`` (botbin's one splitter, directives/lexer.py: end punctuation, blank lines and
+    list items split; code and URLs never do), each on one line."""
+    return [s for start, end in sentence_spans(text) if (s := one_line(text[start:end]))]
 
 
 def needs_selection(text: str) -> bool:
