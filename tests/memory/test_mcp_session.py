@@ -66,7 +66,7 @@ async def test_every_tool_over_a_real_session(workspace: Path) -> None:
         assert "otter logo" in context["text"]  # today's note is the recent tail
 
         status = _data(await session.call_tool("memory_status", {}))
-        assert status["files"] == 18  # the examples hold AGENTS.md (issue 19)
+        assert status["files"] == 17
 
         too_small = await session.call_tool("get_context", {"query": "anything", "budget_tokens": 50})
         assert too_small.is_error and "hard rules" in too_small.content[0].text
