@@ -173,3 +173,20 @@ def test_labeled_rows_carry_their_register(tmp_path: Path) -> None:
     path.write_text('{"text": "x", "modality": "none", "register": "email"}\n')
     with pytest.raises(ValueError, match=r"set\.jsonl:1"):
         load_labeled(path)
+
+
+def test_collect_rules_reads_every_rule_straight_from_the_notes() -> None:
+    from botbin.directives.rulebook import collect_rules
+
+    book = collect_rules([
+        ("memory/2026-11-03.md", "# Log\n\nMet Dana. Never book meetings before 10:00.\n\n- Click Save.\n"),
+        ("docs/CLAUDE.md", "- Use tabs.\n"),
+        ("MEMORY.md", "# Memory\n\n- Priya leads the team.\n- Never answer in prose.\n"),
+        ("CLAUDE.md", "# Claude\n\n> Prefer short answers.\n\n- Cite the note.\n"),
+        ("AGENTS.md", "# Agents\n\n- Never push to main.\n"),
+    ])
+    assert book.instruction_notes == ("AGENTS.md", "CLAUDE.md", "docs/CLAUDE.md")
+    assert [(d.path, d.text) for d in book.hard] == [
+        ("AGENTS.md", "- Never push to main."), ("CLAUDE.md", "- Cite the note."), ("docs/CLAUDE.md", "- Use tabs.")]
+    assert [(d.path, d.text) for d in book.instruction_soft] == [("CLAUDE.md", "> Prefer short answers.")]
+    assert [(d.path, d.start_line) for d in book.note_rules] == [("MEMORY.md", 3), ("memory/2026-11-03.md", 2)]

@@ -167,15 +167,19 @@ def check_parse(text: str, path: str = "n.md") -> ParsedNote:
 
 
 def check_lex(text: str) -> list[Cue]:
-    """lex never raises; every span indexes ``text``; at most one cue per sentence, in order."""
+    """lex never raises, in either register; every span indexes ``text``; at most one cue per sentence, in order;
+    the ordinary register finds no cue where the instruction register finds none."""
     cues = timed(lex, text)
-    previous = 0
-    for c in cues:
-        assert c.modality in MODALITIES
-        assert previous <= c.sentence_start <= c.start < c.end <= c.sentence_end <= len(text)
-        assert text[c.start:c.end] == c.cue
-        assert c.start <= c.action_start <= c.sentence_end
-        previous = c.sentence_end
+    notes = lex(text, instructions=False)
+    for found in (cues, notes):
+        previous = 0
+        for c in found:
+            assert c.modality in MODALITIES
+            assert previous <= c.sentence_start <= c.start < c.end <= c.sentence_end <= len(text)
+            assert text[c.start:c.end] == c.cue
+            assert c.start <= c.action_start <= c.sentence_end
+            previous = c.sentence_end
+    assert {c.sentence_start for c in notes} <= {c.sentence_start for c in cues}
     return cues
 
 

@@ -5,7 +5,9 @@ spans, fenced code, URLs, link texts and targets, wikilinks and quoted examples 
 the same length, so every span still indexes the input), split into sentences and clauses, and each sentence
 yields at most one cue: the earliest explicit cue ("must not", "should", "you may", "is forbidden"; see
 cues.py), else a cue opening a clause ("Never ...", "No ...", an imperative verb: "Use tabs."; see
-openers.py). Curly quotes and apostrophes count as straight ones; case is ignored.
+openers.py). Curly quotes and apostrophes count as straight ones; case is ignored. Two registers: an
+instruction note (every imperative a command) and an ordinary note, where only explicit cues count and a
+third person's duty, a means to an end or a constitutive rule is no rule (register.py, addressee.py).
 
 The modalities follow deontic logic (von Wright, 1951): obligation O(p), prohibition O(not p), permission
 P(p); recommendation is the weak "ought" of style guides (RFC 2119's SHOULD / SHOULD NOT).
