@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # parsing pulls in markdown-it and YAML, which a no-op sync n
 SPECIAL_TOKENS = 2
 _KIND_RANK = {"lore": 0, "soft": 1, "hard": 2}
 #: Bumped when the directive partition changes, so that a sync re-chunks (not re-embeds) every note.
-PARTITION_VERSION = 1
+PARTITION_VERSION = 2
 #: Bumped when chunk boundaries change (2: sections, dated entries and table headers), with the same effect: a
 #: sync re-chunks every note and embeds only the chunks whose text is new (the cache is keyed by text hash).
 BOUNDARY_VERSION = 2

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from botbin.agent.context import Candidates, Item
 from botbin.agent.rules import unindexed_rules
+from botbin.directives.rulebook import instruction_order
 from botbin.errors import BotbinError
 from botbin.search.recency import daily_date
 
@@ -16,15 +17,9 @@ if TYPE_CHECKING:
     from botbin.search.pipeline import Searcher
     from botbin.workspace import Workspace
 
-#: Order of instruction notes in tier 1: the agent's own memory first, then the repository's files.
-_INSTRUCTION_ORDER = {"MEMORY.md": 0, "AGENTS.md": 1, "CLAUDE.md": 2}
 #: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8.
 GUIDANCE_MIN_COSINE = 0.35
 GUIDANCE_MAX = 8
-
-
-def _instruction_key(path: str) -> tuple[int, str]:
-    return (_INSTRUCTION_ORDER.get(path, 3), path)
 
 
 def _latest_daily(paths: list[str], now: datetime) -> str | None:
@@ -65,7 +60,7 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
     rules = [d for d in directives if d.path in instruction]
     if indexing(ws):  # the first call of a session must not wait for embeddings to have every rule
         rules += unindexed_rules(ws, index)
-    ordered = sorted(rules, key=lambda d: (_instruction_key(d.path), d.start_line))
+    ordered = sorted(rules, key=lambda d: (instruction_order(d.path), d.start_line))
     hard = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "hard"]
     soft = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "soft"]
     guidance: list[Item] = []

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from botbin.directives.conflicts import Conflict, find_conflicts
-from botbin.directives.partition import is_instruction_path, partition_source
+from botbin.directives.partition import is_instruction_path
+from botbin.directives.rulebook import collect_rules
 from botbin.errors import BotbinError
 from botbin.notes_io import directives_on_disk, relative_path
 from botbin.parsing import decode_note
@@ -59,25 +60,23 @@ def _may_instruct(rel: str, head: bytes, globs: tuple[str, ...]) -> bool:
 
 
 def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
-    """Directives of the instruction notes on disk that ``index`` does not hold yet, read and partitioned on the
-    spot (no embedding): the rules an agent must get while the first sync is still embedding. A note that
-    cannot be read is skipped (the sync reports it)."""
+    """Rules of the instruction notes on disk that ``index`` does not hold yet, read and partitioned on the spot
+    (no embedding; directives/rulebook.py): what an agent must get while the first sync is still embedding.
+    A note that cannot be read is skipped (the sync reports it)."""
     indexed = set(index.note_paths())
-    found: list[Directive] = []
     try:
         tracked = scan_workspace(ws.root, ws.settings).files
     except BotbinError:
         return []
+    texts: list[tuple[str, str]] = []
     for rel in tracked:
         if rel in indexed:
             continue
         try:
             data = read_note(ws.root, rel, ws.settings.follow_symlinks)
-            if not _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_notes):
-                continue
-            _, part = partition_source(decode_note(data, rel).text, rel, ws.settings.instruction_notes)
+            if _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_notes):
+                texts.append((rel, decode_note(data, rel).text))
         except (OSError, BotbinError):
             continue
-        if part.instruction:
-            found.extend(part.directives)
-    return found
+    book = collect_rules(texts, ws.settings.instruction_notes)
+    return [*book.hard, *book.instruction_soft]

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 _MEMO_ID_SALT = b"botbin-memo-ids!"
+#: Notes a person curates as durable memory (Bot-BIN's MEMORY.md): their chunks are not memos, so they never
+#: decay or get archived, though they are not rules either.
+CURATED_NOTES = frozenset({"memory.md"})
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,9 @@ class Lifecycle:
 
     # -- seeding --------------------------------------------------------------------------------
     def _is_memo(self, ref: ChunkRef) -> bool:
-        return not ref.instruction and ref.path != self.ws.settings.roots_note
+        """Episodic chunks only: instruction notes, the roots note and curated MEMORY.md never fade or prune."""
+        curated = ref.path.rsplit("/", 1)[-1].lower() in CURATED_NOTES
+        return not ref.instruction and not curated and ref.path != self.ws.settings.roots_note
 
     def ensure(self, index: MemoryIndex | None = None, now: datetime | None = None) -> dict[str, ChunkRef]:
         """Memos for every indexed chunk outside instruction notes (new ones created, moved ones updated,
