@@ -170,11 +170,12 @@ class LexicalIndex:
         n_terms = len(self._vocab)
         terms = np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
         owners = np.repeat(np.arange(len(chunks), dtype=np.int64), lengths)
-        pairs, counts = np.unique(owners * max(n_terms, 1) + terms, return_counts=True)
-        pair_terms = pairs % max(n_terms, 1)
-        order = np.argsort(pair_terms, kind="stable")  # by term, slots ascending within a term
-        self._main_slots = (pairs[order] // max(n_terms, 1)).astype(np.int32)
-        self._main_tfs = counts[order].astype(np.float32)
+        width = max(len(chunks), 1)
+        # One sort of term * width + slot gives the postings term-major, slots ascending, and counts per pair.
+        pairs, counts = np.unique(terms * width + owners, return_counts=True)
+        pair_terms = pairs // width
+        self._main_slots = (pairs % width).astype(np.int32)
+        self._main_tfs = counts.astype(np.float32)
         self._df = np.bincount(pair_terms, minlength=n_terms).astype(np.int64)
         self._indptr = np.concatenate([[0], np.cumsum(self._df)]).astype(np.int64)
         self._slot_len = array("q", lengths.tobytes()) if len(lengths) else array("q")
