@@ -230,7 +230,10 @@ class LexicalIndex:
             if term is None or term >= len(self._df) or self._df[term] == 0:
                 continue
             for slots, scores in self._term_scores(term):
-                out[slots] += scores
+                if 16 * len(slots) > len(out):  # a common term: bincount beats a scattered add
+                    out += np.bincount(slots, weights=scores, minlength=len(out)).astype(np.float32)
+                else:
+                    out[slots] += scores
         return out
 
 
