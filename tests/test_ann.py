@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from botbin.index.ann import AnnIndex, exact_top, rescore, usearch_available
+from botbin.index.ann import AnnIndex, chunk_key, exact_top, rescore, usearch_available
 
 pytestmark = pytest.mark.skipif(not usearch_available(), reason="usearch is not installed")
 DIM = 384
@@ -66,3 +66,9 @@ def test_saved_index_loads_only_when_it_matches(tmp_path: Path) -> None:
     assert AnnIndex.load(tmp_path / "missing.usearch", DIM, keys) is None
     path.write_bytes(path.read_bytes()[:1000])  # truncated
     assert AnnIndex.load(path, DIM, keys) is None
+
+
+def test_chunk_keys_are_stable_and_distinct() -> None:
+    a = chunk_key("notes/a.md", 0, "d41d8cd98f00b204e9800998ecf8427e")
+    assert a == chunk_key("notes/a.md", 0, "d41d8cd98f00b204e9800998ecf8427e") and 0 <= a < 2**63
+    assert len({chunk_key("notes/a.md", i, "x") for i in range(1000)}) == 1000

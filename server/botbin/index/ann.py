@@ -127,6 +127,13 @@ class AnnIndex:
         return index
 
 
+def chunk_key(path: str, ordinal: int, text_md5: str) -> int:
+    """A stable non-negative 63-bit key for chunk number ``ordinal`` of note ``path`` with text ``text_md5``:
+    the same across processes, so a saved index matches the notes it was built from."""
+    digest = hashlib.blake2b(f"{path}\0{ordinal}\0{text_md5}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & (2**63 - 1)
+
+
 def _keys_digest(sorted_keys: npt.NDArray[np.int64]) -> str:
     return hashlib.md5(np.ascontiguousarray(sorted_keys, dtype=np.int64).tobytes()).hexdigest()
 
