@@ -32,7 +32,7 @@ def linked_model(tmp: Path) -> Path:
     """A writable folder of symlinks to the packaged model's files (the export lands beside them)."""
     dst = tmp / "model"
     dst.mkdir()
-    for src in bundled_model_path().iterdir():
+    for src in (p for p in bundled_model_path().iterdir() if p.name != ".botbin-onnx"):  # not its export
         (dst / src.name).symlink_to(src)
     return dst
 

@@ -40,6 +40,7 @@ class AutoEmbedder:
         self.batch_size = batch_size
         self._env = os.environ if env is None else env
         self.torch = SentenceTransformerEmbedder(spec, batch_size)
+        """The torch embedder: serves until an export exists, and makes the export (its weights load lazily)."""
         self._onnx: OnnxEmbedder | None = None
         self._looked = False
         self._export_thread: threading.Thread | None = None

@@ -1,4 +1,5 @@
-"""BM25 over pre-tokenized chunks (bm25s, Lucene variant), safe on empty corpora."""
+"""BM25 parameters (K1, B) and the bm25s reference index (Lucene variant, rebuilt whole per corpus version): the
+store scores with index/lexical.py, patched per note; tests and bench/bench_lexical.py hold it equal to this one."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ B = 0.4
 
 
 class Bm25Index:
-    """BM25 scores of every chunk for a query; built once per corpus version."""
+    """BM25 scores of every chunk for a query; built once per corpus version (the reference of lexical.py)."""
 
     def __init__(self, corpus: list[list[int]], vocab: dict[str, int]) -> None:
         """``corpus``: one list of token ids per chunk, in index order; ``vocab``: token -> id.

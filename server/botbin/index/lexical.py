@@ -68,6 +68,8 @@ class LexicalIndex:
         self._live_postings = 0
         self._stale_postings = 0
         """Delta and dead postings: what a rebuild would fold in or drop."""
+        self._scored: dict[int, list[tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]]] = {}
+        """Term id -> its postings' scores (slots, float32) under the current totals; cleared by any change."""
 
     @property
     def chunk_count(self) -> int:
@@ -84,6 +86,7 @@ class LexicalIndex:
         """Queue note ``path`` (replacing its previous version): one array of term ids per chunk, ids from the
         shared vocab, kept by reference (they must not change afterwards). O(1); the next query indexes it."""
         self.remove(path)
+        self._scored.clear()
         self._queued[path] = tuple(tokens)
         self._queued_chunks += len(tokens)
         self._queued_tokens += sum(len(c) for c in tokens)
@@ -98,6 +101,7 @@ class LexicalIndex:
         old = self._notes.pop(path, None)
         if old is None:
             return
+        self._scored.clear()
         for chunk in old.tokens:
             ids = np.unique(chunk)
             self._df[ids] -= 1
@@ -111,6 +115,13 @@ class LexicalIndex:
         self.flush()
         entry = self._notes.get(path)
         return entry.slots if entry is not None else np.zeros(0, dtype=np.int32)
+
+    def row_slots(self, paths: Sequence[str]) -> npt.NDArray[np.int32]:
+        """The slots of every chunk of ``paths``, note after note (absent notes contribute none)."""
+        self.flush()
+        empty = np.zeros(0, dtype=np.int32)
+        parts = [e.slots if (e := self._notes.get(p)) is not None else empty for p in paths]
+        return np.concatenate(parts) if parts else empty
 
     def flush(self) -> None:
         """Index the queued notes: into the delta, or by one rebuild when that is cheaper (see module doc)."""
@@ -159,11 +170,12 @@ class LexicalIndex:
         n_terms = len(self._vocab)
         terms = np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
         owners = np.repeat(np.arange(len(chunks), dtype=np.int64), lengths)
-        pairs, counts = np.unique(owners * max(n_terms, 1) + terms, return_counts=True)
-        pair_terms = pairs % max(n_terms, 1)
-        order = np.argsort(pair_terms, kind="stable")  # by term, slots ascending within a term
-        self._main_slots = (pairs[order] // max(n_terms, 1)).astype(np.int32)
-        self._main_tfs = counts[order].astype(np.float32)
+        width = max(len(chunks), 1)
+        # One sort of term * width + slot gives the postings term-major, slots ascending, and counts per pair.
+        pairs, counts = np.unique(terms * width + owners, return_counts=True)
+        pair_terms = pairs // width
+        self._main_slots = (pairs % width).astype(np.int32)
+        self._main_tfs = counts.astype(np.float32)
         self._df = np.bincount(pair_terms, minlength=n_terms).astype(np.int64)
         self._indptr = np.concatenate([[0], np.cumsum(self._df)]).astype(np.int64)
         self._slot_len = array("q", lengths.tobytes()) if len(lengths) else array("q")
@@ -181,8 +193,30 @@ class LexicalIndex:
             parts.append((self._main_slots[lo:hi], self._main_tfs[lo:hi]))
         delta = self._delta.get(term)
         if delta is not None:
-            parts.append((np.frombuffer(delta[0], dtype=np.int32), np.frombuffer(delta[1], dtype=np.float32)))
+            # copies, not buffer views: a view would forbid the next append to these arrays
+            parts.append((np.array(delta[0], dtype=np.int32), np.array(delta[1], dtype=np.float32)))
         return parts
+
+    def _term_scores(self, term: int) -> list[tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]]:
+        """(slots, scores) of ``term``'s postings under the current totals, cached until the next change."""
+        cached = self._scored.get(term)
+        if cached is not None:
+            return cached
+        df = int(self._df[term])
+        idf = float(np.float32(np.log(1 + (self._docs - df + 0.5) / (df + 0.5))))
+        avg_len = self._total_len / self._docs
+        lengths = np.frombuffer(self._slot_len, dtype=np.int64)
+        out = []
+        for slots, tfs32 in self._postings(term):
+            tfs = tfs32.astype(np.float64)
+            # As bm25s computes each posting: float64 arithmetic with a float32 idf, rounded to float32 (then
+            # summed in float32 in query order), so the scores match to the last bit or two.
+            norm = K1 * ((1 - B) + B * lengths[slots] / avg_len)
+            out.append((slots, (idf * (tfs / (norm + tfs))).astype(np.float32)))
+        if len(self._scored) >= 4096:  # bound the cache (distinct query terms between two changes)
+            self._scored.clear()
+        self._scored[term] = out
+        return out
 
     def idf(self, query: list[str]) -> dict[str, float]:
         """Lucene's IDF, ``ln(1 + (N - df + 0.5) / (df + 0.5))``, of each known term of ``query`` (the weights
@@ -203,20 +237,15 @@ class LexicalIndex:
         out = np.zeros(len(self._slot_len), dtype=np.float32)
         if self._docs == 0 or self._total_len == 0:
             return out
-        avg_len = self._total_len / self._docs
-        lengths = np.frombuffer(self._slot_len, dtype=np.int64)
         for token in query:
             term = self._vocab.get(token)
             if term is None or term >= len(self._df) or self._df[term] == 0:
                 continue
-            df = int(self._df[term])
-            idf = float(np.float32(np.log(1 + (self._docs - df + 0.5) / (df + 0.5))))
-            for slots, tfs32 in self._postings(term):
-                tfs = tfs32.astype(np.float64)
-                # As bm25s computes each posting: float64 arithmetic with a float32 idf, rounded to float32,
-                # then summed in float32 in query order; so the scores match to the last bit or two.
-                norm = K1 * ((1 - B) + B * lengths[slots] / avg_len)
-                out[slots] += (idf * (tfs / (norm + tfs))).astype(np.float32)
+            for slots, scores in self._term_scores(term):
+                if 16 * len(slots) > len(out):  # a common term: bincount beats a scattered add
+                    out += np.bincount(slots, weights=scores, minlength=len(out)).astype(np.float32)
+                else:
+                    out[slots] += scores
         return out
 
 
@@ -226,9 +255,7 @@ class LexicalView:
     def __init__(self, index: LexicalIndex, paths: Sequence[str]) -> None:
         """``paths``: the notes in row order (each contributes its chunks' rows in chunk order)."""
         self._index = index
-        index.flush()
-        parts = [index.slots(p) for p in paths]
-        self._row_slots = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)
+        self._row_slots = index.row_slots(paths)
         self.size = len(self._row_slots)
 
     def idf(self, query: list[str]) -> dict[str, float]:

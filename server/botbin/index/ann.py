@@ -1,0 +1,160 @@
+"""Sub-linear vector search past a size threshold: a usearch HNSW index over the chunk vectors, keyed by stable
+integer keys (so notes can be added and removed in place), with the candidates rescored exactly; below the
+threshold, or when usearch is missing, an exact scan. Persisted beside the AIF-BIN files as a rebuildable cache
+(the AIF-BIN files stay the source of truth): ``save`` writes it atomically with a sidecar naming its size and a
+digest of its keys, ``load`` returns None for a missing, corrupt or stale file, and the caller rebuilds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+log = logging.getLogger(__name__)
+
+ANN_MIN_ROWS = 50_000
+"""Below this many vectors an exact scan is fast enough (~4 ms at 50k x 384 on 2 cores) and always exact."""
+CANDIDATES = 200
+"""Nearest neighbours asked of HNSW per query before exact rescoring (at least 10x the usual k of 10)."""
+
+
+@dataclass(frozen=True)
+class AnnParams:
+    """HNSW graph parameters (usearch names)."""
+
+    connectivity: int = 16
+    """Edges per node (HNSW's M): more is better recall, more memory and a slower build."""
+    expansion_add: int = 128
+    """Candidate list while inserting (efConstruction)."""
+    expansion_search: int = 128
+    """Candidate list while searching (ef); at least ``CANDIDATES`` is raised to it."""
+
+
+def usearch_available() -> bool:
+    """True when the optional ``usearch`` package imports."""
+    try:
+        import usearch.index  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class AnnIndex:
+    """HNSW over float32 unit vectors (inner product = cosine), keyed by int64 keys. Not thread-safe."""
+
+    def __init__(self, dim: int, params: AnnParams | None = None) -> None:
+        """``dim``: vector size (384 for all-MiniLM-L6-v2). Raises ImportError without usearch."""
+        from usearch.index import Index
+
+        self.dim = dim
+        self.params = params or AnnParams()
+        self._index: Any = Index(
+            ndim=dim,
+            metric="ip",
+            dtype="f32",
+            connectivity=self.params.connectivity,
+            expansion_add=self.params.expansion_add,
+            expansion_search=max(self.params.expansion_search, CANDIDATES),
+        )
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+    def add(self, keys: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+        """Insert ``vectors`` float32 (n, dim) under ``keys`` (n,), which must be new. O(n log N)."""
+        if len(keys):
+            self._index.add(
+                np.asarray(keys, dtype=np.int64), np.ascontiguousarray(vectors, dtype=np.float32), threads=0
+            )
+
+    def remove(self, keys: npt.NDArray[np.int64]) -> None:
+        """Drop ``keys`` (absent ones are ignored)."""
+        if len(keys):
+            self._index.remove(np.asarray(keys, dtype=np.int64))
+
+    def candidates(self, query: npt.NDArray[np.float32], count: int = CANDIDATES) -> npt.NDArray[np.int64]:
+        """Keys of about the ``count`` nearest vectors to ``query`` float32 (dim,), best first (approximate)."""
+        if not len(self):
+            return np.zeros(0, dtype=np.int64)
+        found = self._index.search(np.asarray(query, dtype=np.float32), min(count, len(self)))
+        return np.asarray(found.keys, dtype=np.int64)
+
+    def save(self, path: Path) -> None:
+        """Write the graph to ``path`` atomically, and ``path.json`` naming its size and keys' digest."""
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self._index.save(str(tmp))
+        os.replace(tmp, path)
+        meta = {"count": len(self), "dim": self.dim, "keys_md5": _keys_digest(self.keys())}
+        side = path.with_name(path.name + ".json")
+        tmp_side = side.with_name(f".{side.name}.{os.getpid()}.tmp")
+        tmp_side.write_text(json.dumps(meta), encoding="utf-8")
+        os.replace(tmp_side, side)
+
+    def keys(self) -> npt.NDArray[np.int64]:
+        """Every key held, sorted."""
+        return np.sort(np.asarray(self._index.keys, dtype=np.int64))
+
+    @classmethod
+    def load(
+        cls, path: Path, dim: int, expected_keys: npt.NDArray[np.int64], params: AnnParams | None = None
+    ) -> AnnIndex | None:
+        """The index saved at ``path`` if it holds exactly ``expected_keys`` at ``dim``; None (logged) when the
+        file is missing, unreadable, corrupt or stale, so that the caller rebuilds it."""
+        side = path.with_name(path.name + ".json")
+        try:
+            meta = json.loads(side.read_text(encoding="utf-8"))
+            want = _keys_digest(np.sort(np.asarray(expected_keys, dtype=np.int64)))
+            if meta.get("dim") != dim or meta.get("count") != len(expected_keys) or meta.get("keys_md5") != want:
+                log.info("%s: stale ANN index (other vectors); it is rebuilt", path)
+                return None
+            index = cls(dim, params)
+            index._index.load(str(path))
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # usearch raises RuntimeError / ValueError on damaged files
+            log.warning("%s: unreadable ANN index (%s); it is rebuilt", path, exc)
+            return None
+        if len(index) != len(expected_keys) or _keys_digest(index.keys()) != want:
+            log.warning("%s: ANN index does not match its record; it is rebuilt", path)
+            return None
+        return index
+
+
+def chunk_key(path: str, ordinal: int, text_md5: str) -> int:
+    """A stable non-negative 63-bit key for chunk number ``ordinal`` of note ``path`` with text ``text_md5``:
+    the same across processes, so a saved index matches the notes it was built from."""
+    digest = hashlib.blake2b(f"{path}\0{ordinal}\0{text_md5}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & (2**63 - 1)
+
+
+def _keys_digest(sorted_keys: npt.NDArray[np.int64]) -> str:
+    return hashlib.md5(np.ascontiguousarray(sorted_keys, dtype=np.int64).tobytes()).hexdigest()
+
+
+def rescore(
+    matrix: npt.NDArray[np.float32], rows: npt.NDArray[np.int64], query: npt.NDArray[np.float32], k: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+    """The ``k`` best of ``rows`` by exact cosine with ``query`` (rows of the unit-vector ``matrix``), best
+    first: (rows, cosines)."""
+    if not len(rows):
+        return rows, np.zeros(0, dtype=np.float32)
+    scores = matrix[rows] @ query
+    top = np.argsort(-scores, kind="stable")[:k]
+    return rows[top], scores[top].astype(np.float32)
+
+
+def exact_top(matrix: npt.NDArray[np.float32], query: npt.NDArray[np.float32], k: int) -> npt.NDArray[np.int64]:
+    """Rows of the ``k`` best cosines by a full scan, best first (the reference and the small-index path)."""
+    scores = matrix @ query
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    part = np.argpartition(-scores, k - 1)[:k]
+    return part[np.argsort(-scores[part], kind="stable")].astype(np.int64)
