@@ -48,8 +48,15 @@ def test_planted_facts_are_found_with_their_sentence_in_the_snippet(tmp_path: Pa
     log = tmp_path / "chat.jsonl"
     log.write_text("\n".join(json.dumps(r) for r in _turns()) + "\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}
-    done = subprocess.run([sys.executable, "-m", "botbin", "ingest", "chat.jsonl", "--user", "Ana", "--json"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "botbin", "ingest", "chat.jsonl", "--user", "Ana", "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     service = MemoryService(tmp_path, env={})
     for fact, question, answer in FACTS:
@@ -58,4 +65,4 @@ def test_planted_facts_are_found_with_their_sentence_in_the_snippet(tmp_path: Pa
         top = next(h for h in hits if answer in h.snippet)
         assert fact.rstrip(".") in top.snippet  # the fact's own sentence, not a neighbour's
         lines = (tmp_path / top.path).read_text(encoding="utf-8").split("\n")
-        assert answer in "\n".join(lines[top.snippet_start_line:top.snippet_end_line])
+        assert answer in "\n".join(lines[top.snippet_start_line : top.snippet_end_line])

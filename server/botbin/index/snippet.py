@@ -83,7 +83,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
     pos = 0
     for line in text.split("\n"):
         end = pos + len(line)
-        if units and _continues(text[units[-1][0]:units[-1][1]], line):
+        if units and _continues(text[units[-1][0] : units[-1][1]], line):
             units[-1] = (units[-1][0], end)
         else:
             units.append((pos, end))
@@ -112,8 +112,10 @@ def _terms_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
     """Words that start with one of ``terms`` (BM25 stems: "studi" finds "studies" and "studied"); a CJK
     bigram matches anywhere."""
     words = sorted(terms, key=len, reverse=True)
-    return re.compile("|".join(re.escape(t) if not t.isascii() else rf"(?<!\w){re.escape(t)}[^\W\d_]*(?!\w)"
-                               for t in words), re.IGNORECASE)
+    return re.compile(
+        "|".join(re.escape(t) if not t.isascii() else rf"(?<!\w){re.escape(t)}[^\W\d_]*(?!\w)" for t in words),
+        re.IGNORECASE,
+    )
 
 
 def _sentence_scores(text: str, spans: list[tuple[int, int]], weights: Mapping[str, float]) -> list[float]:
@@ -154,7 +156,7 @@ def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -
 
     def clean_at(i: int) -> str:
         if i not in cache:
-            cache[i] = strip_markdown(text[spans[i][0]:spans[i][1]])
+            cache[i] = strip_markdown(text[spans[i][0] : spans[i][1]])
         return cache[i]
 
     while best < len(spans) - 1 and not clean_at(best) and not (scores and scores[best] > 0):
@@ -174,8 +176,10 @@ def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -
                 shown, hi = f"{shown} {clean_at(j)}".strip(), j
             else:
                 shown, lo = f"{clean_at(j)} {shown}".strip(), j
-    marks = (ELLIPSIS if lo > 0 and any(clean_at(i) for i in range(lo)) else "",
-             ELLIPSIS if any(clean_at(i) for i in range(hi + 1, len(spans))) else "")
+    marks = (
+        ELLIPSIS if lo > 0 and any(clean_at(i) for i in range(lo)) else "",
+        ELLIPSIS if any(clean_at(i) for i in range(hi + 1, len(spans))) else "",
+    )
     if len(shown) + len(marks[0]) + len(marks[1]) > width:
         marks = ("", "")
     return Snippet(marks[0] + shown + marks[1], start_line, end_line)
