@@ -93,17 +93,20 @@ def run_size(n_chatter: int, root: Path) -> dict[str, Any]:
     sync_s = time.perf_counter() - started
     read_ms: list[float] = []
     found: list[bool] = []
+    shown: list[bool] = []
     for _, question, answer in FACTS:
         start = time.perf_counter()
         hits = service.search(question, k=5).hits
         read_ms.append((time.perf_counter() - start) * 1000)
         found.append(any(answer.casefold() in h.text.casefold() for h in hits))
+        shown.append(any(answer.casefold() in h.snippet.casefold() for h in hits))
     soul_bytes = sum(p.stat().st_size for p in (root / service.settings.soul_dir).glob("*.md"))
     store_bytes = sum(p.stat().st_size for p in service.output_dir.rglob("*") if p.is_file())
     stats = observer.stats
     return {
         "turns": len(turns), "chatter_turns": n_chatter, "recall_at_5": r(sum(found) / len(found), 3),
         "missed": [q for (_, q, _), ok in zip(FACTS, found, strict=True) if not ok],
+        "snippet_recall_at_5": r(sum(shown) / len(shown), 3),
         "write_ms_p50": r(median(write_ms), 2), "write_ms_p95": r(percentile(write_ms, 95), 2),
         "read_ms_p50": r(median(read_ms), 2), "read_ms_max": r(max(read_ms), 2), "sync_s": r(sync_s, 2),
         "soul_bytes": soul_bytes, "store_bytes": store_bytes, "chunks_embedded": report.chunks_embedded,

@@ -361,7 +361,7 @@ def test_heading_of_empty_section_is_kept() -> None:
 
 
 def test_chunk_params_as_dict() -> None:
-    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50, "partition": 1,
+    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50, "partition": 2,
                                          "boundaries": 2}
 
 

@@ -12,27 +12,32 @@ def weights(query: str) -> dict[str, float]:
     return dict.fromkeys(bm25_terms(query), 1.0)
 
 
-@pytest.mark.parametrize(("markdown", "plain"), [
-    ("Some **bold** and __strong__ and *em* and _it_ text", "Some bold and strong and em and it text"),
-    ("See [[Other note|the alias]] and [[Plain link]] and ![[image.png]]",
-     "See the alias and Plain link and image.png"),
-    ("See [[Note#Heading]] too", "See Note > Heading too"),
-    ("A [link](https://example.com/a_(b)) and ![alt](img.png)", "A link and alt"),
-    ("> [!note] Callout title", "Callout title"),
-    ("> [!warning]- Folded\n> body line", "Folded body line"),
-    ("> quoted words", "quoted words"),
-    ("- item one", "item one"),
-    ("1. first step", "first step"),
-    ("- [x] done task", "done task"),
-    ("## Heading text", "Heading text"),
-    ("Use `git status` now", "Use git status now"),
-    ("==marked== and ~~gone~~", "marked and gone"),
-    ("| a | b |\n|---|:--:|\n| 1 | 2 |", "a | b 1 | 2"),
-    ("```python\nx = 1\n```", "x = 1"),
-    ("snake_case_name and 2*3*4 stay", "snake_case_name and 2*3*4 stay"),
-    ("a footnote[^1] here <b>bold</b>", "a footnote here bold"),
-    (r"escaped \*stars\* stay", "escaped *stars* stay"),
-])
+@pytest.mark.parametrize(
+    ("markdown", "plain"),
+    [
+        ("Some **bold** and __strong__ and *em* and _it_ text", "Some bold and strong and em and it text"),
+        (
+            "See [[Other note|the alias]] and [[Plain link]] and ![[image.png]]",
+            "See the alias and Plain link and image.png",
+        ),
+        ("See [[Note#Heading]] too", "See Note > Heading too"),
+        ("A [link](https://example.com/a_(b)) and ![alt](img.png)", "A link and alt"),
+        ("> [!note] Callout title", "Callout title"),
+        ("> [!warning]- Folded\n> body line", "Folded body line"),
+        ("> quoted words", "quoted words"),
+        ("- item one", "item one"),
+        ("1. first step", "first step"),
+        ("- [x] done task", "done task"),
+        ("## Heading text", "Heading text"),
+        ("Use `git status` now", "Use git status now"),
+        ("==marked== and ~~gone~~", "marked and gone"),
+        ("| a | b |\n|---|:--:|\n| 1 | 2 |", "a | b 1 | 2"),
+        ("```python\nx = 1\n```", "x = 1"),
+        ("snake_case_name and 2*3*4 stay", "snake_case_name and 2*3*4 stay"),
+        ("a footnote[^1] here <b>bold</b>", "a footnote here bold"),
+        (r"escaped \*stars\* stay", "escaped *stars* stay"),
+    ],
+)
 def test_markdown_is_removed_for_display(markdown: str, plain: str) -> None:
     assert strip_markdown(markdown) == plain
 
@@ -44,10 +49,12 @@ def test_sentences_follow_lines_items_and_punctuation() -> None:
 
 
 def test_the_matching_sentence_is_chosen_with_its_line_range() -> None:
-    text = ("We talked about the weather for a long time and it rained all day in the city and nobody went out.\n"
-            "Later we discussed football results and the league table at great length over dinner with friends.\n"
-            "- My blood type is **AB negative**.\n"
-            "- The train was late again this morning and everybody complained about it for a long while then.")
+    text = (
+        "We talked about the weather for a long time and it rained all day in the city and nobody went out.\n"
+        "Later we discussed football results and the league table at great length over dinner with friends.\n"
+        "- My blood type is **AB negative**.\n"
+        "- The train was late again this morning and everybody complained about it for a long while then."
+    )
     snip = best_snippet(text, weights("what is my blood type"), width=60)
     assert snip.text == ELLIPSIS + "My blood type is AB negative." + ELLIPSIS
     assert (snip.start_line, snip.end_line) == (2, 3)
@@ -66,8 +73,11 @@ def test_short_chunk_is_shown_whole_and_flattened() -> None:
 
 
 def test_neighbours_fill_the_width_and_cut_ends_are_marked() -> None:
-    text = " ".join(f"Sentence {i} is filler." for i in range(20)) + " The needle sits here. " + " ".join(
-        f"After {i} more filler." for i in range(20))
+    text = (
+        " ".join(f"Sentence {i} is filler." for i in range(20))
+        + " The needle sits here. "
+        + " ".join(f"After {i} more filler." for i in range(20))
+    )
     snip = best_snippet(text, weights("needle"), width=80)
     assert "The needle sits here." in snip.text
     assert snip.text.startswith(ELLIPSIS) and snip.text.endswith(ELLIPSIS)
@@ -83,8 +93,11 @@ def test_long_sentence_is_cut_at_word_boundaries_around_the_match() -> None:
     assert snip.text.startswith(ELLIPSIS) and snip.text.endswith(ELLIPSIS)
     assert len(snip.text) <= 100
     for word in snip.text.strip(ELLIPSIS).split():
-        assert word == "needle" or (word.startswith(("information", "word")) and word.rstrip("0123456789") in (
-            "information", "word") and word in sentence.split())
+        assert word == "needle" or (
+            word.startswith(("information", "word"))
+            and word.rstrip("0123456789") in ("information", "word")
+            and word in sentence.split()
+        )
 
 
 def test_no_matching_word_shows_the_beginning() -> None:

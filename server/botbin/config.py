@@ -106,7 +106,8 @@ class Settings:
     overlap_tokens: int = 32
     """Tokens of context repeated from the previous chunk when a long section is split."""
     min_tokens: int = 50
-    """Chunks smaller than this are merged with a neighbour when the result still fits."""
+    """Pieces smaller than this are merged with a neighbour of the same section and dated entry when the result
+    still fits; a short section or entry stays a chunk of its own (chunking.py)."""
     max_note_bytes: int = 5_000_000
     """Notes larger than this (bytes) are skipped with a message; raise it to index them."""
     follow_symlinks: bool = False

@@ -203,7 +203,9 @@ def test_service_recall_ranks_a_recent_daily_note_above_an_old_one(make_service:
                            decay_weight=0.0)  # memo decay (memory/) would also lower the old note
     service.sync()
     plain = {h.path: h.score for h in service.search("otter logo approved").hits}
-    assert plain[old] == pytest.approx(plain[new], abs=0.02)  # the same text: about the same similarity
+    # The same text: about the same similarity (0.03: issue 18's note and neighbour terms weigh the cosine
+    # more, so the fake vectors of the two titles, part of the embedded text, differ a little more; was 0.02).
+    assert plain[old] == pytest.approx(plain[new], abs=0.03)
     hits = service.recall("otter logo approved", k=3).hits
     assert [h.path for h in hits[:2]] == [new, old]
     assert hits[0].score > hits[1].score

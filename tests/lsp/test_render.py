@@ -56,6 +56,7 @@ def test_hit_payload_is_camel_case_with_uri_and_whole_line_range() -> None:
         "path": "memory/2026-01-02.md", "startLine": 4, "endLine": 9, "headingPath": ["Project", "Rules"],
         "kind": "soft", "title": "Daily note", "snippet": "Always run the linter.", "score": 0.876543,
         "cosine": 0.9, "bm25": 0.5, "uri": URI,
+        "snippetStartLine": 0, "snippetEndLine": 0,  # issue 18: the snippet sentence's lines (make_hit's defaults)
         "range": {"start": {"line": 4, "character": 0}, "end": {"line": 9, "character": 0}},
     }
     assert all("_" not in key for key in payload)

@@ -10,8 +10,10 @@ sentences (cosine instead of words) was measured and not kept: see bench/README.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 from botbin.directives.lexer import sentence_spans
 from botbin.index.tokenize import bm25_terms
@@ -36,6 +38,8 @@ _LINE_MARKERS = re.compile(
     r"^\s*(?:(?:>\s?)+(?:\[![\w-]+\][+-]?\s*)?)?(?:#{1,6}\s+)?(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[.\]\s+)?)?"
 )
 _TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+#: A character that can start markdown syntax; a text without any is only whitespace-collapsed.
+_MARKUP = re.compile(r"[*_\[\]<>`|#=~\\!-]|^\s*(?:\d{1,9}[.)]|[+>])", re.MULTILINE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 
 
@@ -55,6 +59,8 @@ def strip_markdown(text: str) -> str:
     """``text`` as a reader sees it: links show their text (``[[note|alias]]`` -> alias, ``[text](url)`` ->
     text), emphasis, code and HTML marks dropped, callout, quote, heading and list markers dropped, table
     pipes turned into ' | ', fences and table delimiter rows removed; whitespace collapsed to one line."""
+    if not _MARKUP.search(text):
+        return " ".join(text.split())
     lines: list[str] = []
     for line in text.split("\n"):
         if _FENCE.match(line) or _TABLE_DELIMITER.match(line):
@@ -75,6 +81,40 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return [(s, e) for s, e in sentence_spans(text) if text[s:e].strip()]
 
 
+@lru_cache(maxsize=64)
+def _terms_pattern(terms: tuple[str, ...]) -> re.Pattern[str]:
+    """Words that start with one of ``terms`` (BM25 stems: "studi" finds "studies" and "studied"); a CJK
+    bigram matches anywhere."""
+    words = sorted(terms, key=len, reverse=True)
+    return re.compile(
+        "|".join(re.escape(t) if not t.isascii() else rf"(?<!\w){re.escape(t)}[^\W\d_]*(?!\w)" for t in words),
+        re.IGNORECASE,
+    )
+
+
+def _sentence_scores(text: str, spans: list[tuple[int, int]], weights: Mapping[str, float]) -> list[float]:
+    """The query weight each sentence holds (each term counted once), from one regex pass over ``text``: the
+    source text is scanned, not cleaned or stemmed per sentence (that cost 10x the search itself); markdown marks
+    make no words, and a link target's words are harmless here."""
+    terms = tuple(sorted(t for t, w in weights.items() if w > 0))
+    if not terms:
+        return []
+    found: list[set[str]] = [set() for _ in spans]
+    starts = [s for s, _ in spans]
+    for match in _terms_pattern(terms).finditer(text):
+        i = bisect_right(starts, match.start()) - 1
+        if i >= 0 and match.start() < spans[i][1]:
+            found[i].update(_stems(match.group()))
+    return [sum(weights.get(t, 0.0) for t in hit) for hit in found]
+
+
+@lru_cache(maxsize=4096)
+def _stems(word: str) -> tuple[str, ...]:
+    """The BM25 terms of one matched word ("Studies" -> ("studi",)), so a prefix that is not the word's stem
+    ("type" in "typeset") adds no weight."""
+    return tuple(bm25_terms(word))
+
+
 def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -> Snippet:
     """The snippet of chunk ``text`` for a query whose BM25 terms weigh ``weights`` (term -> IDF).
 
@@ -84,25 +124,36 @@ def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -
     spans = sentences(text)
     if not spans:
         return Snippet("", 0, 0)
-    clean = [strip_markdown(text[s:e]) for s, e in spans]
-    scores = [sum(weights.get(t, 0.0) for t in set(bm25_terms(c))) if c else -1.0 for c in clean]
-    best = max(range(len(spans)), key=lambda i: (scores[i], -i))
+    scores = _sentence_scores(text, spans, weights)
+    best = max(range(len(spans)), key=lambda i: (scores[i], -i)) if scores else 0
+    cache: dict[int, str] = {}
+
+    def clean_at(i: int) -> str:
+        if i not in cache:
+            cache[i] = strip_markdown(text[spans[i][0] : spans[i][1]])
+        return cache[i]
+
+    while best < len(spans) - 1 and not clean_at(best) and not (scores and scores[best] > 0):
+        best += 1  # a fence or a table's delimiter row shows nothing
     start_line = text.count("\n", 0, spans[best][0])
     end_line = text.count("\n", 0, spans[best][1]) + 1
-    if len(clean[best]) > width:
-        return Snippet(_cut(clean[best], weights, width), start_line, end_line)
+    if len(clean_at(best)) > width:
+        return Snippet(_cut(clean_at(best), weights, width), start_line, end_line)
     lo = hi = best
-    shown = clean[best]
+    shown = clean_at(best)
     grow = [True, True]  # after, before: a neighbour that does not fit stops its side
     while any(grow):
         for side, j in ((0, hi + 1), (1, lo - 1)):
-            if not grow[side] or not 0 <= j < len(spans) or len(shown) + 1 + len(clean[j]) > width:
+            if not grow[side] or not 0 <= j < len(spans) or len(shown) + 1 + len(clean_at(j)) > width:
                 grow[side] = False
             elif side == 0:
-                shown, hi = f"{shown} {clean[j]}".strip(), j
+                shown, hi = f"{shown} {clean_at(j)}".strip(), j
             else:
-                shown, lo = f"{clean[j]} {shown}".strip(), j
-    marks = (ELLIPSIS if any(clean[:lo]) else "", ELLIPSIS if any(clean[hi + 1:]) else "")
+                shown, lo = f"{clean_at(j)} {shown}".strip(), j
+    marks = (
+        ELLIPSIS if lo > 0 and any(clean_at(i) for i in range(lo)) else "",
+        ELLIPSIS if any(clean_at(i) for i in range(hi + 1, len(spans))) else "",
+    )
     if len(shown) + len(marks[0]) + len(marks[1]) > width:
         marks = ("", "")
     return Snippet(marks[0] + shown + marks[1], start_line, end_line)
@@ -111,13 +162,9 @@ def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -
 def _cut(sentence: str, weights: Mapping[str, float], width: int) -> str:
     """``sentence`` cut to ``width`` characters at word boundaries, around its first weighted query word."""
     room = width - 2
-    first = None
-    for word in re.finditer(r"\S+", sentence):
-        terms = bm25_terms(word.group())
-        if any(weights.get(t, 0.0) > 0 for t in terms):
-            first = word.start()
-            break
-    start = max(0, (first or 0) - room // 3)
+    terms = tuple(sorted(t for t, w in weights.items() if w > 0))
+    found = _terms_pattern(terms).search(sentence) if terms else None
+    start = max(0, (found.start() if found else 0) - room // 3)
     end = min(len(sentence), start + room)
     start = max(0, end - room)
     if start > 0:
