@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn, SyncReport
 
-__all__ = ["ISO_DAY_PATTERN", "MAX_K", "MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters", "check_k", "extract_source",
-           "merge", "paragraph_at", "read_document", "single_threaded_blas"]
+__all__ = ["ISO_DAY_PATTERN", "MAX_K", "MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters",
+           "check_k", "extract_source", "merge", "paragraph_at", "read_document", "single_threaded_blas"]
 
 
 class MemoryService:

@@ -370,7 +370,8 @@ def test_to_dict_shape() -> None:
                        recalled=[item("memory/a.md", 7, "otter", 0.5)])
     result = assemble(cands, 60, count)
     out = result.to_dict()
-    assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers"}
+    assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers", "indexing", "partialTiers"}
+    assert out["indexing"] is False and out["partialTiers"] == []
     assert out["text"] == result.text and out["usedTokens"] == result.used_tokens and out["budgetTokens"] == 60
     assert [(t["name"], t["tier"]) for t in out["tiers"]] == [(n, TIER_NUMBERS[n]) for n in TIERS]
     assert [t["tier"] for t in out["tiers"]] == ["1", "1.5", "2", "3", "4"]

@@ -1,5 +1,6 @@
-"""Agent memory over a workspace (agent/gather.py, agent/remember.py, the service's recall, context and remember), with the
-fast FakeEmbedder: remember's entry format and byte-exact appends, recency-ranked recall, tiered context."""
+"""Agent memory over a workspace (agent/gather.py, agent/remember.py, the service's recall, context and
+remember), with the fast FakeEmbedder: remember's entry format and byte-exact appends, recency-ranked recall,
+tiered context."""
 
 from __future__ import annotations
 

@@ -93,7 +93,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded, "stale": result.stale,
+        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded,
+                          "stale": result.stale,
                           "indexedAt": result.indexed_at}, ensure_ascii=False))
     else:
         print_hits(result.hits, filtered=filters != SearchFilters())
@@ -216,7 +217,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    p = add(sub, common, "directives", "list the rules in the notes (hard and soft directives) and their conflicts", cmd_directives)
+    p = add(sub, common, "directives", "list the rules in the notes (hard and soft directives) and their conflicts",
+            cmd_directives)
     p.add_argument("path", nargs="?", help="a note or folder (default: the whole workspace)")
     p.add_argument("--json", action="store_true", help="print JSON (0-based lines)")
 
@@ -238,7 +240,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("text", help="what to remember")
     p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
 
-    add(sub, common, "encrypt", "encrypt every .aif-bin file of the store in place (AES-256-GCM, Argon2id key)", cmd_encrypt)
+    add(sub, common, "encrypt", "encrypt every .aif-bin file of the store in place (AES-256-GCM, Argon2id key)",
+        cmd_encrypt)
     add(sub, common, "decrypt", "turn an encrypted store back into plain .aif-bin files, in place", cmd_decrypt)
 
     add(sub, common, "mcp", "run the MCP server (stdio) for AI agents", cmd_mcp)

@@ -66,7 +66,9 @@ _MASKS = re.compile(
 )
 # Sentence boundaries: end punctuation, semicolons, blank lines, and line starts of list items, headings,
 # quotes or table rows (a rule list without periods is still one rule per line).
-_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+|(?<=[。！？])\s*(?=\S)|;\s+|\n(?=[ \t]*(?:[-*+>|#]|\d+[.)]|\n))|\n\s*\n|\n(?=[A-Z])")
+_BOUNDARY = re.compile(
+    r"(?<=[.!?])[\"')\]*_]*\s+|(?<=[。！？])\s*(?=\S)|;\s+|\n(?=[ \t]*(?:[-*+>|#]|\d+[.)]|\n))|\n\s*\n|\n(?=[A-Z])"
+)
 _MARKER = re.compile(r"[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d+[.)][ \t]+)?")
 _WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*", re.IGNORECASE)
 _HEADING = re.compile(r"[ \t]*(?:>[ \t]*)*#{1,6}[ \t]")

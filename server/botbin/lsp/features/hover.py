@@ -36,7 +36,8 @@ def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int
 
     def ask(folder: Folder) -> SearchResult:
         rel = found[1] if found is not None and found[0] is folder else None
-        return folder.service.related(text, rel, lines if rel is not None else None, k, md5 if rel is not None else None)
+        mine = rel is not None
+        return folder.service.related(text, rel, lines if mine else None, k, md5 if mine else None)
 
     results = ls.ask_folders(ask)
     hits, degraded, _ = merge(results, k)
