@@ -54,9 +54,11 @@ def child(server: Path, ws: Path, runs: int) -> dict[str, Any]:
 
 
 def summary(values: dict[str, list[float]]) -> dict[str, Any]:
-    """Runs and median per side, and the ratio of the medians (current / baseline)."""
-    out: dict[str, Any] = {name: {"runs": [r(t) for t in ts], "median": r(median(ts))} for name, ts in values.items()}
+    """Runs, median and minimum per side, and the ratios of the medians and minimums (current / baseline)."""
+    out: dict[str, Any] = {name: {"runs": [r(t) for t in ts], "median": r(median(ts)), "min": r(min(ts))}
+                           for name, ts in values.items()}
     out["ratio_current_over_baseline"] = r(median(values["current"]) / median(values["baseline"]))
+    out["min_ratio_current_over_baseline"] = r(min(values["current"]) / min(values["baseline"]))
     return out
 
 

@@ -125,3 +125,25 @@ def test_model_is_bundled_and_offline(real_embedder: SentenceTransformerEmbedder
 def test_repo_has_no_copy_of_the_vault() -> None:
     repo = Path(__file__).resolve().parents[1]
     assert not list(repo.glob("**/Obsidian Flavored Markdown.md"))
+
+
+def test_forgotten_vault_flag_keeps_the_index_and_prune_is_undone_without_embedding(
+    synced: tuple[MemoryService, SyncReport], real_embedder: SentenceTransformerEmbedder
+) -> None:
+    """Issue 20 item 1 on the real vault: the README's plain `botbin sync` after `--vault` drops nothing,
+    and even a prune followed by `--vault` again re-embeds no chunk (the spare embeddings file)."""
+    from botbin.sync.engine import SyncContext, sync_workspace
+
+    service, _ = synced
+    notes = len(service._state()[0].files)
+    plain = MemoryService(service.root, embedder=real_embedder, env={})
+    ctx = SyncContext(plain.root, plain.settings, plain.model_meta, lambda: plain.counter, lambda: plain.embedder)
+    kept = sync_workspace(ctx)
+    assert kept.deleted == () and kept.excluded == () and len(kept.kept_excluded) == notes
+    assert any("--prune" in w for w in kept.warnings)
+    assert {s.reason.split(" ")[0] for s in plain.status().stale} == {"excluded"}
+    assert QUERIES[1][1] in [h.path for h in plain.search(QUERIES[1][0], k=5).hits]  # still searchable
+    pruned = sync_workspace(ctx, prune=True)
+    assert len(pruned.excluded) == notes and not list(plain.output_dir.rglob("*.aif-bin"))
+    back = MemoryService(service.root, {"vault": True}, embedder=real_embedder, env={}).sync()
+    assert len(back.added) == notes and back.chunks_embedded == 0

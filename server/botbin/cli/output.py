@@ -28,10 +28,11 @@ def print_sync(report: SyncReport) -> None:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     if not report.changed:
         return
-    renamed = f", {len(report.renamed)} renamed" if report.renamed else ""
+    extra = "".join(f", {len(paths)} {word}" for word, paths in (
+        ("excluded", report.excluded), ("renamed", report.renamed), ("re-chunked", report.rechunked)) if paths)
     print(
         f"synced: {len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted"
-        f"{renamed}, {report.unchanged} unchanged; {report.chunks_embedded} chunks embedded, "
+        f"{extra}, {report.unchanged} unchanged; {report.chunks_embedded} chunks embedded, "
         f"{report.chunks_reused} reused ({report.elapsed_ms / 1000:.1f} s)"
     )
 

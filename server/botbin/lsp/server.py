@@ -173,5 +173,6 @@ class BotbinLanguageServer(LanguageServer):
 def _summary(report: SyncReport | None) -> str:
     if report is None:
         return "done"
+    excluded = f"{len(report.excluded)} excluded, " if report.excluded else ""
     return (f"{len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted, "
-            f"{report.unchanged} unchanged")
+            f"{excluded}{report.unchanged} unchanged")

@@ -11,9 +11,8 @@ import hashlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +28,8 @@ from botbin.sync.documents import ModelMeta, PreparedNote, build_document, outpu
 from botbin.sync.encryption import PassphraseFn, StoreKeys, convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
 from botbin.sync.removal import SpareTarget, plan_removal, remove_outputs, sweep_orphans
+from botbin.sync.report import NoteFailure as NoteFailure  # re-exported: callers import them from here
+from botbin.sync.report import SyncReport as SyncReport
 from botbin.sync.scan import (
     FileStat,
     ScanResult,
@@ -65,67 +66,6 @@ CHECKPOINT_S = 5.0
 ProgressFn = Callable[[int, int], None]
 #: written(note_path, document): called after each document is durably written (to patch an index live)
 WrittenFn = Callable[[str, AifBinDocument], None]
-
-
-@dataclass(frozen=True)
-class NoteFailure:
-    """A note that could not be synced this time (its previous output, if any, is kept)."""
-
-    path: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class SyncReport:
-    """What one sync did."""
-
-    added: tuple[str, ...] = ()
-    modified: tuple[str, ...] = ()
-    """Notes whose content changed."""
-    deleted: tuple[str, ...] = ()
-    """Notes gone from disk, removed from the index."""
-    excluded: tuple[str, ...] = ()
-    """Notes still on disk that the include/exclude globs no longer match, removed from the index."""
-    kept_excluded: tuple[str, ...] = ()
-    """Notes still on disk that the globs no longer match, kept in the index because removing them would drop
-    most of it; a sync with ``prune=True`` removes them."""
-    rechunked: tuple[str, ...] = ()
-    """Notes with the same bytes whose output a ``full`` sync rewrote (vectors reused); also counted in
-    ``unchanged``, never in ``modified``."""
-    renamed: tuple[tuple[str, str], ...] = ()
-    """(old path, new path) pairs: a deleted note whose bytes reappeared under a new path."""
-    unchanged: int = 0
-    failed: tuple[NoteFailure, ...] = ()
-    warnings: tuple[str, ...] = ()
-    chunks_embedded: int = 0
-    """Chunks sent to the model."""
-    chunks_reused: int = 0
-    """Chunks of changed notes whose embedding came from the cache."""
-    elapsed_ms: float = 0.0
-    synced_at: str | None = None
-    """ISO 8601 UTC time this sync finished (the state file's ``last_sync``)."""
-    documents: dict[str, AifBinDocument] = field(default_factory=dict, repr=False)
-    """Documents written in this sync, by note path, when asked for (to patch an in-memory index)."""
-
-    @property
-    def changed(self) -> bool:
-        """True if any output was written or removed."""
-        return bool(self.added or self.modified or self.deleted or self.excluded or self.rechunked)
-
-    @property
-    def removed(self) -> tuple[str, ...]:
-        """Every note removed from the index (deleted and excluded)."""
-        return (*self.deleted, *self.excluded)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The report as JSON (camelCase), for ``botbin sync --json`` and the language server's sync commands."""
-        return {
-            "added": list(self.added), "modified": list(self.modified), "deleted": list(self.deleted),
-            "renamed": [{"from": a, "to": b} for a, b in self.renamed], "unchanged": self.unchanged,
-            "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
-            "warnings": list(self.warnings), "chunksEmbedded": self.chunks_embedded,
-            "chunksReused": self.chunks_reused, "elapsedMs": round(self.elapsed_ms, 1),
-        }
 
 
 @dataclass
@@ -424,8 +364,6 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             run.save()
         finish_decryption(ctx.output_dir, keys)
         mark_complete(ctx.output_dir)
-        if removal.excluded and locked is not None:
-            locked()  # the state file changed under a loaded index: its owner reloads it without them
     # A re-chunked note is also counted unchanged: its bytes are what they were.
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(

@@ -50,8 +50,9 @@ def plan_removal(root: Path, settings: Settings, gone: list[str], indexed: int, 
     ``indexed``: notes the index held before this sync. Excluded notes are removed unless they are most of
     it (more than half) and ``prune`` is False: then they are kept and one warning says how to prune.
     """
-    deleted = tuple(rel for rel in gone if not on_disk(root, rel))
-    excluded = tuple(rel for rel in gone if rel not in set(deleted))
+    present = {rel: on_disk(root, rel) for rel in gone}
+    deleted = tuple(rel for rel in gone if not present[rel])
+    excluded = tuple(rel for rel in gone if present[rel])
     if prune or not excluded or len(excluded) * 2 <= indexed:
         return Removal(deleted, excluded)
     globs = ", ".join(settings.tracked_globs)

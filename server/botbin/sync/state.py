@@ -47,7 +47,16 @@ class FileEntry:
     ino: int = -1
     """Note inode number at that sync (-1: unknown, the next sync hashes the note)."""
     ctime_ns: int = -1
-    """Note inode change time (ns) at that sync (-1: unknown, the next sync hashes the note)."""
+    """Note inode change time (ns) at that sync (-1: unknown, the next sync hashes the note); stored only
+    when it differs from ``mtime_ns``."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this entry; ``ctime_ns`` is left out when it equals ``mtime_ns`` (a note last
+        written, not restored: most of them), which keeps the state file of a big vault small."""
+        data = vars(self)
+        if self.ctime_ns == self.mtime_ns:
+            data = {k: v for k, v in data.items() if k != "ctime_ns"}
+        return data
 
     def matches(self, size: int, mtime_ns: int, ino: int, ctime_ns: int) -> bool:
         """True if a note with this stat is, without reading it, the one recorded here."""
@@ -78,7 +87,7 @@ class SyncState:
         """Compact JSON (the file of a 10,000-note vault is ~3 MB; pretty-printing doubles its cost)."""
         data = {
             "version": self.version, "model": self.model, "chunker": self.chunker, "last_sync": self.last_sync,
-            "files": {rel: vars(entry) for rel, entry in self.files.items()}, "encrypted": self.encrypted,
+            "files": {rel: entry.to_dict() for rel, entry in self.files.items()}, "encrypted": self.encrypted,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -95,7 +104,7 @@ def _entry(raw: Any) -> FileEntry | None:
             created_at=str(raw.get("created_at", "")),
             output_bytes=int(raw.get("output_bytes", -1)),
             ino=int(raw.get("ino", -1)),
-            ctime_ns=int(raw.get("ctime_ns", -1)),
+            ctime_ns=int(raw["ctime_ns"]) if "ctime_ns" in raw else int(raw.get("mtime_ns", -1)),
         )
     except (KeyError, TypeError, ValueError):
         return None

@@ -52,7 +52,7 @@ class Workspace:
 
     def state(self) -> tuple[SyncState, list[str]]:
         """The sync state file and the problems found reading it."""
-        return load_state(self.state_path)
+        return load_state(self.state_path, self.settings.output_dir)
 
     def keys(self) -> StoreKeys | None:
         """Keys of an encrypted store (None for a plaintext one); the passphrase is stretched once per process.
@@ -88,6 +88,6 @@ def open_workspace(root: Path, overrides: Mapping[str, Any] | None = None, embed
         keys = open_keys(output_dir, secret)
         return keys.keyring if keys else None
 
-    handle = IndexHandle(root, output_dir / STATE_FILE, lambda: load_state(output_dir / STATE_FILE), model_facts,
-                         keyring)
+    handle = IndexHandle(root, output_dir / STATE_FILE,
+                         lambda: load_state(output_dir / STATE_FILE, settings.output_dir), model_facts, keyring)
     return Workspace(root, settings, loaded.warnings, secret, models, handle)

@@ -108,12 +108,12 @@ class IndexHandle:
             self._damaged.discard(rel)
 
     def synced(self, report: SyncReport) -> None:
-        """A sync of this process ended: deleted notes leave the index, and the state file is ours again."""
+        """A sync of this process ended: removed notes leave the index, and the state file is ours again."""
         with self.lock:
             self._indexed_at = report.synced_at
             self._state_seen = self._stamp()
             if self._index is not None:
-                for path in report.deleted:
+                for path in report.removed:  # deleted from disk, or no longer tracked
                     self._index.remove(path)
 
     # -- loading ---------------------------------------------------------------------------------------
