@@ -42,7 +42,9 @@ def test_plain_sync_after_vault_sync_keeps_the_index_and_asks_for_prune(
     assert any("--prune" in w and "--vault" in w and "5 of 5" in w for w in report.warnings)
     assert _outputs(plain) == outputs
     assert len(json.loads(plain.state_path.read_text())["files"]) == 5
-    assert plain.search("herons nest", k=1).hits  # still searchable
+    assert vault.search("herons nest", k=1).hits  # still searchable with the settings that track them
+    hidden = plain.search("herons nest", k=1)  # the plain settings exclude them: not returned, and it says why
+    assert not hidden.hits and hidden.stale and any("excluded" in w for w in hidden.warnings)
 
 
 def test_status_calls_untracked_notes_excluded_not_deleted(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
