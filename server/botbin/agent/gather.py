@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from botbin.search.pipeline import Searcher
     from botbin.workspace import Workspace
 
-#: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8.
-GUIDANCE_MIN_COSINE = 0.35
+#: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8 (a soul
+#: file rule about meetings scores 0.28 against "book a meeting with Priya"; unrelated requests stay under 0.1).
+GUIDANCE_MIN_COSINE = 0.25
 GUIDANCE_MAX = 8
 
 
