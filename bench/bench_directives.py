@@ -29,27 +29,45 @@ LABELED = REPO / "tests" / "fixtures" / "directives"
 MIN_BYTES = 1_000_000
 LEXER_TARGET_MB_S = 1.0  # "about 0.5 s per MB" (lexer.py), so at least 1 MB/s after warm-up
 #: Labeled sets: the three instruction-style sets (register "instructions") and the issue-19 sets per register.
-LABELED_SETS = ("labeled", "heldout", "blind", "register_instructions", "register_notes", "register_blind",
-                "register_blind2")
+LABELED_SETS = (
+    "labeled",
+    "heldout",
+    "blind",
+    "register_instructions",
+    "register_notes",
+    "register_blind",
+    "register_blind2",
+)
 #: Issue 19 targets: per modality, on instruction-note and on ordinary-note sentences.
 TARGET_PRECISION, TARGET_RECALL = 0.95, 0.90
 #: Issue 19 target: at most this share of the Obsidian help vault's chunks classed as rules (76 % before).
 TARGET_VAULT_RULE_SHARE = 0.05
 
 _RULES = (
-    "Always run `make lint` before pushing.", "Never push to main; open a pull request instead.",
-    "You must sign every commit.", "Do not commit secrets or `.env` files.", "Prefer small, focused commits.",
-    "You may skip the changelog for documentation-only changes.", "Don't forget to update the lockfile.",
-    "Use tabs for indentation in Go files.", "If the build fails, revert the last merge.",
-    "Avoid global state in request handlers.", "You should write a test for every bug fix.",
-    "Feel free to refactor code you touch.", "It is forbidden to log personal data.",
-    "Answer in English unless the user writes in another language.", "Dates are ISO 8601.",
+    "Always run `make lint` before pushing.",
+    "Never push to main; open a pull request instead.",
+    "You must sign every commit.",
+    "Do not commit secrets or `.env` files.",
+    "Prefer small, focused commits.",
+    "You may skip the changelog for documentation-only changes.",
+    "Don't forget to update the lockfile.",
+    "Use tabs for indentation in Go files.",
+    "If the build fails, revert the last merge.",
+    "Avoid global state in request handlers.",
+    "You should write a test for every bug fix.",
+    "Feel free to refactor code you touch.",
+    "It is forbidden to log personal data.",
+    "Answer in English unless the user writes in another language.",
+    "Dates are ISO 8601.",
 )
 _PROSE = (
     "The billing service moved from Jenkins to GitHub Actions in 2023.",
-    "Most customers pay monthly; about a tenth pay yearly.", "The API gateway runs in two regions.",
-    "We tried Redis for sessions but went back to Postgres.", "See https://example.com/runbook for the on-call notes.",
-    'The error said "connection refused" twice last week.', "Should we move the cron jobs to the queue?",
+    "Most customers pay monthly; about a tenth pay yearly.",
+    "The API gateway runs in two regions.",
+    "We tried Redis for sessions but went back to Postgres.",
+    "See https://example.com/runbook for the on-call notes.",
+    'The error said "connection refused" twice last week.',
+    "Should we move the cron jobs to the queue?",
 )
 
 
@@ -91,8 +109,14 @@ def lexer_throughput(text: str, runs: int) -> dict[str, Any]:
     _, cues = timed(lambda: lex(text))
     times = [timed(lambda: lex(text))[0] for _ in range(runs)]
     seconds = median(times)
-    return {"bytes": size, "runs_s": [r(t) for t in times], "median_s": r(seconds),
-            "mb_per_s": r(size / 1e6 / seconds, 2), "cues": len(cues), "target_mb_per_s": LEXER_TARGET_MB_S}
+    return {
+        "bytes": size,
+        "runs_s": [r(t) for t in times],
+        "median_s": r(seconds),
+        "mb_per_s": r(size / 1e6 / seconds, 2),
+        "cues": len(cues),
+        "target_mb_per_s": LEXER_TARGET_MB_S,
+    }
 
 
 def partition_vault(notes: list[tuple[str, bytes]], runs: int) -> dict[str, Any]:
@@ -118,9 +142,12 @@ def partition_vault(notes: list[tuple[str, bytes]], runs: int) -> dict[str, Any]
     parts = partition_all()
     kinds = [k for p in parts for k in p.kinds]
     return {
-        "notes": len(notes), "bytes": sum(len(d) for _, d in notes), "blocks": len(kinds),
+        "notes": len(notes),
+        "bytes": sum(len(d) for _, d in notes),
+        "blocks": len(kinds),
         "instruction_notes": sum(p.instruction for p in parts),
-        "soft_blocks": kinds.count("soft"), "hard_blocks": kinds.count("hard"),
+        "soft_blocks": kinds.count("soft"),
+        "hard_blocks": kinds.count("hard"),
         "directives": sum(len(p.directives) for p in parts),
         "partition_only_s": {"runs": [r(t) for t in only], "median": r(median(only))},
         "decode_parse_partition_s": {"runs": [r(t) for t in with_parse], "median": r(median(with_parse))},
@@ -140,19 +167,29 @@ def long_lines() -> dict[str, Any]:
     paragraph = "Never use tabs.\n" * 25_000
     note = parse_note(paragraph, "memory/log.md")
     seconds, part = timed(lambda: partition_note(note, paragraph))
-    out["partition_one_paragraph_0.25mb"] = {"seconds": r(seconds), "mb_per_s": r(len(paragraph) / 1e6 / seconds, 2),
-                                             "blocks": len(note.blocks), "cues": len(part.directives[0].cues)}
+    out["partition_one_paragraph_0.25mb"] = {
+        "seconds": r(seconds),
+        "mb_per_s": r(len(paragraph) / 1e6 / seconds, 2),
+        "blocks": len(note.blocks),
+        "cues": len(part.directives[0].cues),
+    }
     return out
 
 
 def _scored(rows: list[Any]) -> dict[str, Any]:
     seconds, ev = timed(lambda: evaluate(rows))
     return {
-        "sentences": len(rows), "seconds": r(seconds),
-        "overall": {"precision": r(ev.overall.precision, 3), "recall": r(ev.overall.recall, 3),
-                    "support": ev.overall.support},
-        **{s.label: {"precision": r(s.precision, 3), "recall": r(s.recall, 3), "support": s.support}
-           for s in ev.per_label},
+        "sentences": len(rows),
+        "seconds": r(seconds),
+        "overall": {
+            "precision": r(ev.overall.precision, 3),
+            "recall": r(ev.overall.recall, 3),
+            "support": ev.overall.support,
+        },
+        **{
+            s.label: {"precision": r(s.precision, 3), "recall": r(s.recall, 3), "support": s.support}
+            for s in ev.per_label
+        },
         "errors": len(ev.errors),
     }
 
@@ -173,7 +210,9 @@ def scores() -> dict[str, Any]:
         scored = _scored(rows)
         scored["targets_met"] = all(
             scored[m]["precision"] >= TARGET_PRECISION and scored[m]["recall"] >= TARGET_RECALL
-            for m in ("obligation", "prohibition", "recommendation", "permission") if scored[m]["support"])
+            for m in ("obligation", "prohibition", "recommendation", "permission")
+            if scored[m]["support"]
+        )
         out[f"issue19/{register}"] = scored
     return out
 
@@ -187,19 +226,28 @@ def vault_rule_share(notes: list[tuple[str, bytes]]) -> dict[str, Any]:
         text = decode_note(data, rel).text
         note = parse_note(text, rel)
         part = partition_note(note, text)
-        old = [k if k == "hard" or part.instruction else ("soft" if b.kind in ("paragraph", "list_item", "quote")
-                                                          and lex(b.text) else "lore")
-               for b, k in zip(note.blocks, part.kinds, strict=True)]
+        old = [
+            k
+            if k == "hard" or part.instruction
+            else ("soft" if b.kind in ("paragraph", "list_item", "quote") and lex(b.text) else "lore")
+            for b, k in zip(note.blocks, part.kinds, strict=True)
+        ]
         for kinds, is_now in ((part.kinds, True), (old, False)):
             chunks = chunk_note(note, counter, ChunkerParams(), kinds, split_kinds=part.instruction)
             rules = sum(c.kind != "lore" for c in chunks)
             now, before = (now + rules, before) if is_now else (now, before + rules)
             total += len(chunks) if is_now else 0
     share = now / total if total else 0.0
-    return {"chunks": total, "rule_chunks": now, "share": r(share, 4), "previous_rule_chunks": before,
-            "previous_share": r(before / total if total else 0.0, 4),
-            "ratio_to_previous": r(now / before if before else 0.0, 3),
-            "target_share": TARGET_VAULT_RULE_SHARE, "target_met": share <= TARGET_VAULT_RULE_SHARE}
+    return {
+        "chunks": total,
+        "rule_chunks": now,
+        "share": r(share, 4),
+        "previous_rule_chunks": before,
+        "previous_share": r(before / total if total else 0.0, 4),
+        "ratio_to_previous": r(now / before if before else 0.0, 3),
+        "target_share": TARGET_VAULT_RULE_SHARE,
+        "target_met": share <= TARGET_VAULT_RULE_SHARE,
+    }
 
 
 def run(runs: int, quick: bool = False) -> dict[str, Any]:

@@ -85,8 +85,11 @@ def vault_chunks(tmp: Path, max_notes: int | None) -> tuple[list[str], dict[str,
 def search_queries() -> tuple[list[dict[str, Any]], list[str]]:
     """The labelled query rows (bench/data/obsidian_queries.jsonl, if present) and the query texts: every
     labelled one, then note titles of the vault up to SEARCHES in all."""
-    rows = ([json.loads(x) for x in QUERIES.read_text(encoding="utf-8").splitlines() if x.strip()]
-            if QUERIES.exists() else [])
+    rows = (
+        [json.loads(x) for x in QUERIES.read_text(encoding="utf-8").splitlines() if x.strip()]
+        if QUERIES.exists()
+        else []
+    )
     texts = [row["q"] for row in rows]
     titles = sorted({p.stem for p in OBSIDIAN_HELP.rglob("*.md")})
     texts += titles[:: max(1, len(titles) // SEARCHES)][: max(0, SEARCHES - len(texts))]
@@ -95,13 +98,15 @@ def search_queries() -> tuple[list[dict[str, Any]], list[str]]:
 
 def sorted_batches(counter: WordPieceCounter, encode: Embed) -> Embed:
     """``encode`` applied to batches of BATCH texts sorted by token count (botbin's batching)."""
+
     def embed(texts: list[str]) -> Vectors:
         order = np.argsort(counter.count_many(texts), kind="stable")
         out = np.empty((len(texts), 384), dtype=np.float32)
         for s in range(0, len(order), BATCH):
-            rows = order[s:s + BATCH]
+            rows = order[s : s + BATCH]
             out[rows] = encode([texts[i] for i in rows])
         return out
+
     return embed
 
 
@@ -113,8 +118,12 @@ def export_onnx(model_dir: Path, reexport: bool) -> tuple[Path, Path, dict[str, 
     from sentence_transformers import SentenceTransformer
 
     fp32, int8, stamp = ONNX_DIR / "model.onnx", ONNX_DIR / "model-int8.onnx", ONNX_DIR / "source.json"
-    source = {"recipe": 3, "model_dir": str(model_dir), "torch": torch.__version__,
-              "weights_bytes": (model_dir / "model.safetensors").stat().st_size}
+    source = {
+        "recipe": 3,
+        "model_dir": str(model_dir),
+        "torch": torch.__version__,
+        "weights_bytes": (model_dir / "model.safetensors").stat().st_size,
+    }
     if not reexport and fp32.exists() and int8.exists() and stamp.exists() and json.loads(stamp.read_text()) == source:
         return fp32, int8, {"cached": str(ONNX_DIR.relative_to(REPO))}
     ONNX_DIR.mkdir(parents=True, exist_ok=True)
@@ -137,24 +146,47 @@ def export_onnx(model_dir: Path, reexport: bool) -> tuple[Path, Path, dict[str, 
     # dynamo=True: the TorchScript exporter (dynamo=False) gives wrong outputs (max diff ~2) for transformers 5.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        seconds, _, _ = timed_cpu(lambda: torch.onnx.export(
-            Wrapped(), sample, str(fp32), input_names=["ids", "mask", "types"], output_names=["hidden"],
-            dynamic_shapes=dims, opset_version=18, dynamo=True, external_data=False, verbose=False))
+        seconds, _, _ = timed_cpu(
+            lambda: torch.onnx.export(
+                Wrapped(),
+                sample,
+                str(fp32),
+                input_names=["ids", "mask", "types"],
+                output_names=["hidden"],
+                dynamic_shapes=dims,
+                opset_version=18,
+                dynamo=True,
+                external_data=False,
+                verbose=False,
+            )
+        )
         # Per-channel weight scales: per-tensor ones (the default) give a mean cosine of 0.94 to fp32 here.
-        q_s, _, _ = timed_cpu(lambda: quantize_dynamic(  # type: ignore[no-untyped-call,unused-ignore]
-            str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True))
+        q_s, _, _ = timed_cpu(
+            lambda: quantize_dynamic(  # type: ignore[no-untyped-call,unused-ignore]
+                str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True
+            )
+        )
     # Check the export on a batch of another shape before trusting it.
     ids, mask = tokenized(model_dir, ["one", "two words", "and a third, longer text than the other two are"])
     with torch.no_grad():
         want = Wrapped()(torch.from_numpy(ids), torch.from_numpy(mask), torch.zeros_like(torch.from_numpy(ids)))
     got = onnxruntime.InferenceSession(str(fp32), providers=["CPUExecutionProvider"]).run(
-        None, {"ids": ids, "mask": mask, "types": np.zeros_like(ids)})[0]
+        None, {"ids": ids, "mask": mask, "types": np.zeros_like(ids)}
+    )[0]
     diff = float(np.abs(got - want.numpy())[mask.astype(bool)].max())
     if diff > 1e-3:
         raise RuntimeError(f"the ONNX export differs from torch by {diff} on unpadded tokens")
     stamp.write_text(json.dumps(source))
-    return fp32, int8, {"export_s": r(seconds), "quantize_s": r(q_s), "exporter": "torch.onnx.export(dynamo=True)",
-                        "max_abs_diff_vs_torch_hidden": diff}
+    return (
+        fp32,
+        int8,
+        {
+            "export_s": r(seconds),
+            "quantize_s": r(q_s),
+            "exporter": "torch.onnx.export(dynamo=True)",
+            "max_abs_diff_vs_torch_hidden": diff,
+        },
+    )
 
 
 @functools.cache
@@ -187,8 +219,11 @@ def onnx_embedder(path: Path, model_dir: Path, counter: WordPieceCounter) -> tup
         out: Vectors = (pooled / np.linalg.norm(pooled, axis=1, keepdims=True)).astype(np.float32)
         return out
 
-    return sorted_batches(counter, encode), {"onnxruntime": ort.__version__, "file_bytes": path.stat().st_size,
-                                             "intra_op_threads": session.get_session_options().intra_op_num_threads}
+    return sorted_batches(counter, encode), {
+        "onnxruntime": ort.__version__,
+        "file_bytes": path.stat().st_size,
+        "intra_op_threads": session.get_session_options().intra_op_num_threads,
+    }
 
 
 def st_backend_onnx(model_dir: Path) -> dict[str, Any]:
@@ -199,9 +234,12 @@ def st_backend_onnx(model_dir: Path) -> dict[str, Any]:
         SentenceTransformer(str(model_dir), device="cpu", local_files_only=True, backend="onnx")
         return {"available": True, "note": "loads, but not timed here: the same ONNX Runtime as onnx_fp32"}
     except Exception as exc:  # report why, whatever it is
-        return {"available": False, "why": f"{type(exc).__name__}: {str(exc)[:300]}",
-                "note": "optimum-onnx 0.1 (its provider) pins transformers<4.58; botbin's venv has transformers 5, "
-                        "so it is not installed: the model is exported with torch.onnx instead"}
+        return {
+            "available": False,
+            "why": f"{type(exc).__name__}: {str(exc)[:300]}",
+            "note": "optimum-onnx 0.1 (its provider) pins transformers<4.58; botbin's venv has transformers 5, "
+            "so it is not installed: the model is exported with torch.onnx instead",
+        }
 
 
 def variants(model_dir: Path, counter: WordPieceCounter, reexport: bool) -> tuple[dict[str, Embed], dict[str, Any]]:
@@ -211,8 +249,12 @@ def variants(model_dir: Path, counter: WordPieceCounter, reexport: bool) -> tupl
     notes: dict[str, Any] = {"torch": torch.__version__, "torch_threads": torch.get_num_threads()}
     plain = SentenceTransformer(str(model_dir), device="cpu", local_files_only=True)
     out: dict[str, Embed] = {
-        "plain": lambda t: np.asarray(plain.encode(t, batch_size=BATCH, normalize_embeddings=True,
-                                                   convert_to_numpy=True, show_progress_bar=False), dtype=np.float32),
+        "plain": lambda t: np.asarray(
+            plain.encode(
+                t, batch_size=BATCH, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+            ),
+            dtype=np.float32,
+        ),
         "botbin": SentenceTransformerEmbedder(ModelSpec(BUNDLED_MODEL_ID, model_dir), BATCH).embed,
     }
     try:
@@ -222,8 +264,9 @@ def variants(model_dir: Path, counter: WordPieceCounter, reexport: bool) -> tupl
         out["onnx_int8"], notes["onnx_int8"] = onnx_embedder(int8, model_dir, counter)
         notes["onnx_int8"]["quantization"] = "onnxruntime.quantization.quantize_dynamic, QInt8 weights per channel"
     except Exception as exc:  # optional: report why and go on
-        notes["onnx_skipped"] = (f"{type(exc).__name__}: {str(exc)[:300]}; "
-                                 "pip install -r bench/requirements-optional.txt")
+        notes["onnx_skipped"] = (
+            f"{type(exc).__name__}: {str(exc)[:300]}; pip install -r bench/requirements-optional.txt"
+        )
     notes["sentence_transformers_backend_onnx"] = st_backend_onnx(model_dir)
     try:
         with warnings.catch_warnings():
@@ -231,16 +274,26 @@ def variants(model_dir: Path, counter: WordPieceCounter, reexport: bool) -> tupl
             # Per-channel weight scales: per-tensor ones ({nn.Linear}) give a mean cosine of 0.92 to fp32 here.
             spec = {torch.nn.Linear: torch.ao.quantization.per_channel_dynamic_qconfig}
             quant = torch.ao.quantization.quantize_dynamic(  # type: ignore[no-untyped-call,unused-ignore]
-                copy.deepcopy(plain), spec, dtype=torch.qint8)
+                copy.deepcopy(plain), spec, dtype=torch.qint8
+            )
 
         def encode_q(texts: list[str]) -> Vectors:
-            return np.asarray(quant.encode(texts, batch_size=len(texts), normalize_embeddings=True,
-                                           convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
+            return np.asarray(
+                quant.encode(
+                    texts,
+                    batch_size=len(texts),
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                ),
+                dtype=np.float32,
+            )
 
         out["torch_int8"] = sorted_batches(counter, encode_q)
-        notes["torch_int8"] = {"quantization": "torch.ao.quantization.quantize_dynamic(nn.Linear: "
-                                               "per_channel_dynamic_qconfig, qint8)",
-                               "engine": torch.backends.quantized.engine}
+        notes["torch_int8"] = {
+            "quantization": "torch.ao.quantization.quantize_dynamic(nn.Linear: per_channel_dynamic_qconfig, qint8)",
+            "engine": torch.backends.quantized.engine,
+        }
     except Exception as exc:  # optional too
         notes["torch_int8_skipped"] = f"{type(exc).__name__}: {str(exc)[:300]}"
     return out, notes
@@ -250,18 +303,24 @@ def with_vectors(docs: dict[str, AifBinDocument], vectors: Vectors, row: dict[st
     """A MemoryIndex of the synced documents carrying ``vectors`` (row of each chunk by text_md5)."""
     index = MemoryIndex(384)
     for doc in docs.values():
-        index.upsert(AifBinDocument(doc.metadata, tuple(replace(c, embedding=vectors[row[c.text_md5]])
-                                                        for c in doc.chunks)))
+        index.upsert(
+            AifBinDocument(doc.metadata, tuple(replace(c, embedding=vectors[row[c.text_md5]]) for c in doc.chunks))
+        )
     return index
 
 
 def quality(rows: list[dict[str, Any]], ranked: list[list[str]]) -> dict[str, float]:
     """hit@10 / MRR@10 of each row's target note among the paths of the k chunks returned."""
-    ranks = [next((i + 1 for i, p in enumerate(paths[:K]) if p == row["target"]), None)
-             for row, paths in zip(rows, ranked, strict=False)]
+    ranks = [
+        next((i + 1 for i, p in enumerate(paths[:K]) if p == row["target"]), None)
+        for row, paths in zip(rows, ranked, strict=False)
+    ]
     n = max(1, len(ranks))
-    return {"queries": len(ranks), "hit_at_10": r(sum(1 for x in ranks if x) / n),
-            "mrr_at_10": r(sum(1 / x for x in ranks if x) / n)}
+    return {
+        "queries": len(ranks),
+        "hit_at_10": r(sum(1 for x in ranks if x) / n),
+        "mrr_at_10": r(sum(1 / x for x in ranks if x) / n),
+    }
 
 
 def agreement(a: list[list[Any]], b: list[list[Any]]) -> float:
@@ -292,17 +351,23 @@ def run(reexport: bool, max_notes: int | None = None) -> dict[str, Any]:
         hits = [index.search(q, qvecs[i], K) for i, q in enumerate(queries)]
         keys = [[(h.path, h.start_line) for h in hs] for hs in hits]
         vec_top = [np.argsort(-(vecs @ qvecs[i]), kind="stable")[:K].tolist() for i in range(len(queries))]
-        res: dict[str, Any] = {"seconds": r(seconds), "cpu_seconds": r(cpu),
-                               "chunks_per_s": r(len(texts) / seconds, 1),
-                               "quality_hybrid": quality(rows, [[h.path for h in hs] for hs in hits])}
+        res: dict[str, Any] = {
+            "seconds": r(seconds),
+            "cpu_seconds": r(cpu),
+            "chunks_per_s": r(len(texts) / seconds, 1),
+            "quality_hybrid": quality(rows, [[h.path for h in hs] for hs in hits]),
+        }
         if ref_vecs is None:
             ref_vecs, ref_hits, ref_vec_top = vecs, keys, vec_top
         else:
             cos = np.sum(vecs * ref_vecs, axis=1)
-            res |= {"max_abs_diff_vs_plain": float(np.abs(vecs - ref_vecs).max()),
-                    "mean_cosine_vs_plain": r(cos.mean(), 6), "min_cosine_vs_plain": r(cos.min(), 6),
-                    "top10_agreement_hybrid": agreement(keys, ref_hits),
-                    "top10_agreement_vector_only": agreement(vec_top, ref_vec_top)}
+            res |= {
+                "max_abs_diff_vs_plain": float(np.abs(vecs - ref_vecs).max()),
+                "mean_cosine_vs_plain": r(cos.mean(), 6),
+                "min_cosine_vs_plain": r(cos.min(), 6),
+                "top10_agreement_hybrid": agreement(keys, ref_hits),
+                "top10_agreement_vector_only": agreement(vec_top, ref_vec_top),
+            }
         results[name] = res
     base, ref_q = results["botbin"], results["plain"]["quality_hybrid"]
     for name, res in results.items():
@@ -313,11 +378,17 @@ def run(reexport: bool, max_notes: int | None = None) -> dict[str, Any]:
         if name not in ("plain", "botbin"):
             res["adoptable"] = bool(rows) and drop < ADOPT_MAX_DROP and res["speedup_vs_botbin"] > 1.0
     return {
-        "vault": str(OBSIDIAN_HELP), "max_notes": max_notes, "chunks": len(texts), "batch_size": BATCH,
+        "vault": str(OBSIDIAN_HELP),
+        "max_notes": max_notes,
+        "chunks": len(texts),
+        "batch_size": BATCH,
         "searches": len(queries),
-        "labelled_queries": len(rows), "k": K,
+        "labelled_queries": len(rows),
+        "k": K,
         "adoption_rule": f"quality drop < {ADOPT_MAX_DROP} and faster than botbin",
-        **notes, "variants": results, "peak_rss_mb": r(peak_rss_mb(), 1),
+        **notes,
+        "variants": results,
+        "peak_rss_mb": r(peak_rss_mb(), 1),
         "load_average_1_5_15": {"start": load_start, "end": load_average()},
     }
 

@@ -48,8 +48,14 @@ def store_figures(ws: Path, encrypted: bool) -> dict[str, Any]:
     files = list(service.output_dir.rglob("*.aif-bin"))
     chunks = len(fresh.index()[0])
     size = sum(p.stat().st_size for p in files)
-    return {"cold_sync_s": r(sync_s, 3), "notes": len(report.added), "chunks": chunks,
-            "index_load_s": r(median(loads), 3), "store_bytes": size, "bytes_per_chunk": r(size / max(chunks, 1), 1)}
+    return {
+        "cold_sync_s": r(sync_s, 3),
+        "notes": len(report.added),
+        "chunks": chunks,
+        "index_load_s": r(median(loads), 3),
+        "store_bytes": size,
+        "bytes_per_chunk": r(size / max(chunks, 1), 1),
+    }
 
 
 def convert_figures(ws: Path) -> dict[str, Any]:

@@ -55,8 +55,11 @@ def run(n_notes: int) -> dict[str, Any]:
         plain.lifecycle.hide_archived(plain.index()[0])
         log("timing searches")
         result: dict[str, Any] = {
-            "notes": n_notes, "chunks": len(index), "load_average": load_average(),
-            "seed_memos_s": r(seed_s, 3), "ensure_noop_ms": r(noop_s * 1000, 3),
+            "notes": n_notes,
+            "chunks": len(index),
+            "load_average": load_average(),
+            "seed_memos_s": r(seed_s, 3),
+            "ensure_noop_ms": r(noop_s * 1000, 3),
             "search_plain": _latencies(plain, queries, reinforce=False),
             "search_ranked": _latencies(service, queries, reinforce=False),
             "search_ranked_reinforced": _latencies(service, queries, reinforce=True),
@@ -66,11 +69,16 @@ def run(n_notes: int) -> dict[str, Any]:
         consolidate_s, roots = timed(lambda: service.lifecycle.consolidate(dry_run=True))
         service.lifecycle.close()  # the last connection checkpoints the write-ahead log into the file
         size = (service.output_dir / MEMO_FILE).stat().st_size
-        result.update({
-            "prune_dry_run_s": r(prune_s, 3), "prune_candidates": len(report.archived),
-            "consolidate_dry_run_s": r(consolidate_s, 3), "roots_found": len(roots.roots),
-            "sidecar_bytes": size, "sidecar_bytes_per_memo": r(size / max(1, len(index)), 1),
-        })
+        result.update(
+            {
+                "prune_dry_run_s": r(prune_s, 3),
+                "prune_candidates": len(report.archived),
+                "consolidate_dry_run_s": r(consolidate_s, 3),
+                "roots_found": len(roots.roots),
+                "sidecar_bytes": size,
+                "sidecar_bytes_per_memo": r(size / max(1, len(index)), 1),
+            }
+        )
         return result
 
 

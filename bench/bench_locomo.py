@@ -135,8 +135,9 @@ class QueryVectors:
         return [self.vectors[k] for k in keys]
 
 
-def evaluate(index: int, conv: Conversation, layout: Layout, out: Path, queries: QueryVectors,
-             stats: dict[str, Any]) -> list[QuestionResult]:
+def evaluate(
+    index: int, conv: Conversation, layout: Layout, out: Path, queries: QueryVectors, stats: dict[str, Any]
+) -> list[QuestionResult]:
     """Build, sync and search one conversation's workspace under ``layout``; adds timings to ``stats``."""
     notes = conversation_notes(conv, layout)
     root = out / layout.name / conv.sample_id
@@ -188,6 +189,7 @@ def score(index: int, category: int, evidence: Sequence[str], ranked: list[list[
 
 def summarize(results: list[QuestionResult], field: str) -> dict[str, Any]:
     """Mean of ``field`` per category and overall: {"overall": {"n", "@5", "@10"}, "cat1": {...}, ...}."""
+
     def block(rows: list[QuestionResult]) -> dict[str, Any]:
         values = np.array([getattr(x, field) for x in rows], dtype=np.float64).reshape(-1, len(K))
         return {"n": len(rows), **{f"@{k}": r(values[:, i].mean(), 3) if rows else None for i, k in enumerate(K)}}
@@ -198,16 +200,29 @@ def summarize(results: list[QuestionResult], field: str) -> dict[str, Any]:
 
 
 def splits(results: list[QuestionResult]) -> dict[str, list[QuestionResult]]:
-    out = {"tuned_0_4": [x for x in results if x.conversation in TUNED],
-           "heldout_5_9": [x for x in results if x.conversation in HELDOUT], "all": results}
+    out = {
+        "tuned_0_4": [x for x in results if x.conversation in TUNED],
+        "heldout_5_9": [x for x in results if x.conversation in HELDOUT],
+        "all": results,
+    }
     return {name: rows for name, rows in out.items() if rows}
 
 
-def run_layout(layout: Layout, convs: list[tuple[int, Conversation]], out: Path,
-               queries: QueryVectors) -> dict[str, Any]:
-    stats: dict[str, Any] = {"files_written": 0, "sync_s": 0.0, "chunks_embedded": 0, "chunks": 0,
-                             "chunks_matching_layout": 0, "layout_windows": 0, "evidence_refs_unmatched": 0,
-                             "questions_skipped_no_evidence": 0, "query_embed_s": 0.0, "search_ms": []}
+def run_layout(
+    layout: Layout, convs: list[tuple[int, Conversation]], out: Path, queries: QueryVectors
+) -> dict[str, Any]:
+    stats: dict[str, Any] = {
+        "files_written": 0,
+        "sync_s": 0.0,
+        "chunks_embedded": 0,
+        "chunks": 0,
+        "chunks_matching_layout": 0,
+        "layout_windows": 0,
+        "evidence_refs_unmatched": 0,
+        "questions_skipped_no_evidence": 0,
+        "query_embed_s": 0.0,
+        "search_ms": [],
+    }
     results: list[QuestionResult] = []
     started = time.perf_counter()
     for index, conv in convs:

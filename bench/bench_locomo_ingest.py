@@ -140,8 +140,9 @@ def soul_map(text: str, blocks: Sequence[Any], kept: dict[int, Turn]) -> SoulMap
     out = SoulMap([], {})
     for j, ((start, first, last), block) in enumerate(zip(heads, blocks, strict=True)):
         if (first, last) != (block.first_turn, block.last_turn):
-            raise RuntimeError(f"block {j}: header says turns {first}-{last}, the observer wrote "
-                               f"{block.first_turn}-{block.last_turn}")
+            raise RuntimeError(
+                f"block {j}: header says turns {first}-{last}, the observer wrote {block.first_turn}-{block.last_turn}"
+            )
         end = heads[j + 1][0] if j + 1 < len(heads) else len(lines)
         out.block_turns.append((start, end, tuple(range(first, last + 1))))
         bullet_lines = [i for i in range(start + 1, end) if lines[i].startswith("- ")]
@@ -167,8 +168,15 @@ def hit_turns(smap: SoulMap, start: int, end: int) -> tuple[list[int], list[int]
     return list(dict.fromkeys(block)), list(dict.fromkeys(bullet))
 
 
-def evaluate_ingest(index: int, conv: Conversation, root: Path, overrides: dict[str, Any], captions: bool,
-                    queries: QueryVectors, stats: IngestStats) -> tuple[list[QuestionResult], list[QuestionResult]]:
+def evaluate_ingest(
+    index: int,
+    conv: Conversation,
+    root: Path,
+    overrides: dict[str, Any],
+    captions: bool,
+    queries: QueryVectors,
+    stats: IngestStats,
+) -> tuple[list[QuestionResult], list[QuestionResult]]:
     """Ingest ``conv`` into a fresh workspace ``root``, sync, and score its questions (block, bullet)."""
     root.mkdir(parents=True)
     service = MemoryService(root, overrides, env={})
@@ -266,8 +274,11 @@ def baseline_summary(layout: dict[str, Any]) -> dict[str, Any]:
     """bench_locomo's run_layout result, with the per-turn figures method_summary adds."""
     overall = layout["recall"]["all"]["overall"]
     turns_top = layout["turns_in_top"]
-    return {**layout, "turns_per_hit": {f"@{k}": r(turns_top[f"@{k}"] / k, 2) for k in K},
-            "recall_per_turn": {key: r(overall[key] / v, 4) if v else None for key, v in turns_top.items()}}
+    return {
+        **layout,
+        "turns_per_hit": {f"@{k}": r(turns_top[f"@{k}"] / k, 2) for k in K},
+        "recall_per_turn": {key: r(overall[key] / v, 4) if v else None for key, v in turns_top.items()},
+    }
 
 
 def parse_set(items: Sequence[str]) -> dict[str, Any]:
@@ -288,16 +299,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help=f"conversations {QUICK} only")
     parser.add_argument("--conversations", type=int, default=None, metavar="N", help="the first N conversations")
-    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
-                        help="a botbin setting for the ingest workspaces (repeatable), e.g. admission_threshold=0.2")
-    parser.add_argument("--captions", action="store_true",
-                        help="append '[shares <caption>]' to turns that shared an image (raw_turns has none)")
+    parser.add_argument(
+        "--set",
+        dest="settings",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a botbin setting for the ingest workspaces (repeatable), e.g. admission_threshold=0.2",
+    )
+    parser.add_argument(
+        "--captions",
+        action="store_true",
+        help="append '[shares <caption>]' to turns that shared an image (raw_turns has none)",
+    )
     parser.add_argument("--no-best", action="store_true", help="skip bench_locomo's best layout")
     parser.add_argument("--data", type=Path, default=DATA, help="locomo10.json")
-    parser.add_argument("--cache", type=Path, default=OUT,
-                        help="bench_locomo's workspace and question-vector cache (git-ignored)")
-    parser.add_argument("--keep", type=Path, default=None,
-                        help="keep the ingest workspaces in this new folder (default: a temp folder, deleted)")
+    parser.add_argument(
+        "--cache", type=Path, default=OUT, help="bench_locomo's workspace and question-vector cache (git-ignored)"
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=None,
+        help="keep the ingest workspaces in this new folder (default: a temp folder, deleted)",
+    )
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON result here")
     args = parser.parse_args()
     if not args.data.is_file():
@@ -307,8 +332,11 @@ def main() -> None:
     overrides = parse_set(args.settings)
     started = time.perf_counter()
     conversations = load_conversations(args.data)
-    chosen = [(i, c) for i, c in enumerate(conversations)
-              if (not args.quick or i in QUICK) and (args.conversations is None or i < args.conversations)]
+    chosen = [
+        (i, c)
+        for i, c in enumerate(conversations)
+        if (not args.quick or i in QUICK) and (args.conversations is None or i < args.conversations)
+    ]
     queries = QueryVectors(args.cache)
 
     stats = IngestStats()
@@ -318,56 +346,75 @@ def main() -> None:
         base = args.keep or Path(tmp)
         for index, conv in chosen:
             log(f"ingest: conversation {index} ({conv.sample_id}, {len(conv.turns)} turns)")
-            block, bullet = evaluate_ingest(index, conv, base / conv.sample_id, overrides, args.captions,
-                                            queries, stats)
+            block, bullet = evaluate_ingest(
+                index, conv, base / conv.sample_id, overrides, args.captions, queries, stats
+            )
             by_block += block
             by_bullet += bullet
-            log(f"ingest: {conv.sample_id}: {stats.turns} turns so far, {stats.blocks_written} blocks, "
-                f"{stats.ingest_s:.1f} s ingest, {stats.sync_s:.1f} s sync")
+            log(
+                f"ingest: {conv.sample_id}: {stats.turns} turns so far, {stats.blocks_written} blocks, "
+                f"{stats.ingest_s:.1f} s ingest, {stats.sync_s:.1f} s sync"
+            )
     ingest_seconds = time.perf_counter() - started
 
     baselines = [RAW] if args.no_best else [RAW, BEST]
     layouts = {layout.name: baseline_summary(run_layout(layout, chosen, args.cache, queries)) for layout in baselines}
     searches = stats.search_ms
     ingest = {
-        "settings": overrides, "captions": args.captions,
-        "block": method_summary(by_block), "bullet": method_summary(by_bullet),
-        "turns_ingested": stats.turns, "admitted": stats.admitted,
+        "settings": overrides,
+        "captions": args.captions,
+        "block": method_summary(by_block),
+        "bullet": method_summary(by_bullet),
+        "turns_ingested": stats.turns,
+        "admitted": stats.admitted,
         "admitted_fraction": r(stats.admitted / max(stats.turns, 1), 3),
         "admitted_fraction_by_quarter": [r(a / max(n, 1), 3) for a, n in stats.by_quarter],
-        "blocks_written": stats.blocks_written, "duplicates_skipped": stats.duplicates_skipped,
+        "blocks_written": stats.blocks_written,
+        "duplicates_skipped": stats.duplicates_skipped,
         "empty_buffers": stats.empty_buffers,
         "turns_per_block": r(stats.block_span / max(stats.blocks_written, 1), 2),
         "bullets_per_block": r(stats.bullets_written / max(stats.blocks_written, 1), 2),
-        "soul_bytes": stats.soul_bytes, "soul_chunks": stats.soul_chunks,
+        "soul_bytes": stats.soul_bytes,
+        "soul_chunks": stats.soul_chunks,
         "evidence_turns": stats.evidence_turns,
         "evidence_in_a_block": r(stats.evidence_in_block / max(stats.evidence_turns, 1), 3),
         "evidence_with_a_bullet": r(stats.evidence_with_bullet / max(stats.evidence_turns, 1), 3),
         "bullets_unmatched": stats.unmatched_bullets,
         "evidence_refs_unmatched": stats.evidence_refs_unmatched,
         "questions_skipped_no_evidence": stats.questions_skipped_no_evidence,
-        "ingest_s": r(stats.ingest_s, 1), "ingest_ms_per_turn": r(1000 * stats.ingest_s / max(stats.turns, 1), 2),
-        "sync_s": r(stats.sync_s, 1), "query_embed_s": r(stats.query_embed_s, 1),
+        "ingest_s": r(stats.ingest_s, 1),
+        "ingest_ms_per_turn": r(1000 * stats.ingest_s / max(stats.turns, 1), 2),
+        "sync_s": r(stats.sync_s, 1),
+        "query_embed_s": r(stats.query_embed_s, 1),
         "search_ms_p50": r(median(searches), 2) if searches else None,
-        "seconds": r(ingest_seconds, 1), "settings_warnings": stats.warnings,
+        "seconds": r(ingest_seconds, 1),
+        "settings_warnings": stats.warnings,
     }
 
     def headline(name: str, m: dict[str, Any]) -> dict[str, Any]:
-        return {"method": name, **{f"recall{key}": m["recall"]["all"]["overall"][key] for key in ("@5", "@10")},
-                **{f"turn_budget{key}": m["recall_turn_budget"]["all"][key] for key in ("@5", "@10")},
-                **{f"turns_in_top{key}": m["turns_in_top"][key] for key in ("@5", "@10")},
-                **{f"recall_per_turn{key}": m["recall_per_turn"][key] for key in ("@5", "@10")}}
+        return {
+            "method": name,
+            **{f"recall{key}": m["recall"]["all"]["overall"][key] for key in ("@5", "@10")},
+            **{f"turn_budget{key}": m["recall_turn_budget"]["all"][key] for key in ("@5", "@10")},
+            **{f"turns_in_top{key}": m["turns_in_top"][key] for key in ("@5", "@10")},
+            **{f"recall_per_turn{key}": m["recall_per_turn"][key] for key in ("@5", "@10")},
+        }
 
-    comparison = [headline("ingest_block", ingest["block"]), headline("ingest_bullet", ingest["bullet"]),
-                  *(headline(name, m) for name, m in layouts.items())]
+    comparison = [
+        headline("ingest_block", ingest["block"]),
+        headline("ingest_bullet", ingest["bullet"]),
+        *(headline(name, m) for name, m in layouts.items()),
+    ]
     result = {
         "data": str(args.data),
         "conversations": [c.sample_id for _, c in chosen],
         "quick": args.quick,
         "questions": len(by_block),
-        "caveat": ("a soul-file hit covers a whole block (up to turn_buffer_size turns; the chunker may merge "
-                   "small blocks), a raw_turns hit one turn: compare turns_in_top, recall_per_turn and "
-                   "recall_turn_budget, and the strict 'bullet' figures (evidence turn's own bullet in the hit)"),
+        "caveat": (
+            "a soul-file hit covers a whole block (up to turn_buffer_size turns; the chunker may merge "
+            "small blocks), a raw_turns hit one turn: compare turns_in_top, recall_per_turn and "
+            "recall_turn_budget, and the strict 'bullet' figures (evidence turn's own bullet in the hit)"
+        ),
         "comparison": comparison,
         "ingest": ingest,
         "layouts": layouts,

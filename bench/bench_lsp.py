@@ -35,8 +35,9 @@ async def _measure(client: LanguageClient, root: Path, hovers: int, saves: int) 
 
     async def hover(note: Path, line: int) -> float:
         t = time.perf_counter()
-        await client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(note.as_uri()), types.Position(line, 0)))
+        await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(note.as_uri()), types.Position(line, 0))
+        )
         return (time.perf_counter() - t) * 1000
 
     spots = paragraphs(root, hovers + 5)
@@ -52,8 +53,11 @@ async def _measure(client: LanguageClient, root: Path, hovers: int, saves: int) 
     for note, line in spots[5:35]:
         text = note.read_text(encoding="utf-8").split("\n")
         text[line] += f" edited {line}"
-        client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-            uri=note.as_uri(), language_id="markdown", version=1, text="\n".join(text))))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                types.TextDocumentItem(uri=note.as_uri(), language_id="markdown", version=1, text="\n".join(text))
+            )
+        )
         edited.append(await hover(note, line))
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(note.as_uri())))
     result["hover_unsaved_buffer"] = stats(edited)
@@ -84,8 +88,9 @@ async def save_to_searchable(client: LanguageClient, root: Path, saves: int) -> 
     times = []
     for i in range(saves):
         token = f"zqx{i}marmot"
-        note.write_text(original + f"\n\nThe {token} migrates across the quiet valley every spring.\n",
-                        encoding="utf-8")
+        note.write_text(
+            original + f"\n\nThe {token} migrates across the quiet valley every spring.\n", encoding="utf-8"
+        )
         t = time.perf_counter()
         client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(note.as_uri())))
         while True:

@@ -64,16 +64,23 @@ def prose_lines(lines: list[str]) -> set[int]:
     return prose
 
 
-def workload(root: Path, count: int, hover_share: float, open_notes: int, seed: int = 11) -> tuple[
-        list[Call], list[Path]]:
+def workload(
+    root: Path, count: int, hover_share: float, open_notes: int, seed: int = 11
+) -> tuple[list[Call], list[Path]]:
     """``count`` calls in random order (``random.Random(seed)``), and the notes they hover (to open first)."""
     rng = random.Random(seed)
     notes = sorted(root.rglob("*.md"))
     opened = rng.sample(notes, min(open_notes, len(notes)))
     texts = {note: note.read_text(encoding="utf-8").split("\n") for note in opened}
     prose = {note: prose_lines(lines) for note, lines in texts.items()}
-    headings = sorted({line.lstrip("#").strip() for note in notes for line in note.read_text(encoding="utf-8")
-                       .split("\n") if line.startswith("#") and len(line.lstrip("#").strip()) > 3})
+    headings = sorted(
+        {
+            line.lstrip("#").strip()
+            for note in notes
+            for line in note.read_text(encoding="utf-8").split("\n")
+            if line.startswith("#") and len(line.lstrip("#").strip()) > 3
+        }
+    )
     queries = [*QUERIES, *(n.stem for n in notes), *headings, *(f"how do I {h.lower()}" for h in headings[::3])]
     log(f"{len(queries)} distinct queries (the server caches 256 query embeddings), {len(opened)} open notes")
     calls = []
@@ -81,11 +88,15 @@ def workload(root: Path, count: int, hover_share: float, open_notes: int, seed: 
         if rng.random() < hover_share:
             note = rng.choice(opened)
             line = rng.randrange(len(texts[note]))
-            calls.append(Call("hover", note.as_uri(), line, rng.randint(0, len(texts[note][line])),
-                              line in prose[note]))
+            calls.append(
+                Call("hover", note.as_uri(), line, rng.randint(0, len(texts[note][line])), line in prose[note])
+            )
         else:
-            calls.append(Call("search", query=rng.choice(queries), k=rng.choice((1, 5, 10, 20)),
-                              best_per_note=rng.random() < 0.3))
+            calls.append(
+                Call(
+                    "search", query=rng.choice(queries), k=rng.choice((1, 5, 10, 20)), best_per_note=rng.random() < 0.3
+                )
+            )
     return calls, opened
 
 
@@ -114,10 +125,12 @@ def problem(call: Call, answer: Any, root_uri: str) -> str | None:
 
 async def send(client: LanguageClient, call: Call) -> Any:
     if call.kind == "hover":
-        return await client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(call.uri), types.Position(call.line, call.character)))
+        return await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(call.uri), types.Position(call.line, call.character))
+        )
     return await client.protocol.send_request_async(
-        "botbin/search", {"query": call.query, "k": call.k, "bestPerNote": call.best_per_note})
+        "botbin/search", {"query": call.query, "k": call.k, "bestPerNote": call.best_per_note}
+    )
 
 
 async def burst(client: LanguageClient, calls: list[Call], window: int, root_uri: str) -> dict[str, Any]:
@@ -147,10 +160,16 @@ async def burst(client: LanguageClient, calls: list[Call], window: int, root_uri
     started, server_cpu, client_cpu = time.perf_counter(), cpu_s(pid), time.process_time()
     await asyncio.gather(*(worker() for _ in range(window)))
     seconds = time.perf_counter() - started
-    return {"requests": len(calls), "seconds": r(seconds, 2), "requests_per_s": r(len(calls) / seconds, 1),
-            "server_cpu_s": r(cpu_s(pid) - server_cpu, 1), "client_cpu_s": r(time.process_time() - client_cpu, 1),
-            **{kind: stats(values) for kind, values in latencies.items() if values},
-            "failed": len(failures), "failures_first_10": failures[:10]}
+    return {
+        "requests": len(calls),
+        "seconds": r(seconds, 2),
+        "requests_per_s": r(len(calls) / seconds, 1),
+        "server_cpu_s": r(cpu_s(pid) - server_cpu, 1),
+        "client_cpu_s": r(time.process_time() - client_cpu, 1),
+        **{kind: stats(values) for kind, values in latencies.items() if values},
+        "failed": len(failures),
+        "failures_first_10": failures[:10],
+    }
 
 
 async def measure(root: Path, requests: int, window: int, hover_share: float, open_notes: int) -> dict[str, Any]:
@@ -158,8 +177,13 @@ async def measure(root: Path, requests: int, window: int, hover_share: float, op
     async with running_server(root, "bench-load") as client:
         pid = server_pid(client)
         for note in opened:
-            client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-                uri=note.as_uri(), language_id="markdown", version=1, text=note.read_text(encoding="utf-8"))))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(
+                        uri=note.as_uri(), language_id="markdown", version=1, text=note.read_text(encoding="utf-8")
+                    )
+                )
+            )
         await client.protocol.send_request_async("botbin/search", {"query": "wait for the model to load"})
         warm = await burst(client, calls[:200], 10, root.as_uri())  # model, index, first queries
         result: dict[str, Any] = {"window": window, "open_documents": len(opened), "warm_up_failed": warm["failed"]}

@@ -47,16 +47,22 @@ print(json.dumps({"times": times, "cpu": cpu, "changed": report.changed}))
 
 def child(server: Path, ws: Path, runs: int) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(server)}
-    done = subprocess.run([sys.executable, "-c", CHILD, str(ws), str(BENCH), str(runs)], env=env,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(ws), str(BENCH), str(runs)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
 
 def summary(values: dict[str, list[float]]) -> dict[str, Any]:
     """Runs, median and minimum per side, and the ratios of the medians and minimums (current / baseline)."""
-    out: dict[str, Any] = {name: {"runs": [r(t) for t in ts], "median": r(median(ts)), "min": r(min(ts))}
-                           for name, ts in values.items()}
+    out: dict[str, Any] = {
+        name: {"runs": [r(t) for t in ts], "median": r(median(ts)), "min": r(min(ts))} for name, ts in values.items()
+    }
     out["ratio_current_over_baseline"] = r(median(values["current"]) / median(values["baseline"]))
     out["min_ratio_current_over_baseline"] = r(min(values["current"]) / min(values["baseline"]))
     return out
@@ -73,8 +79,9 @@ def main() -> None:
         tmp = Path(tmp_name)
         base = tmp / "code-baseline"
         base.mkdir()
-        archive = subprocess.run(["git", "archive", args.baseline_ref, "server"], cwd=REPO, check=True,
-                                 capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "archive", args.baseline_ref, "server"], cwd=REPO, check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
         sides = {"baseline": base / "server", "current": REPO / "server"}
         spaces = {"baseline": tmp / "vault", "current": tmp / "current"}
@@ -95,11 +102,21 @@ def main() -> None:
                     raise RuntimeError(f"{name}: a no-op sync changed something")
                 wall[name] += out["times"]
                 cpu[name] += out["cpu"]
-        print(json.dumps({
-            "notes": notes, "note_bytes": nbytes, "baseline_ref": args.baseline_ref,
-            "embedder": "FAKE HashEmbedder (only botbin's own overhead)", "load_average": load_average(),
-            "noop_wall_s": summary(wall), "noop_cpu_s": summary(cpu), "target_ratio_max": 1.1,
-        }, indent=1))
+        print(
+            json.dumps(
+                {
+                    "notes": notes,
+                    "note_bytes": nbytes,
+                    "baseline_ref": args.baseline_ref,
+                    "embedder": "FAKE HashEmbedder (only botbin's own overhead)",
+                    "load_average": load_average(),
+                    "noop_wall_s": summary(wall),
+                    "noop_cpu_s": summary(cpu),
+                    "target_ratio_max": 1.1,
+                },
+                indent=1,
+            )
+        )
 
 
 if __name__ == "__main__":

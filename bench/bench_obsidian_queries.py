@@ -13,7 +13,7 @@ each, hit@1, hit@5, hit@10 and MRR@10 overall and per kind, plus the five worst 
 query is embedded once, by ``MemoryService.embed_query`` (what a search does), and its vector is saved beside the
 workspace; ``--quick`` reuses those vectors (no model load when the query file has not changed: a few seconds) and
 leaves out the per-query table. A full run always embeds the queries again. Prints one JSON object on stdout;
-progress goes to stderr. """
+progress goes to stderr."""
 
 from __future__ import annotations
 
@@ -98,8 +98,13 @@ def metrics(ranks: list[int | None]) -> dict[str, float | int]:
     def hit(k: int) -> float:
         return r(sum(1 for x in ranks if x is not None and x <= k) / n)
 
-    return {"n": n, "hit@1": hit(1), "hit@5": hit(5), "hit@10": hit(10),
-            "mrr@10": r(sum(1.0 / x for x in ranks if x is not None and x <= K) / n)}
+    return {
+        "n": n,
+        "hit@1": hit(1),
+        "hit@5": hit(5),
+        "hit@10": hit(10),
+        "mrr@10": r(sum(1.0 / x for x in ranks if x is not None and x <= K) / n),
+    }
 
 
 def load_query_vectors(model_id: str) -> dict[str, npt.NDArray[np.float32]]:
@@ -116,12 +121,17 @@ def load_query_vectors(model_id: str) -> dict[str, npt.NDArray[np.float32]]:
 def save_query_vectors(model_id: str, vectors: dict[str, npt.NDArray[np.float32]]) -> None:
     VECTORS.parent.mkdir(parents=True, exist_ok=True)
     with VECTORS.open("wb") as handle:
-        np.savez(handle, model_id=np.array(model_id), queries=np.array(list(vectors)),
-                 vectors=np.stack(list(vectors.values())))
+        np.savez(
+            handle,
+            model_id=np.array(model_id),
+            queries=np.array(list(vectors)),
+            vectors=np.stack(list(vectors.values())),
+        )
 
 
-def evaluate(service: MemoryService, queries: list[dict[str, Any]],
-             vectors: dict[str, npt.NDArray[np.float32]]) -> dict[str, Any]:
+def evaluate(
+    service: MemoryService, queries: list[dict[str, Any]], vectors: dict[str, npt.NDArray[np.float32]]
+) -> dict[str, Any]:
     """Per mode: metrics overall and per kind (acceptable notes, and the target alone), and each query's rank."""
     out: dict[str, Any] = {}
     for mode, alpha in MODES.items():
@@ -136,8 +146,10 @@ def evaluate(service: MemoryService, queries: list[dict[str, Any]],
         out[mode] = {
             "alpha": service.settings.alpha if alpha is None else alpha,
             "overall": metrics(ranks),
-            **{kind: metrics([x for x, row in zip(ranks, queries, strict=True) if row["kind"] == kind])
-               for kind in KINDS},
+            **{
+                kind: metrics([x for x, row in zip(ranks, queries, strict=True) if row["kind"] == kind])
+                for kind in KINDS
+            },
             "overall_target_only": metrics(strict),
             "_ranks": ranks,
             "_firsts": firsts,
@@ -148,8 +160,9 @@ def evaluate(service: MemoryService, queries: list[dict[str, Any]],
 def git_commit() -> str | None:
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "server"], cwd=REPO, capture_output=True,
-                               text=True, check=True)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "server"], cwd=REPO, capture_output=True, text=True, check=True
+        )
     except (OSError, subprocess.CalledProcessError):
         return None
     return head.stdout.strip() + ("+dirty(server)" if dirty.stdout.strip() else "")
@@ -159,8 +172,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="summary only; reuse the query vectors of the last run")
     parser.add_argument("--fresh", action="store_true", help="copy and sync the vault again from scratch")
-    parser.add_argument("--queries", type=Path, default=QUERIES,
-                        help="query file (default: the 60 queries; bench/data/obsidian_questions_2.jsonl: 38 more)")
+    parser.add_argument(
+        "--queries",
+        type=Path,
+        default=QUERIES,
+        help="query file (default: the 60 queries; bench/data/obsidian_questions_2.jsonl: 38 more)",
+    )
     args = parser.parse_args()
 
     queries = load_queries(args.queries)
@@ -208,15 +225,25 @@ def main() -> None:
     default_ranks = results["default"]["_ranks"]
     misses = sorted(range(len(queries)), key=lambda i: -(default_ranks[i] or K + 1))
     result["default_worst"] = [
-        {"q": queries[i]["q"], "kind": queries[i]["kind"], "target": queries[i]["target"],
-         "rank": default_ranks[i], "first": results["default"]["_firsts"][i]}
-        for i in misses[:5] if default_ranks[i] != 1
+        {
+            "q": queries[i]["q"],
+            "kind": queries[i]["kind"],
+            "target": queries[i]["target"],
+            "rank": default_ranks[i],
+            "first": results["default"]["_firsts"][i],
+        }
+        for i in misses[:5]
+        if default_ranks[i] != 1
     ]
     if not args.quick:
         result["per_query"] = [
-            {"q": row["q"], "kind": row["kind"], "target": row["target"],
-             **{f"rank_{mode}": results[mode]["_ranks"][i] for mode in MODES},
-             "first_default": results["default"]["_firsts"][i]}
+            {
+                "q": row["q"],
+                "kind": row["kind"],
+                "target": row["target"],
+                **{f"rank_{mode}": results[mode]["_ranks"][i] for mode in MODES},
+                "first_default": results["default"]["_firsts"][i],
+            }
             for i, row in enumerate(queries)
         ]
     print(json.dumps(result, indent=2))

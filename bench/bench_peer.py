@@ -35,8 +35,14 @@ PEER_VENV = REPO / "bench" / "out" / "peer-venv"
 PEER_PACKAGES = (["torch==2.13.0"], ["memsearch[local]"])  # torch first: the CPU build on this disk, no CUDA
 K = 10
 FETCH = 30  # chunks asked of each tool per query; their notes, first occurrence first, are ranked for hit@k
-KNOWN_MEMSEARCH = {"index_s": 50, "chunks": 1643, "noop_reindex_s": 7, "peak_rss_mb": 1290, "query_ms": 110,
-                   "source": "figures quoted in the issue for this vault (another machine)"}
+KNOWN_MEMSEARCH = {
+    "index_s": 50,
+    "chunks": 1643,
+    "noop_reindex_s": 7,
+    "peak_rss_mb": 1290,
+    "query_ms": 110,
+    "source": "figures quoted in the issue for this vault (another machine)",
+}
 COLLECTION = "bench_obsidian"
 MIB = 1024 * 1024
 
@@ -64,8 +70,10 @@ def ensure_peer(reinstall: bool) -> dict[str, Any]:
         info["install_s"] = r(time.perf_counter() - start, 1)
     else:
         info["reused"] = True
-    probe = ("import importlib.metadata as m, json; print(json.dumps({p: m.version(p) for p in "
-             "('memsearch', 'torch', 'sentence-transformers', 'transformers', 'pymilvus', 'milvus-lite')}))")
+    probe = (
+        "import importlib.metadata as m, json; print(json.dumps({p: m.version(p) for p in "
+        "('memsearch', 'torch', 'sentence-transformers', 'transformers', 'pymilvus', 'milvus-lite')}))"
+    )
     proc = subprocess.run([str(py), "-c", probe], capture_output=True, text=True)
     if proc.returncode != 0:
         return {**info, "error": f"version probe failed: {tail(proc.stderr)}"}
@@ -116,8 +124,14 @@ def measured(cmd: list[str], env: dict[str, str], cwd: Path, timeout: float = 90
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return {"seconds": seconds, "rc": proc.returncode, "stdout": out.read(), "stderr": err.read(),
-                "peak_tree_rss_mb": peak[0], "maxrss_mb": usage.ru_maxrss / 1024}
+        return {
+            "seconds": seconds,
+            "rc": proc.returncode,
+            "stdout": out.read(),
+            "stderr": err.read(),
+            "peak_tree_rss_mb": peak[0],
+            "maxrss_mb": usage.ru_maxrss / 1024,
+        }
 
 
 def checked(res: dict[str, Any], what: str) -> dict[str, Any]:
@@ -184,6 +198,7 @@ def quality(rows: list[dict[str, Any]], ranked: list[list[str]]) -> dict[str, An
     """hit@5, hit@10 and MRR@10 of the target note, by its rank among the distinct notes of the chunks returned
     (first occurrence first), and the same with any of target + ``also`` counted relevant; overall and per
     ``kind``."""
+
     def scores(pairs: list[tuple[dict[str, Any], list[str]]], relevant: bool) -> dict[str, float]:
         ranks = []
         for row, paths in pairs:
@@ -191,15 +206,26 @@ def quality(rows: list[dict[str, Any]], ranked: list[list[str]]) -> dict[str, An
             notes = list(dict.fromkeys(paths))[:K]
             ranks.append(next((i + 1 for i, p in enumerate(notes) if p in good), None))
         n = max(1, len(ranks))
-        return {"hit_at_5": r(sum(1 for x in ranks if x and x <= 5) / n),
-                "hit_at_10": r(sum(1 for x in ranks if x and x <= 10) / n),
-                "mrr_at_10": r(sum(1 / x for x in ranks if x and x <= 10) / n)}
+        return {
+            "hit_at_5": r(sum(1 for x in ranks if x and x <= 5) / n),
+            "hit_at_10": r(sum(1 for x in ranks if x and x <= 10) / n),
+            "mrr_at_10": r(sum(1 / x for x in ranks if x and x <= 10) / n),
+        }
 
     pairs = list(zip(rows, ranked, strict=True))
     kinds = sorted({row.get("kind", "") for row in rows})
-    return {"queries": len(rows), "target": scores(pairs, False), "target_or_also": scores(pairs, True),
-            "by_kind": {k: {"queries": sum(1 for row, _ in pairs if row.get("kind", "") == k),
-                            **scores([p for p in pairs if p[0].get("kind", "") == k], False)} for k in kinds}}
+    return {
+        "queries": len(rows),
+        "target": scores(pairs, False),
+        "target_or_also": scores(pairs, True),
+        "by_kind": {
+            k: {
+                "queries": sum(1 for row, _ in pairs if row.get("kind", "") == k),
+                **scores([p for p in pairs if p[0].get("kind", "") == k], False),
+            }
+            for k in kinds
+        },
+    }
 
 
 def query_child(cmd: list[str], cfg: dict[str, Any], env: dict[str, str], cwd: Path) -> dict[str, Any]:
@@ -207,14 +233,21 @@ def query_child(cmd: list[str], cfg: dict[str, Any], env: dict[str, str], cwd: P
     data: dict[str, Any] = json.loads(res["stdout"].strip().splitlines()[-1])
     ms = [x["ms"] for x in data["results"]]
     best = {k: [x[k] for x in data["results"]] for k in ("best_per_note",) if k in data["results"][0]}
-    return {"paths": [x["paths"] for x in data["results"]], **best,
-            "load_and_first_search_s": r(data["load_and_first_search_s"]), "p50_ms": r(percentile(ms, 50), 2),
-            "p95_ms": r(percentile(ms, 95), 2), "mean_ms": r(sum(ms) / len(ms), 2),
-            "max_ms": r(max(ms), 2), "process_peak_rss_mb": r(res["peak_tree_rss_mb"], 1)}
+    return {
+        "paths": [x["paths"] for x in data["results"]],
+        **best,
+        "load_and_first_search_s": r(data["load_and_first_search_s"]),
+        "p50_ms": r(percentile(ms, 50), 2),
+        "p95_ms": r(percentile(ms, 95), 2),
+        "mean_ms": r(sum(ms) / len(ms), 2),
+        "max_ms": r(max(ms), 2),
+        "process_peak_rss_mb": r(res["peak_tree_rss_mb"], 1),
+    }
 
 
-def bench_memsearch(tmp: Path, model: Path, rows: list[dict[str, Any]], runs: int,
-                    max_notes: int | None) -> dict[str, Any]:
+def bench_memsearch(
+    tmp: Path, model: Path, rows: list[dict[str, Any]], runs: int, max_notes: int | None
+) -> dict[str, Any]:
     vault, db, home = tmp / "ms-vault", tmp / "milvus.db", tmp / "ms-home"
     copy_vault(vault, max_notes)
     home.mkdir()
@@ -230,17 +263,31 @@ def bench_memsearch(tmp: Path, model: Path, rows: list[dict[str, Any]], runs: in
     stats = checked(measured([exe, "stats", "--milvus-uri", str(db), "-c", COLLECTION], env, tmp), "memsearch stats")
     total = re.search(r"Total indexed chunks: (\d+)", stats["stdout"])
     log(f"memsearch: {len(rows)} queries")
-    cfg = {"vault": str(vault.resolve()), "model": str(model), "db": str(db), "collection": COLLECTION, "fetch": FETCH,
-           "queries": [row["q"] for row in rows]}
+    cfg = {
+        "vault": str(vault.resolve()),
+        "model": str(model),
+        "db": str(db),
+        "collection": COLLECTION,
+        "fetch": FETCH,
+        "queries": [row["q"] for row in rows],
+    }
     q = query_child([str(PEER_VENV / "bin" / "python"), "-c", MEMSEARCH_QUERY], cfg, env, tmp)
     return {
         "command": "memsearch index VAULT -p local -m MODEL_DIR --milvus-uri DB -c " + COLLECTION,
-        "cold_index": {"seconds": r(cold["seconds"]), "chunks_reported": int(found.group(1)) if found else None,
-                       "peak_tree_rss_mb": r(cold["peak_tree_rss_mb"], 1), "child_maxrss_mb": r(cold["maxrss_mb"], 1)},
+        "cold_index": {
+            "seconds": r(cold["seconds"]),
+            "chunks_reported": int(found.group(1)) if found else None,
+            "peak_tree_rss_mb": r(cold["peak_tree_rss_mb"], 1),
+            "child_maxrss_mb": r(cold["maxrss_mb"], 1),
+        },
         "chunks": int(total.group(1)) if total else None,
-        "noop_reindex": {"runs_s": [r(x["seconds"]) for x in noop], "median_s": r(median([x["seconds"] for x in noop])),
-                         "output": tail(noop[-1]["stdout"], 200)},
-        "index_bytes_on_disk": dir_bytes(db), "query": q,
+        "noop_reindex": {
+            "runs_s": [r(x["seconds"]) for x in noop],
+            "median_s": r(median([x["seconds"] for x in noop])),
+            "output": tail(noop[-1]["stdout"], 200),
+        },
+        "index_bytes_on_disk": dir_bytes(db),
+        "query": q,
     }
 
 
@@ -253,8 +300,11 @@ def bench_botbin(tmp: Path, rows: list[dict[str, Any]], runs: int, max_notes: in
     cold = checked(measured(cmd, env, tmp), "botbin sync")
     log(f"botbin: cold sync {cold['seconds']:.1f} s; no-op re-sync x{runs}")
     noop = [checked(measured(cmd, env, tmp), "botbin sync (no-op)") for _ in range(runs)]
-    status = json.loads(checked(measured([botbin_exe(), "--workspace", str(ws), "--vault", "status", "--json"], env,
-                                         tmp), "botbin status")["stdout"])
+    status = json.loads(
+        checked(
+            measured([botbin_exe(), "--workspace", str(ws), "--vault", "status", "--json"], env, tmp), "botbin status"
+        )["stdout"]
+    )
     log(f"botbin: {len(rows)} queries")
     cfg = {"ws": str(ws), "k": K, "fetch": FETCH, "queries": [row["q"] for row in rows]}
     q = query_child([sys.executable, "-c", BOTBIN_QUERY], cfg, env, tmp)
@@ -262,12 +312,19 @@ def bench_botbin(tmp: Path, rows: list[dict[str, Any]], runs: int, max_notes: in
     store = MemoryService(ws, {"vault": True}).output_dir  # AIF-BIN files and the state file, not the notes
     return {
         "command": "botbin --workspace VAULT --vault sync --json",
-        "cold_index": {"seconds": r(cold["seconds"]), "chunks_reported": report.get("chunksEmbedded"),
-                       "peak_tree_rss_mb": r(cold["peak_tree_rss_mb"], 1), "child_maxrss_mb": r(cold["maxrss_mb"], 1)},
+        "cold_index": {
+            "seconds": r(cold["seconds"]),
+            "chunks_reported": report.get("chunksEmbedded"),
+            "peak_tree_rss_mb": r(cold["peak_tree_rss_mb"], 1),
+            "child_maxrss_mb": r(cold["maxrss_mb"], 1),
+        },
         "chunks": status.get("chunks"),
-        "noop_reindex": {"runs_s": [r(x["seconds"]) for x in noop],
-                         "median_s": r(median([x["seconds"] for x in noop]))},
-        "index_bytes_on_disk": dir_bytes(store), "query": q,
+        "noop_reindex": {
+            "runs_s": [r(x["seconds"]) for x in noop],
+            "median_s": r(median([x["seconds"] for x in noop])),
+        },
+        "index_bytes_on_disk": dir_bytes(store),
+        "query": q,
     }
 
 
@@ -284,10 +341,16 @@ def run(reinstall: bool, runs: int, limit: int | None, max_notes: int | None = N
     if not rows:
         raise SystemExit(f"no queries in {QUERIES} (for these notes)")
     model = bundled_model_path()
-    out: dict[str, Any] = {"vault": str(OBSIDIAN_HELP), "queries_file": str(QUERIES.relative_to(REPO)),
-                           "model_dir": str(model), "k": K, "chunks_fetched_per_query": FETCH, "max_notes": max_notes,
-                           "load_average_1_5_15": {"start": load_average()},
-                           "known_memsearch_figures": KNOWN_MEMSEARCH}
+    out: dict[str, Any] = {
+        "vault": str(OBSIDIAN_HELP),
+        "queries_file": str(QUERIES.relative_to(REPO)),
+        "model_dir": str(model),
+        "k": K,
+        "chunks_fetched_per_query": FETCH,
+        "max_notes": max_notes,
+        "load_average_1_5_15": {"start": load_average()},
+        "known_memsearch_figures": KNOWN_MEMSEARCH,
+    }
     peer = ensure_peer(reinstall)
     out["memsearch_install"] = peer
     with tempfile.TemporaryDirectory(prefix="botbin-peer-") as name:

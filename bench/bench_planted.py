@@ -42,10 +42,32 @@ FACTS = (
     ("My daughter's violin teacher is called Ingrid.", "Who is my daughter's violin teacher?", "Ingrid"),
     ("Our wedding anniversary is on the 14th of October.", "When is our wedding anniversary?", "October"),
 )
-TOPICS = ("the weather", "football", "a new recipe", "the traffic", "a TV series", "gardening", "a video game",
-          "the news", "coffee", "a podcast", "running", "a board game", "the neighbours' cat", "a concert",
-          "the office printer", "a hiking trail", "houseplants", "a museum visit", "a birthday party",
-          "the bus timetable", "a crossword", "yoga class", "a bakery", "the laundry")
+TOPICS = (
+    "the weather",
+    "football",
+    "a new recipe",
+    "the traffic",
+    "a TV series",
+    "gardening",
+    "a video game",
+    "the news",
+    "coffee",
+    "a podcast",
+    "running",
+    "a board game",
+    "the neighbours' cat",
+    "a concert",
+    "the office printer",
+    "a hiking trail",
+    "houseplants",
+    "a museum visit",
+    "a birthday party",
+    "the bus timetable",
+    "a crossword",
+    "yoga class",
+    "a bakery",
+    "the laundry",
+)
 _OPENERS = ("Honestly,", "You know,", "By the way,", "So,", "Funny thing:", "Anyway,", "Well,", "Guess what:")
 _TEMPLATES = (
     "{o} I was thinking about {t} again today and it made me smile.",
@@ -57,8 +79,14 @@ _TEMPLATES = (
     "{o} we should plan something around {t} next weekend, maybe with {n} people.",
     "{o} {t} reminded me of something from years ago, I can't quite place it.",
 )
-_REPLIES = ("That sounds nice!", "Ha, I know what you mean.", "Tell me more about it sometime.",
-            "Interesting, I had no idea.", "Same here, honestly.", "Oh really? Fun.")
+_REPLIES = (
+    "That sounds nice!",
+    "Ha, I know what you mean.",
+    "Tell me more about it sometime.",
+    "Interesting, I had no idea.",
+    "Same here, honestly.",
+    "Oh really? Fun.",
+)
 
 
 def chatter(n: int, seed: int = 0) -> list[tuple[str, str]]:
@@ -104,14 +132,23 @@ def run_size(n_chatter: int, root: Path) -> dict[str, Any]:
     store_bytes = sum(p.stat().st_size for p in service.output_dir.rglob("*") if p.is_file())
     stats = observer.stats
     return {
-        "turns": len(turns), "chatter_turns": n_chatter, "recall_at_5": r(sum(found) / len(found), 3),
+        "turns": len(turns),
+        "chatter_turns": n_chatter,
+        "recall_at_5": r(sum(found) / len(found), 3),
         "missed": [q for (_, q, _), ok in zip(FACTS, found, strict=True) if not ok],
         "snippet_recall_at_5": r(sum(shown) / len(shown), 3),
-        "write_ms_p50": r(median(write_ms), 2), "write_ms_p95": r(percentile(write_ms, 95), 2),
-        "read_ms_p50": r(median(read_ms), 2), "read_ms_max": r(max(read_ms), 2), "sync_s": r(sync_s, 2),
-        "soul_bytes": soul_bytes, "store_bytes": store_bytes, "chunks_embedded": report.chunks_embedded,
-        "admitted": stats.admitted, "admission_rate": r(stats.admitted / max(stats.turns, 1), 3),
-        "blocks_written": stats.blocks_written, "duplicates_skipped": stats.duplicates_skipped,
+        "write_ms_p50": r(median(write_ms), 2),
+        "write_ms_p95": r(percentile(write_ms, 95), 2),
+        "read_ms_p50": r(median(read_ms), 2),
+        "read_ms_max": r(max(read_ms), 2),
+        "sync_s": r(sync_s, 2),
+        "soul_bytes": soul_bytes,
+        "store_bytes": store_bytes,
+        "chunks_embedded": report.chunks_embedded,
+        "admitted": stats.admitted,
+        "admission_rate": r(stats.admitted / max(stats.turns, 1), 3),
+        "blocks_written": stats.blocks_written,
+        "duplicates_skipped": stats.duplicates_skipped,
         "empty_buffers": stats.empty_buffers,
     }
 
@@ -130,9 +167,14 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="botbin-planted-") as tmp:
             results.append(run_size(size, Path(tmp) / "ws"))
         log(f"{size}: recall@5 {results[-1]['recall_at_5']}, write p50 {results[-1]['write_ms_p50']} ms")
-    result = {"quick": args.quick, "sizes": results, "target_recall_at_5": 1.0,
-              "targets_met": all(x["recall_at_5"] >= 1.0 for x in results),
-              "seconds": r(time.perf_counter() - started, 1), "load_average": load_average()}
+    result = {
+        "quick": args.quick,
+        "sizes": results,
+        "target_recall_at_5": 1.0,
+        "targets_met": all(x["recall_at_5"] >= 1.0 for x in results),
+        "seconds": r(time.perf_counter() - started, 1),
+        "load_average": load_average(),
+    }
     text = json.dumps(result, indent=2)
     if args.out:
         args.out.write_text(text + "\n", encoding="utf-8")

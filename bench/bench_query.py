@@ -63,7 +63,7 @@ class Clusters:
             if not self.uniform:
                 m *= np.float32(CLUSTER_NOISE / np.sqrt(DIM))
                 m += self.centroids[self.rng.integers(0, len(self.centroids), size=len(m))]
-            out[s:s + len(m)] = self._unit(m)
+            out[s : s + len(m)] = self._unit(m)
         return out
 
 
@@ -76,7 +76,7 @@ def zipf_texts(rng: np.random.Generator, vocab: list[str], n: int, lo: int, hi: 
         lengths = rng.integers(lo, hi + 1, size=min(BLOCK, n - s))
         words = words_of[rng.choice(len(vocab), size=int(lengths.sum()), p=p)]
         ends = np.cumsum(lengths)
-        out.extend(" ".join(words[e - k:e]) for e, k in zip(ends.tolist(), lengths.tolist(), strict=True))
+        out.extend(" ".join(words[e - k : e]) for e, k in zip(ends.tolist(), lengths.tolist(), strict=True))
     return out
 
 
@@ -85,13 +85,25 @@ def note_doc(note: int, vectors: Vectors, texts: list[str], first_row: int = 0) 
     (``vectors`` may hold only the rows from ``first_row`` on)."""
     model = {"name": "bench/random-vectors", "dim": DIM, "normalized": True, "max_tokens": 256}
     chunks = tuple(
-        ChunkRecord(id=i, text=texts[row], start_line=3 * i, end_line=3 * i + 2,
-                    heading_path=(f"Note {note}", f"Section {i}"), kind="lore", tokens=0, text_md5="",
-                    embedding=vectors[row - first_row])
-        for i in range(CHUNKS_PER_NOTE) if (row := note * CHUNKS_PER_NOTE + i) < len(texts)
+        ChunkRecord(
+            id=i,
+            text=texts[row],
+            start_line=3 * i,
+            end_line=3 * i + 2,
+            heading_path=(f"Note {note}", f"Section {i}"),
+            kind="lore",
+            tokens=0,
+            text_md5="",
+            embedding=vectors[row - first_row],
+        )
+        for i in range(CHUNKS_PER_NOTE)
+        if (row := note * CHUNKS_PER_NOTE + i) < len(texts)
     )
-    meta = {"source": note_path(note), "model": model,
-            "note": {"title": f"Note {note}", "tags": [], "aliases": [], "date": None}}
+    meta = {
+        "source": note_path(note),
+        "model": model,
+        "note": {"title": f"Note {note}", "tags": [], "aliases": [], "date": None},
+    }
     return AifBinDocument(meta, chunks)
 
 
@@ -121,8 +133,13 @@ def latencies_ms(variants: dict[str, Callable[[int], object]], n: int, warmup: i
 
 
 def summary(ms: list[float]) -> dict[str, float]:
-    return {"p50_ms": r(percentile(ms, 50), 3), "p95_ms": r(percentile(ms, 95), 3),
-            "p99_ms": r(percentile(ms, 99), 3), "max_ms": r(max(ms), 3), "mean_ms": r(sum(ms) / len(ms), 3)}
+    return {
+        "p50_ms": r(percentile(ms, 50), 3),
+        "p95_ms": r(percentile(ms, 95), 3),
+        "p99_ms": r(percentile(ms, 99), 3),
+        "max_ms": r(max(ms), 3),
+        "mean_ms": r(sum(ms) / len(ms), 3),
+    }
 
 
 def numpy_topk(matrix: Vectors, q: Vectors, k: int) -> npt.NDArray[np.intp]:
@@ -158,9 +175,14 @@ def build_faiss(matrix: Vectors) -> tuple[Any, dict[str, Any]]:
     index = faiss.IndexFlatIP(DIM)
     seconds, _ = timed(lambda: index.add(matrix))
     grown = current_rss_mb() - rss
-    return index, {"version": faiss.__version__, "kind": "IndexFlatIP (exact inner product)",
-                   "build_s": r(seconds), "rss_mb_growth": r(grown, 1),
-                   "rss_bytes_per_chunk": r(grown * MIB / len(matrix), 1), "index_bytes_per_chunk": DIM * 4}
+    return index, {
+        "version": faiss.__version__,
+        "kind": "IndexFlatIP (exact inner product)",
+        "build_s": r(seconds),
+        "rss_mb_growth": r(grown, 1),
+        "rss_bytes_per_chunk": r(grown * MIB / len(matrix), 1),
+        "index_bytes_per_chunk": DIM * 4,
+    }
 
 
 def build_usearch(matrix: Vectors, budget_s: float) -> tuple[Any, dict[str, Any]]:
@@ -173,20 +195,33 @@ def build_usearch(matrix: Vectors, budget_s: float) -> tuple[Any, dict[str, Any]
         return None, {"skipped": f"usearch not importable ({exc}); pip install -r bench/requirements-optional.txt"}
     rss = current_rss_mb()
     index = Index(ndim=DIM, metric="ip")
-    info: dict[str, Any] = {"version": usearch.__version__, "kind": "HNSW, library defaults",
-                            "dtype": str(index.dtype), "connectivity": index.connectivity,
-                            "expansion_add": index.expansion_add, "expansion_search": index.expansion_search}
+    info: dict[str, Any] = {
+        "version": usearch.__version__,
+        "kind": "HNSW, library defaults",
+        "dtype": str(index.dtype),
+        "connectivity": index.connectivity,
+        "expansion_add": index.expansion_add,
+        "expansion_search": index.expansion_search,
+    }
     n, start, step = len(matrix), time.perf_counter(), max(1000, min(50_000, len(matrix) // 10))
     for s in range(0, n, step):
-        index.add(np.arange(s, min(n, s + step)), matrix[s:s + step], threads=0)
+        index.add(np.arange(s, min(n, s + step)), matrix[s : s + step], threads=0)
         spent = time.perf_counter() - start
         if s + step < n and spent * n / (s + step) > budget_s:
-            return None, {**info, "skipped": f"build too slow: {s + step} vectors in {spent:.0f} s, "
-                          f"~{spent * n / (s + step):.0f} s for {n} > --usearch-budget-s {budget_s:.0f}"}
+            return None, {
+                **info,
+                "skipped": f"build too slow: {s + step} vectors in {spent:.0f} s, "
+                f"~{spent * n / (s + step):.0f} s for {n} > --usearch-budget-s {budget_s:.0f}",
+            }
     grown, seconds = current_rss_mb() - rss, time.perf_counter() - start
-    return index, {**info, "build_s": r(seconds), "build_vectors_per_s": r(n / seconds, 0),
-                   "rss_mb_growth": r(grown, 1), "rss_bytes_per_chunk": r(grown * MIB / n, 1),
-                   "index_bytes_per_chunk": r(index.memory_usage / n, 1)}
+    return index, {
+        **info,
+        "build_s": r(seconds),
+        "build_vectors_per_s": r(n / seconds, 0),
+        "rss_mb_growth": r(grown, 1),
+        "rss_bytes_per_chunk": r(grown * MIB / n, 1),
+        "index_bytes_per_chunk": r(index.memory_usage / n, 1),
+    }
 
 
 def generate_and_build(gen: Clusters, texts: list[str]) -> tuple[MemoryIndex, Vectors, float, tuple[float, float]]:
@@ -225,22 +260,33 @@ def bench_size(n: int, queries_n: int, uniform: bool, usearch_budget_s: float) -
         "numpy": lambda i: numpy_topk(matrix, qvecs[i], K),
     }
     if faiss_index is not None:
-        variants["faiss_flat"] = lambda i: faiss_index.search(qvecs[i:i + 1], K)
+        variants["faiss_flat"] = lambda i: faiss_index.search(qvecs[i : i + 1], K)
     if us_index is not None:
         variants["usearch_hnsw"] = lambda i: us_index.search(qvecs[i], K)
     log(f"{n} chunks: {queries_n} queries x {len(variants)} variants")
     ms = latencies_ms(variants, queries_n)
     exact = [numpy_topk(matrix, qvecs[i], K).tolist() for i in range(queries_n)]
     if faiss_index is not None:
-        faiss_info["top10_overlap_with_exact"] = r(float(np.mean(
-            [overlap(faiss_index.search(qvecs[i:i + 1], K)[1][0].tolist(), exact[i]) for i in range(queries_n)])))
+        faiss_info["top10_overlap_with_exact"] = r(
+            float(
+                np.mean(
+                    [
+                        overlap(faiss_index.search(qvecs[i : i + 1], K)[1][0].tolist(), exact[i])
+                        for i in range(queries_n)
+                    ]
+                )
+            )
+        )
     if us_index is not None:
-        us_info["recall_at_10_vs_exact"] = r(float(np.mean(
-            [overlap(us_index.search(qvecs[i], K).keys.tolist(), exact[i]) for i in range(queries_n)])))
+        us_info["recall_at_10_vs_exact"] = r(
+            float(np.mean([overlap(us_index.search(qvecs[i], K).keys.tolist(), exact[i]) for i in range(queries_n)]))
+        )
     # Correctness: with no query words the ranking is by cosine alone and must equal the baseline's.
-    agree = all([(h.path, h.start_line) for h in index.search("", qvecs[i], K)]
-                == [(note_path(row // CHUNKS_PER_NOTE), 3 * (row % CHUNKS_PER_NOTE)) for row in exact[i]]
-                for i in range(min(20, queries_n)))
+    agree = all(
+        [(h.path, h.start_line) for h in index.search("", qvecs[i], K)]
+        == [(note_path(row // CHUNKS_PER_NOTE), 3 * (row % CHUNKS_PER_NOTE)) for row in exact[i]]
+        for i in range(min(20, queries_n))
+    )
     hybrid, baseline = ms["hybrid"], ms["numpy"]
     # Any upsert drops the assembled matrix and BM25: the next search rebuilds both (the same work as the first
     # search, so it is timed only up to 100k chunks: ~1 min at 1M).
@@ -251,19 +297,29 @@ def bench_size(n: int, queries_n: int, uniform: bool, usearch_budget_s: float) -
     token_bytes = token_lists_bytes(index)
     botbin_rss = rss_built - rss0 + rss_assembled - rss_freed
     out = {
-        "chunks": len(index), "notes": index.note_count, "chunks_per_note": CHUNKS_PER_NOTE,
-        "words_per_chunk": list(WORDS_PER_CHUNK), "words_per_query": list(WORDS_PER_QUERY), "queries": queries_n,
-        "k": K, "build_upsert_s": r(build_s), "first_search_assemble_s": r(first_s),
-        "hybrid": summary(hybrid), "vector_only_empty_query_text": summary(ms["vector_only"]),
-        "keyword_only_no_vector": summary(ms["keyword_only"]), "numpy_matmul_argpartition_baseline": summary(baseline),
+        "chunks": len(index),
+        "notes": index.note_count,
+        "chunks_per_note": CHUNKS_PER_NOTE,
+        "words_per_chunk": list(WORDS_PER_CHUNK),
+        "words_per_query": list(WORDS_PER_QUERY),
+        "queries": queries_n,
+        "k": K,
+        "build_upsert_s": r(build_s),
+        "first_search_assemble_s": r(first_s),
+        "hybrid": summary(hybrid),
+        "vector_only_empty_query_text": summary(ms["vector_only"]),
+        "keyword_only_no_vector": summary(ms["keyword_only"]),
+        "numpy_matmul_argpartition_baseline": summary(baseline),
         "faiss_flat_ip": {**faiss_info, **({"latency": summary(ms["faiss_flat"])} if "faiss_flat" in ms else {})},
         "usearch_hnsw": {**us_info, **({"latency": summary(ms["usearch_hnsw"])} if "usearch_hnsw" in ms else {})},
         "hybrid_p95_over_numpy_p95": r(percentile(hybrid, 95) / percentile(baseline, 95), 2),
         "vector_only_topk_matches_numpy": agree,
-        "matrix_bytes": int(matrix.nbytes), "matrix_bytes_per_chunk": DIM * 4,
+        "matrix_bytes": int(matrix.nbytes),
+        "matrix_bytes_per_chunk": DIM * 4,
         "search_after_one_note_upsert_s": reassemble,
         "bm25_token_lists_bytes_estimate": token_bytes,
-        "rss_mb_growth_build": r(rss_built - rss0, 1), "rss_mb_growth_assemble": r(rss_assembled - rss_freed, 1),
+        "rss_mb_growth_build": r(rss_built - rss0, 1),
+        "rss_mb_growth_assemble": r(rss_assembled - rss_freed, 1),
         "botbin_rss_bytes_per_chunk": r(botbin_rss * MIB / n, 1),
         "botbin_matrix_and_tokens_bytes_per_chunk": r((matrix.nbytes + token_bytes) / n, 1),
         "load_average_1_5_15": {"before_build": load_start, "after_queries": load_average()},
@@ -287,15 +343,21 @@ def thread_limits(threads: int) -> dict[str, Any]:
 
         if threads > 0:
             threadpool_limits(limits=threads)
-        out["threadpools"] = [{k: p.get(k) for k in ("internal_api", "num_threads", "version")}
-                              for p in threadpool_info()]
+        out["threadpools"] = [
+            {k: p.get(k) for k in ("internal_api", "num_threads", "version")} for p in threadpool_info()
+        ]
     except ImportError:
         out["threadpools"] = "threadpoolctl not installed: library defaults"
     return out
 
 
-def run(sizes: tuple[int, ...] = SIZES, queries: int | None = None, uniform: bool = False, threads: int = 1,
-        usearch_budget_s: float = 150.0) -> dict[str, Any]:
+def run(
+    sizes: tuple[int, ...] = SIZES,
+    queries: int | None = None,
+    uniform: bool = False,
+    threads: int = 1,
+    usearch_budget_s: float = 150.0,
+) -> dict[str, Any]:
     started, load_start = time.perf_counter(), load_average()
     limits = thread_limits(threads)
     results: dict[str, Any] = {}
@@ -306,14 +368,17 @@ def run(sizes: tuple[int, ...] = SIZES, queries: int | None = None, uniform: boo
     big = results.get("100000_chunks")
     return {
         "what": "MemoryIndex.search latency vs numpy / FAISS flat / usearch HNSW, query embedding excluded "
-                "(synthetic 384-d unit vectors, Zipf-like text)",
-        "vectors": "uniform random unit vectors" if uniform else
-                   f"clustered: {POINTS_PER_CLUSTER} per random unit centroid, noise {CLUSTER_NOISE}/sqrt(384)",
-        "cpu_count": os.cpu_count(), **limits,
+        "(synthetic 384-d unit vectors, Zipf-like text)",
+        "vectors": "uniform random unit vectors"
+        if uniform
+        else f"clustered: {POINTS_PER_CLUSTER} per random unit centroid, noise {CLUSTER_NOISE}/sqrt(384)",
+        "cpu_count": os.cpu_count(),
+        **limits,
         **results,
         "target": f"hybrid p95 < {TARGET_P95_MS_100K} ms at 100k chunks",
         "target_met": None if big is None else big["hybrid"]["p95_ms"] < TARGET_P95_MS_100K,
-        "peak_rss_mb": r(peak_rss_mb(), 1), "total_s": r(time.perf_counter() - started, 1),
+        "peak_rss_mb": r(peak_rss_mb(), 1),
+        "total_s": r(time.perf_counter() - started, 1),
         "load_average_1_5_15": {"start": load_start, "end": load_average()},
     }
 
@@ -323,8 +388,12 @@ def main() -> None:
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="comma-separated chunk counts")
     parser.add_argument("--queries", type=int, help="queries per size (default 200; 100 above 100k chunks)")
     parser.add_argument("--uniform", action="store_true", help="unstructured random vectors instead of clusters")
-    parser.add_argument("--threads", type=int, default=1,
-                        help="BLAS/OpenMP threads (default 1, as the language server runs; 0: library defaults)")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="BLAS/OpenMP threads (default 1, as the language server runs; 0: library defaults)",
+    )
     parser.add_argument("--usearch-budget-s", type=float, default=150.0, help="give up a usearch build past this")
     args = parser.parse_args()
     sizes = tuple(int(x) for x in args.sizes.split(","))

@@ -100,8 +100,10 @@ def ndcg_recall(run: dict[str, list[str]], qrels: dict[str, dict[str, int]], k: 
         ideal = sorted((g for g in rels.values() if g > 0), reverse=True)[:k]
         idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
         relevant = {d for d, g in rels.items() if g > 0}
-        out[qid] = {f"ndcg@{k}": dcg / idcg if idcg else 0.0,
-                    f"recall@{k}": len(relevant & set(ranked)) / len(relevant) if relevant else 0.0}
+        out[qid] = {
+            f"ndcg@{k}": dcg / idcg if idcg else 0.0,
+            f"recall@{k}": len(relevant & set(ranked)) / len(relevant) if relevant else 0.0,
+        }
     return out
 
 
@@ -122,8 +124,14 @@ def evaluate(run: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> tup
         scored = {q: {d: float(len(ds) - i) for i, d in enumerate(ds)} for q, ds in run.items() if q in qrels}
         measures = {f"ndcg_cut.{k}" for k in CUTOFFS} | {f"recall.{k}" for k in CUTOFFS}
         raw = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(scored)
-        trec = {q: {f"{m.split('_')[0]}@{k}": raw.get(q, {}).get(f"{m}_{k}", 0.0)
-                    for m in ("ndcg_cut", "recall") for k in CUTOFFS} for q in qrels}
+        trec = {
+            q: {
+                f"{m.split('_')[0]}@{k}": raw.get(q, {}).get(f"{m}_{k}", 0.0)
+                for m in ("ndcg_cut", "recall")
+                for k in CUTOFFS
+            }
+            for q in qrels
+        }
         diff = max(abs(trec[q][m] - own[q][m]) for q in qrels for m in own[q])
         per_query, backend = trec, "pytrec_eval"
     keys = sorted(next(iter(per_query.values())))
@@ -175,9 +183,16 @@ def prepare(args: argparse.Namespace, qrels: dict[str, dict[str, int]]) -> tuple
     if report.failed:
         log(f"warning: {len(report.failed)} notes failed to sync; they are missing from the results")
     index_s, (index, _) = timed(service.index)
-    info = {"seconds": r(seconds, 2), "notes_written": written, "chunks_embedded": report.chunks_embedded,
-            "failed": len(report.failed), "index_load_s": r(index_s, 2),
-            "notes": index.note_count, "chunks": len(index), "corpus_docs": len(corpus)}
+    info = {
+        "seconds": r(seconds, 2),
+        "notes_written": written,
+        "chunks_embedded": report.chunks_embedded,
+        "failed": len(report.failed),
+        "index_load_s": r(index_s, 2),
+        "notes": index.note_count,
+        "chunks": len(index),
+        "corpus_docs": len(corpus),
+    }
     return service, info
 
 
@@ -196,16 +211,21 @@ def query_vectors(service: MemoryService, queries: dict[str, str]) -> dict[str, 
     if missing:
         log(f"embedding {len(missing)} queries")
         for start in range(0, len(missing), 64):
-            batch = missing[start:start + 64]
+            batch = missing[start : start + 64]
             known.update(zip(batch, service.ws.models.embedder.embed(batch), strict=True))
         with path.open("wb") as handle:
-            np.savez(handle, model_id=np.array(model_id), texts=np.array(list(known)),
-                     vectors=np.stack(list(known.values())).astype(np.float32))
+            np.savez(
+                handle,
+                model_id=np.array(model_id),
+                texts=np.array(list(known)),
+                vectors=np.stack(list(known.values())).astype(np.float32),
+            )
     return {q: known[t] for q, t in queries.items()}
 
 
-def run_modes(service: MemoryService, queries: dict[str, str], k: int) -> tuple[dict[str, dict[str, list[str]]],
-                                                                             dict[str, float]]:
+def run_modes(
+    service: MemoryService, queries: dict[str, str], k: int
+) -> tuple[dict[str, dict[str, list[str]]], dict[str, float]]:
     """Doc ids ranked by each mode (top ``k``, one per note), and the search seconds per mode.
 
     Each query is embedded once (``query_vectors``) and its vector passed to all three searches. BLAS runs on
@@ -230,8 +250,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", choices=("test", "train"), default="test")
     parser.add_argument("--quick", action="store_true", help=f"{QUICK_QUERIES} queries on the cached store")
-    parser.add_argument("--tiny", action="store_true",
-                        help=f"{TINY_QUERIES} test queries, a small corpus synced from nothing in a temp folder (CI)")
+    parser.add_argument(
+        "--tiny",
+        action="store_true",
+        help=f"{TINY_QUERIES} test queries, a small corpus synced from nothing in a temp folder (CI)",
+    )
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--cache", type=Path, default=CACHE)
     args = parser.parse_args()
@@ -260,8 +283,15 @@ def main() -> None:
             service.lifecycle.close()  # its memo writer is done before the temp folder goes
 
 
-def report(args: argparse.Namespace, service: MemoryService, sync_info: dict[str, Any],
-           qrels: dict[str, dict[str, int]], texts: dict[str, str], ids: list[str], started: float) -> None:
+def report(
+    args: argparse.Namespace,
+    service: MemoryService,
+    sync_info: dict[str, Any],
+    qrels: dict[str, dict[str, int]],
+    texts: dict[str, str],
+    ids: list[str],
+    started: float,
+) -> None:
     """Search ``ids`` in each mode, score them against ``qrels`` and print the JSON result."""
     log(f"{len(ids)} {args.split} queries, modes {list(MODES)}")
     embed_s, (runs, search_s) = timed(lambda: run_modes(service, {q: texts[q] for q in ids}, max(CUTOFFS)))
@@ -271,14 +301,26 @@ def report(args: argparse.Namespace, service: MemoryService, sync_info: dict[str
         results[mode] = {**metrics, "search_ms_per_query": r(1000 * search_s[mode] / len(ids), 2)}
         log(f"  {mode:7s} " + "  ".join(f"{m} {v:.4f}" for m, v in metrics.items() if isinstance(v, float)))
     settings = service.settings
-    print(json.dumps({
-        "split": args.split, "quick": args.quick, "tiny": args.tiny, "queries": len(ids),
-        "judgments": sum(map(len, qrels.values())),
-        "sync": sync_info, "alpha": settings.alpha, "results": results,
-        "metrics_backend": backend, "metrics_max_abs_diff_vs_builtin": diff,
-        "embed_and_search_s": r(embed_s, 2), "total_s": r(time.perf_counter() - started, 2),
-        "load_average": load_average(),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "split": args.split,
+                "quick": args.quick,
+                "tiny": args.tiny,
+                "queries": len(ids),
+                "judgments": sum(map(len, qrels.values())),
+                "sync": sync_info,
+                "alpha": settings.alpha,
+                "results": results,
+                "metrics_backend": backend,
+                "metrics_max_abs_diff_vs_builtin": diff,
+                "embed_and_search_s": r(embed_s, 2),
+                "total_s": r(time.perf_counter() - started, 2),
+                "load_average": load_average(),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -84,8 +84,12 @@ def edit_resync(ws: Path, svc: MemoryService, rels: list[str], n: int) -> dict[s
         times.append(seconds)
         embedded.append(report.chunks_embedded)
         edited.append(rel)
-    return {"runs_s": [r(t) for t in times], "median_s": r(median(times)), "chunks_embedded_per_edit": embedded,
-            "notes_edited": edited}
+    return {
+        "runs_s": [r(t) for t in times],
+        "median_s": r(median(times)),
+        "chunks_embedded_per_edit": embedded,
+        "notes_edited": edited,
+    }
 
 
 def embed_texts(svc: MemoryService, report: SyncReport) -> tuple[list[str], bool]:
@@ -148,40 +152,72 @@ def obsidian(tmp: Path, runs: int = 5) -> dict[str, Any]:
 
     model = SentenceTransformer(str(bundled_model_path()), device="cpu", local_files_only=True)
     model.encode(["warm up"], batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False)
-    base_s, base_cpu, vectors = timed_cpu(lambda: model.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True,
-                                                 convert_to_numpy=True, show_progress_bar=False))
+    base_s, base_cpu, vectors = timed_cpu(
+        lambda: model.encode(
+            texts, batch_size=BATCH_SIZE, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
+    )
     stored = {c.text_md5: c.embedding for d in report.documents.values() for c in d.chunks}
-    ours = np.stack([stored[k] for k in dict.fromkeys(c.text_md5 for rel in sorted(report.documents)
-                                                          for c in report.documents[rel].chunks)])
+    ours = np.stack(
+        [
+            stored[k]
+            for k in dict.fromkeys(c.text_md5 for rel in sorted(report.documents) for c in report.documents[rel].chunks)
+        ]
+    )
     max_diff = float(np.abs(ours - np.asarray(vectors, dtype=np.float32)).max())
     return {
-        "vault": str(OBSIDIAN_HELP), "notes": notes, "chunks": chunks, "torch_threads": _torch_threads(),
+        "vault": str(OBSIDIAN_HELP),
+        "notes": notes,
+        "chunks": chunks,
+        "torch_threads": _torch_threads(),
         "model_load_s": r(load_s),
         "cold_sync": {
-            "seconds": r(cold_s), "cpu_seconds": r(cold_cpu), "chunks_per_s": r(chunks / cold_s, 2),
+            "seconds": r(cold_s),
+            "cpu_seconds": r(cold_cpu),
+            "chunks_per_s": r(chunks / cold_s, 2),
             "chunks_embedded": report.chunks_embedded,
-            "model_seconds_inside_sync": r(cold_model_s), "non_model_seconds": r(cold_s - cold_model_s),
-            "embed_calls": len(cold_batches), "embed_call_sizes": cold_batches,
+            "model_seconds_inside_sync": r(cold_model_s),
+            "non_model_seconds": r(cold_s - cold_model_s),
+            "embed_calls": len(cold_batches),
+            "embed_call_sizes": cold_batches,
         },
         "baseline_encode": {
-            "seconds": r(base_s), "cpu_seconds": r(base_cpu), "texts": len(texts), "batch_size": BATCH_SIZE,
+            "seconds": r(base_s),
+            "cpu_seconds": r(base_cpu),
+            "texts": len(texts),
+            "batch_size": BATCH_SIZE,
             "normalize_embeddings": True,
-            "texts_match_written_files": texts_match, "max_abs_diff_vs_stored_vectors": max_diff,
+            "texts_match_written_files": texts_match,
+            "max_abs_diff_vs_stored_vectors": max_diff,
             "chunks_per_s": r(len(texts) / base_s, 2),
         },
-        "ratio_baseline_over_cold_sync": r(base_s / cold_s), "ratio_target": ">= 1.0",
+        "ratio_baseline_over_cold_sync": r(base_s / cold_s),
+        "ratio_target": ">= 1.0",
         "ratio_cpu_time": r(base_cpu / cold_cpu),
-        "load_average_1_5_15": {"before_cold_sync": load_before, "after_cold_sync": load_after_cold,
-                                "after_baseline": load_average()},
-        "noop_resync_inprocess": {"runs_s": [r(t) for t, _ in noop], "median_s": r(median([t for t, _ in noop])),
-                                  "target_s": 0.3},
-        "noop_resync_cli": {"command": "botbin --workspace WS --vault sync", "runs_s": [r(t) for t in cli_noop],
-                            "median_s": r(median(cli_noop)), "cli_startup_floor_s": r(median(cli_version)),
-                            "startup_floor_command": f"botbin --version (median of {runs})", "probe": probe},
+        "load_average_1_5_15": {
+            "before_cold_sync": load_before,
+            "after_cold_sync": load_after_cold,
+            "after_baseline": load_average(),
+        },
+        "noop_resync_inprocess": {
+            "runs_s": [r(t) for t, _ in noop],
+            "median_s": r(median([t for t, _ in noop])),
+            "target_s": 0.3,
+        },
+        "noop_resync_cli": {
+            "command": "botbin --workspace WS --vault sync",
+            "runs_s": [r(t) for t in cli_noop],
+            "median_s": r(median(cli_noop)),
+            "cli_startup_floor_s": r(median(cli_version)),
+            "startup_floor_command": f"botbin --version (median of {runs})",
+            "probe": probe,
+        },
         "edit_resync_warm_model": edits,
-        "rss_mb_after_model_load": r(rss_loaded, 1), "peak_rss_mb_after_botbin_runs": r(rss_botbin, 1),
+        "rss_mb_after_model_load": r(rss_loaded, 1),
+        "peak_rss_mb_after_botbin_runs": r(rss_botbin, 1),
         "peak_rss_mb_incl_baseline_model": r(peak_rss_mb(), 1),
-        "aifbin_bytes_total": size, "aifbin_bytes_per_chunk": r(size / chunks, 1),
+        "aifbin_bytes_total": size,
+        "aifbin_bytes_per_chunk": r(size / chunks, 1),
         "embedding_bytes_per_chunk": svc.ws.models.meta.dim * 4,
     }
 
@@ -207,14 +243,24 @@ def big_vault(tmp: Path, n_notes: int, real_chunks_per_s: float | None, runs: in
         raise RuntimeError("a no-op re-sync changed something")
     est = chunks / real_chunks_per_s if real_chunks_per_s else None
     out: dict[str, Any] = {
-        "notes": notes, "note_bytes": nbytes, "chunks": chunks, "generate_s": r(gen_s),
+        "notes": notes,
+        "note_bytes": nbytes,
+        "chunks": chunks,
+        "generate_s": r(gen_s),
         "generator": "random.Random(0): title, 1-3 sections x 1-2 paragraphs of 25-90 Zipf-like words",
         "embedder": "FAKE HashEmbedder (bench/common.py): deterministic BLAKE2b-seeded 384-d unit vectors, "
-                    "no model; times botbin's own overhead only",
-        "cold_sync_fake_embedder": {"seconds": r(cold_s), "chunks_per_s": r(chunks / cold_s, 1),
-                                    "embed_calls": fake.calls, "chunks_embedded": report.chunks_embedded},
-        "noop_resync_inprocess": {"runs_s": [r(t) for t, _ in noop], "median_s": r(median([t for t, _ in noop])),
-                                  "target_s": 1.0},
+        "no model; times botbin's own overhead only",
+        "cold_sync_fake_embedder": {
+            "seconds": r(cold_s),
+            "chunks_per_s": r(chunks / cold_s, 1),
+            "embed_calls": fake.calls,
+            "chunks_embedded": report.chunks_embedded,
+        },
+        "noop_resync_inprocess": {
+            "runs_s": [r(t) for t, _ in noop],
+            "median_s": r(median([t for t, _ in noop])),
+            "target_s": 1.0,
+        },
         "aifbin_bytes_per_chunk": r(size / chunks, 1),
         "real_model_sync_estimate_s": r(est, 1) if est else None,
     }
@@ -229,29 +275,38 @@ def big_vault(tmp: Path, n_notes: int, real_chunks_per_s: float | None, runs: in
         out["real_model_sync_skipped"] = (
             f"estimated {est or float('nan'):.0f} s at the obsidian cold-sync rate, over the {REAL_10K_LIMIT_S:.0f} s "
             "limit; the vault was re-synced with the hash embedder reporting the bundled model id instead "
-            "(vectors fake; only the no-op timings below use it)")
+            "(vectors fake; only the no-op timings below use it)"
+        )
         log("re-sync with the hash embedder under the bundled model id (full re-chunk)")
         resync_s, rep = timed(MemoryService(ws, VAULT, embedder=HashEmbedder(BUNDLED_MODEL_ID)).sync)
         out["model_change_full_resync_fake_s"] = r(resync_s)
     fresh = MemoryService(ws, VAULT)
     fresh_s, rep = timed(fresh.sync)
     out["noop_fresh_service_default_model"] = {
-        "seconds": r(fresh_s), "changed": rep.changed, "embedder_created": fresh._embedder is not None,
+        "seconds": r(fresh_s),
+        "changed": rep.changed,
+        "embedder_created": fresh._embedder is not None,
         "tokenizer_loaded": "counter" in fresh.__dict__,
     }
     log("CLI no-op re-syncs of the 10k vault")
     cli = [run_cli(["--workspace", str(ws), "--vault", "sync"]) for _ in range(runs)]
-    out["noop_resync_cli"] = {"runs_s": [r(t) for t in cli], "median_s": r(median(cli)), "target_s": 1.0,
-                              "probe": cli_probe(ws)}
+    out["noop_resync_cli"] = {
+        "runs_s": [r(t) for t in cli],
+        "median_s": r(median(cli)),
+        "target_s": 1.0,
+        "probe": cli_probe(ws),
+    }
     return out
 
 
 def targets(result: dict[str, Any]) -> dict[str, bool]:
     o, big = result["obsidian_help"], result["vault_10k"]
-    out = {"cold_sync_ratio_ge_1": o["ratio_baseline_over_cold_sync"] >= 1.0,
-           "noop_173_inprocess_lt_0.3s": o["noop_resync_inprocess"]["median_s"] < 0.3,
-           "noop_173_cli_lt_0.3s": o["noop_resync_cli"]["median_s"] < 0.3,
-           "noop_never_loads_model": not o["noop_resync_cli"]["probe"]["model_loaded"]}
+    out = {
+        "cold_sync_ratio_ge_1": o["ratio_baseline_over_cold_sync"] >= 1.0,
+        "noop_173_inprocess_lt_0.3s": o["noop_resync_inprocess"]["median_s"] < 0.3,
+        "noop_173_cli_lt_0.3s": o["noop_resync_cli"]["median_s"] < 0.3,
+        "noop_never_loads_model": not o["noop_resync_cli"]["probe"]["model_loaded"],
+    }
     if isinstance(big, dict):
         out["noop_10k_inprocess_lt_1s"] = big["noop_resync_inprocess"]["median_s"] < 1.0
         out["noop_10k_cli_lt_1s"] = big["noop_resync_cli"]["median_s"] < 1.0

@@ -144,12 +144,12 @@ def generate_vault(root: Path, n_notes: int) -> tuple[int, int]:
     cum = np.cumsum(zipf_weights(len(vocab))).tolist()
     total = 0
     for n in range(n_notes):
-        title = " ".join(rng.choices(vocab[len(COMMON_WORDS):], k=3)).title()
-        parts = [f"---\ntags: [{rng.choice(vocab[len(COMMON_WORDS):100])}]\n---\n"] if n % 4 == 0 else []
+        title = " ".join(rng.choices(vocab[len(COMMON_WORDS) :], k=3)).title()
+        parts = [f"---\ntags: [{rng.choice(vocab[len(COMMON_WORDS) : 100])}]\n---\n"] if n % 4 == 0 else []
         parts.append(f"# {title}\n")
         for s in range(rng.randint(1, 3)):
             if s:
-                parts.append(f"## {' '.join(rng.choices(vocab[len(COMMON_WORDS):], k=2)).capitalize()}\n")
+                parts.append(f"## {' '.join(rng.choices(vocab[len(COMMON_WORDS) :], k=2)).capitalize()}\n")
             for _ in range(rng.randint(1, 2)):
                 words = rng.choices(vocab, cum_weights=cum, k=rng.randint(25, 90))
                 parts.append(" ".join(words).capitalize() + ".\n")
@@ -184,14 +184,18 @@ print("PROBE " + json.dumps({"rc": rc, **{m: m in sys.modules for m in mods}}), 
 
 def cli_probe(ws: Path) -> dict[str, Any]:
     """Run ``botbin --workspace WS --vault sync --json`` in a child that reports which heavy modules it imported."""
-    proc = subprocess.run([sys.executable, "-c", _PROBE, "--workspace", str(ws), "--vault", "sync", "--json"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, "--workspace", str(ws), "--vault", "sync", "--json"],
+        capture_output=True,
+        text=True,
+    )
     lines = [x for x in proc.stderr.splitlines() if x.startswith("PROBE ")]
     if not lines:
         raise RuntimeError(f"CLI probe failed (exit {proc.returncode}): {proc.stderr.strip()[-500:]}")
-    probe: dict[str, Any] = json.loads(lines[-1][len("PROBE "):])
+    probe: dict[str, Any] = json.loads(lines[-1][len("PROBE ") :])
     report = json.loads(proc.stdout) if proc.stdout.strip() else {}
-    probe["report_excerpt"] = {k: report.get(k) for k in ("added", "modified", "deleted", "chunksEmbedded")
-                               if k in report}
+    probe["report_excerpt"] = {
+        k: report.get(k) for k in ("added", "modified", "deleted", "chunksEmbedded") if k in report
+    }
     probe["model_loaded"] = bool(probe["torch"] or probe["sentence_transformers"])
     return probe

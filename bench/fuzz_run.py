@@ -109,8 +109,13 @@ def markdown_target(check: Callable[..., Any]) -> Callable[[Stats, Any], None]:
             else:
                 check(value)
         finally:
-            _record_time(stats, max((c for c, _ in md.CALL_TIMES), default=0.0),
-                         max((w for _, w in md.CALL_TIMES), default=0.0), value)
+            _record_time(
+                stats,
+                max((c for c, _ in md.CALL_TIMES), default=0.0),
+                max((w for _, w in md.CALL_TIMES), default=0.0),
+                value,
+            )
+
     return run
 
 
@@ -124,29 +129,45 @@ def targets(long_chars: int) -> dict[str, tuple[st.SearchStrategy[Any], Callable
         "aifbin.random_bytes": (ab.random_bytes(), aifbin_target),
         "aifbin.random_structure": (ab.random_structure(), aifbin_target),
         "aifbin.zlib_bombs": (ab.zlib_bombs(), aifbin_target),
-        "aifbin.large_files": (st.one_of(ab.truncated(ab.LARGE_FILES), ab.bit_flipped(ab.LARGE_FILES),
-                                         ab.inflated_lengths(ab.LARGE_FILES)), aifbin_target),
-        "aifbin.encrypted": (st.one_of(ab.truncated(ec.FILES), ab.bit_flipped(ec.FILES), ec.inflated()),
-                             encrypted_target),
+        "aifbin.large_files": (
+            st.one_of(
+                ab.truncated(ab.LARGE_FILES), ab.bit_flipped(ab.LARGE_FILES), ab.inflated_lengths(ab.LARGE_FILES)
+            ),
+            aifbin_target,
+        ),
+        "aifbin.encrypted": (
+            st.one_of(ab.truncated(ec.FILES), ab.bit_flipped(ec.FILES), ec.inflated()),
+            encrypted_target,
+        ),
         "decode_note": (data, markdown_target(md.check_decode_note)),
         "parse_note": (st.tuples(lf_text, md.note_paths), markdown_target(md.check_parse)),
         "lex": (text, markdown_target(md.check_lex)),
-        "partition_note": (st.tuples(lf_text, md.note_paths),
-                           markdown_target(lambda t, p: md.check_partition(md.parse_note(t, p), t))),
-        "chunk_note": (st.tuples(md.markdown_texts(long_chars), md.params, md.note_paths),
-                       markdown_target(md.check_chunk_note)),
+        "partition_note": (
+            st.tuples(lf_text, md.note_paths),
+            markdown_target(lambda t, p: md.check_partition(md.parse_note(t, p), t)),
+        ),
+        "chunk_note": (
+            st.tuples(md.markdown_texts(long_chars), md.params, md.note_paths),
+            markdown_target(md.check_chunk_note),
+        ),
         "prepare_note": (st.tuples(md.note_paths, data, md.params), markdown_target(md.check_prepare)),
     }
 
 
-def drive(strategy: st.SearchStrategy[Any], runner: Callable[[Stats, Any], None], examples: int,
-          seconds: float) -> Stats:
+def drive(
+    strategy: st.SearchStrategy[Any], runner: Callable[[Stats, Any], None], examples: int, seconds: float
+) -> Stats:
     """Feed ``runner`` random inputs in batches of BATCH until ``examples`` inputs or ``seconds`` have passed."""
     stats = Stats()
     end = time.monotonic() + seconds
 
-    @settings(max_examples=BATCH, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=BATCH,
+        deadline=None,
+        database=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(value=strategy)
     def batch(value: Any) -> None:
         if stats.tried >= examples or time.monotonic() > end:
@@ -188,12 +209,24 @@ def main() -> None:
         start = time.monotonic()
         stats = drive(strategy, runner, args.examples, args.seconds)
         results[name] = stats.as_dict() | {"wall_s": round(time.monotonic() - start, 1)}
-        log(f"{name}: {stats.tried} inputs, {stats.broken} broken, slowest {stats.slowest_cpu_s:.3f} CPU s"
-            + (f", alloc ratio {stats.max_alloc_ratio:.0f}" if stats.max_alloc_ratio else ""))
-    print(json.dumps({"examples": args.examples, "seconds": args.seconds, "long_chars": args.long_chars,
-                      "time_limit_s": md.TIME_LIMIT_S, "alloc_bound": f"{ab.ALLOC_RATIO} x input + "
-                      f"{ab.ALLOC_BASE_BYTES >> 20} MiB", "load_average": load_average(), "targets": results},
-                     indent=2))
+        log(
+            f"{name}: {stats.tried} inputs, {stats.broken} broken, slowest {stats.slowest_cpu_s:.3f} CPU s"
+            + (f", alloc ratio {stats.max_alloc_ratio:.0f}" if stats.max_alloc_ratio else "")
+        )
+    print(
+        json.dumps(
+            {
+                "examples": args.examples,
+                "seconds": args.seconds,
+                "long_chars": args.long_chars,
+                "time_limit_s": md.TIME_LIMIT_S,
+                "alloc_bound": f"{ab.ALLOC_RATIO} x input + {ab.ALLOC_BASE_BYTES >> 20} MiB",
+                "load_average": load_average(),
+                "targets": results,
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -108,12 +108,23 @@ def _conversation(raw: dict[str, Any]) -> Conversation:
         date = str(conv.get(f"session_{session}_date_time", ""))
         for t in conv[f"session_{session}"]:
             caption = t.get("blip_caption")
-            turns.append(Turn(t["dia_id"], session, date, t["speaker"], t["text"],
-                              caption if isinstance(caption, str) and caption.strip() else None))
+            turns.append(
+                Turn(
+                    t["dia_id"],
+                    session,
+                    date,
+                    t["speaker"],
+                    t["text"],
+                    caption if isinstance(caption, str) and caption.strip() else None,
+                )
+            )
         session += 1
     questions = tuple(
-        Question(q["question"], int(q["category"]),
-                 tuple(e for ref in q.get("evidence", []) for e in _EVIDENCE_SPLIT.split(str(ref)) if e))
+        Question(
+            q["question"],
+            int(q["category"]),
+            tuple(e for ref in q.get("evidence", []) for e in _EVIDENCE_SPLIT.split(str(ref)) if e),
+        )
         for q in raw["qa"]
     )
     return Conversation(raw["sample_id"], (conv["speaker_a"], conv["speaker_b"]), tuple(turns), questions)
@@ -137,7 +148,7 @@ def turn_line(turn: Turn, layout: Layout) -> str:
 
 
 def _windows(turns: list[Turn], size: int) -> list[list[Turn]]:
-    return [turns[i:i + size] for i in range(0, len(turns), max(1, size))]
+    return [turns[i : i + size] for i in range(0, len(turns), max(1, size))]
 
 
 def conversation_notes(conv: Conversation, layout: Layout) -> ConversationNotes:

@@ -21,9 +21,18 @@ from common import log, percentile, r
 
 REPO = Path(__file__).resolve().parents[1]
 VAULT = REPO.parent / "shared" / "data" / "obsidian-help" / "en"
-QUERIES = ["how do I link to another note", "sync notes between phone and computer", "change the theme",
-           "create a canvas", "publish my notes as a website", "keyboard shortcuts", "embed an image",
-           "search for a tag", "daily notes template", "import from Evernote"]
+QUERIES = [
+    "how do I link to another note",
+    "sync notes between phone and computer",
+    "change the theme",
+    "create a canvas",
+    "publish my notes as a website",
+    "keyboard shortcuts",
+    "embed an image",
+    "search for a tag",
+    "daily notes template",
+    "import from Evernote",
+]
 
 
 def paragraphs(root: Path, count: int, seed: int = 7) -> list[tuple[Path, int]]:
@@ -43,8 +52,13 @@ def paragraphs(root: Path, count: int, seed: int = 7) -> list[tuple[Path, int]]:
 
 def stats(values_ms: list[float]) -> dict[str, float]:
     """n, p50 / p95 / p99 / max of latencies in ms."""
-    return {"n": len(values_ms), "p50_ms": r(percentile(values_ms, 50), 1), "p95_ms": r(percentile(values_ms, 95), 1),
-            "p99_ms": r(percentile(values_ms, 99), 1), "max_ms": r(max(values_ms), 1)}
+    return {
+        "n": len(values_ms),
+        "p50_ms": r(percentile(values_ms, 50), 1),
+        "p95_ms": r(percentile(values_ms, 95), 1),
+        "p99_ms": r(percentile(values_ms, 99), 1),
+        "max_ms": r(max(values_ms), 1),
+    }
 
 
 @contextlib.contextmanager
@@ -88,9 +102,13 @@ async def running_server(root: Path, name: str = "bench") -> AsyncIterator[Langu
     await client.start_io(sys.executable, "-m", "botbin", "lsp")
     forward = asyncio.create_task(_forward_stderr(client._server.stderr if client._server else None))
     try:
-        await client.initialize_async(types.InitializeParams(
-            capabilities=types.ClientCapabilities(), initialization_options={"vault": True},
-            workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)]))
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=types.ClientCapabilities(),
+                initialization_options={"vault": True},
+                workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
+            )
+        )
         client.initialized(types.InitializedParams())
         started = time.perf_counter()
         await until_indexed(client)

@@ -59,8 +59,9 @@ def run_one(name: str, args: list[str], out: Path) -> None:
     script = BENCHMARKS[name][0]
     started = time.perf_counter()
     with (out / f"{name}.log").open("w") as err:
-        proc = subprocess.run([sys.executable, str(BENCH / script), *args], stdout=subprocess.PIPE, stderr=err,
-                              text=True, cwd=REPO)
+        proc = subprocess.run(
+            [sys.executable, str(BENCH / script), *args], stdout=subprocess.PIPE, stderr=err, text=True, cwd=REPO
+        )
     seconds = round(time.perf_counter() - started, 1)
     try:
         result = json.loads(proc.stdout) if proc.returncode == 0 else None

@@ -44,8 +44,13 @@ def _fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     if isinstance(value, float):  # about 3-4 significant digits
-        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.1f}" if abs(value) >= 100 else (
-            f"{value:.2f}" if abs(value) >= 10 else f"{value:.{digits}f}")
+        return (
+            f"{value:,.0f}"
+            if abs(value) >= 1000
+            else f"{value:.1f}"
+            if abs(value) >= 100
+            else (f"{value:.2f}" if abs(value) >= 10 else f"{value:.{digits}f}")
+        )
     return str(value)
 
 
@@ -70,22 +75,33 @@ def machine() -> list[str]:
     """Date, machine (cores, memory, CPU model) and the commit the figures belong to."""
     mem = cpu = "?"
     try:
-        kib = next(int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines()
-                   if x.startswith("MemTotal"))
+        kib = next(
+            int(x.split()[1]) for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemTotal")
+        )
         mem = f"{kib / 1024 / 1024:.1f} GiB"
-        cpu = next(x.split(":", 1)[1].strip() for x in Path("/proc/cpuinfo").read_text().splitlines()
-                   if x.startswith("model name"))
+        cpu = next(
+            x.split(":", 1)[1].strip()
+            for x in Path("/proc/cpuinfo").read_text().splitlines()
+            if x.startswith("model name")
+        )
     except (OSError, StopIteration, ValueError):
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent).stdout.strip() or "?"
+        commit = (
+            subprocess.run(
+                ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=Path(__file__).parent
+            ).stdout.strip()
+            or "?"
+        )
     except OSError:
         commit = "?"
-    return [f"Rendered {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on top of commit `{commit}` on {platform.system()} "
-            f"{platform.machine()}: {os.cpu_count()} cores ({cpu}), {mem} memory. Where a benchmark records the load "
-            "average (1 / 5 / 15 min) its section gives it; wall-clock figures from a loaded machine are upper "
-            "bounds.", ""]
+    return [
+        f"Rendered {datetime.now(UTC):%Y-%m-%d %H:%M} UTC on top of commit `{commit}` on {platform.system()} "
+        f"{platform.machine()}: {os.cpu_count()} cores ({cpu}), {mem} memory. Where a benchmark records the load "
+        "average (1 / 5 / 15 min) its section gives it; wall-clock figures from a loaded machine are upper "
+        "bounds.",
+        "",
+    ]
 
 
 def scifact(data: Json | None, plots: Path) -> list[str]:
@@ -94,28 +110,46 @@ def scifact(data: Json | None, plots: Path) -> list[str]:
     if missing or data is None:
         return out + (missing or [])
     res = data.get("results", {})
-    keys = sorted({k for m in res.values() for k in m if re.fullmatch(r"(ndcg|recall)@\d+", k)},
-                  key=lambda k: (k.split("@")[0] != "ndcg", int(k.split("@")[1])))
-    out += table(["method", *keys], [[m, *[res[m].get(k) for k in keys]] for m in ("bm25", "vector", "hybrid")
-                                      if m in res])
+    keys = sorted(
+        {k for m in res.values() for k in m if re.fullmatch(r"(ndcg|recall)@\d+", k)},
+        key=lambda k: (k.split("@")[0] != "ndcg", int(k.split("@")[1])),
+    )
+    out += table(
+        ["method", *keys], [[m, *[res[m].get(k) for k in keys]] for m in ("bm25", "vector", "hybrid") if m in res]
+    )
     hybrid = res.get("hybrid", {}).get("ndcg@10")
     interval = res.get("hybrid", {}).get("ndcg@10_ci95")
     ci = ""
     if isinstance(interval, list) and len(interval) == 2:
         ci = f" (95 % bootstrap interval of the mean over these queries: {interval[0]:.3f}-{interval[1]:.3f})"
-    subset = ("tiny corpus: its scores only show the pipeline works" if data.get("tiny")
-              else "quick subset" if data.get("quick") else "the whole split")
-    out += [f"{data.get('queries')} queries ({subset}); "
-            f"target for the default (hybrid) search: nDCG@10 >= 0.74 — "
-            f"{'met' if hybrid is not None and hybrid >= 0.74 else 'not met'}{ci}. Figures the issue quotes for "
-            "this data: BM25 ~0.65-0.665, all-MiniLM-L6-v2 dense ~0.645, naive 0.7/0.3 min-max hybrid ~0.715. "
-            "Settings were tuned on the train split only; what was tried is in bench/README.md.", ""]
+    subset = (
+        "tiny corpus: its scores only show the pipeline works"
+        if data.get("tiny")
+        else "quick subset"
+        if data.get("quick")
+        else "the whole split"
+    )
+    out += [
+        f"{data.get('queries')} queries ({subset}); "
+        f"target for the default (hybrid) search: nDCG@10 >= 0.74 — "
+        f"{'met' if hybrid is not None and hybrid >= 0.74 else 'not met'}{ci}. Figures the issue quotes for "
+        "this data: BM25 ~0.65-0.665, all-MiniLM-L6-v2 dense ~0.645, naive 0.7/0.3 min-max hybrid ~0.715. "
+        "Settings were tuned on the train split only; what was tried is in bench/README.md.",
+        "",
+    ]
     recall_keys = [k for k in keys if k.startswith("recall@")]
     if len(recall_keys) >= 2:
         ks = [int(k.split("@")[1]) for k in recall_keys]
         series = {m: [res[m][k] for k in recall_keys] for m in ("bm25", "vector", "hybrid") if m in res}
-        name = _plot(plots, "scifact_recall_at_k.png", "SciFact: recall@k", "k", "recall@k",
-                     {m: (ks, v) for m, v in series.items()}, logx=True)
+        name = _plot(
+            plots,
+            "scifact_recall_at_k.png",
+            "SciFact: recall@k",
+            "k",
+            "recall@k",
+            {m: (ks, v) for m, v in series.items()},
+            logx=True,
+        )
         out += [f"![SciFact recall against k per method](benchmarks/{name})", ""]
     return out
 
@@ -131,16 +165,41 @@ def locomo(data: Json | None, _plots: Path) -> list[str]:
     for name in layouts if isinstance(layouts, dict) else {}:
         recall = get(layouts, f"{name}.recall")
         for split in recall if isinstance(recall, dict) else {}:
-            rows.append([name, split, *(get(recall, f"{split}.overall.{k}") for k in ("n", "@5", "@10")),
-                         *(get(recall, f"{split}.cat{c}.@10") for c in (1, 2, 3, 4))])
-    out += table(["layout", "conversations", "questions", "recall@5", "recall@10", "multi-hop (1) @10",
-                  "temporal (2) @10", "open-domain (3) @10", "single-hop (4) @10"], rows)
+            rows.append(
+                [
+                    name,
+                    split,
+                    *(get(recall, f"{split}.overall.{k}") for k in ("n", "@5", "@10")),
+                    *(get(recall, f"{split}.cat{c}.@10") for c in (1, 2, 3, 4)),
+                ]
+            )
+    out += table(
+        [
+            "layout",
+            "conversations",
+            "questions",
+            "recall@5",
+            "recall@10",
+            "multi-hop (1) @10",
+            "temporal (2) @10",
+            "open-domain (3) @10",
+            "single-hop (4) @10",
+        ],
+        rows,
+    )
     want, met = data.get("targets_best_all"), data.get("targets_met")
     if isinstance(want, dict) and isinstance(met, dict):
-        out += ["Targets for the best layout, all conversations: " + ", ".join(
-            f"recall{k} ≥ {v} ({'met' if met.get(k) else 'not met'})" for k, v in want.items()) + ".", ""]
-    out += ["Layouts were tuned on conversations 0-4 (5-9 held out); BM25's k1 / b were chosen on all ten (see "
-            "bench/README.md). Categories are LoCoMo's QA types.", ""]
+        out += [
+            "Targets for the best layout, all conversations: "
+            + ", ".join(f"recall{k} ≥ {v} ({'met' if met.get(k) else 'not met'})" for k, v in want.items())
+            + ".",
+            "",
+        ]
+    out += [
+        "Layouts were tuned on conversations 0-4 (5-9 held out); BM25's k1 / b were chosen on all ten (see "
+        "bench/README.md). Categories are LoCoMo's QA types.",
+        "",
+    ]
     return out
 
 
@@ -154,8 +213,11 @@ def obsidian(data: Json | None, _plots: Path) -> list[str]:
         overall = block.get("overall") if isinstance(block, dict) else None
         if isinstance(overall, dict):
             rows.append([method, *(overall.get(k) for k in ("hit@1", "hit@5", "hit@10", "mrr@10"))])
-    out += table(["ranking", "hit@1", "hit@5", "hit@10", "MRR@10"], rows) if rows else [
-        "```json", json.dumps(data, indent=1)[:3000], "```", ""]
+    out += (
+        table(["ranking", "hit@1", "hit@5", "hit@10", "MRR@10"], rows)
+        if rows
+        else ["```json", json.dumps(data, indent=1)[:3000], "```", ""]
+    )
     return out
 
 
@@ -164,11 +226,18 @@ def query(data: Json | None, plots: Path) -> list[str]:
     missing = _missing("query", data)
     if missing or data is None:
         return out + (missing or [])
-    sizes = sorted(int(k.split("_")[0]) for k in data
-                   if k.endswith("_chunks") and k.split("_")[0].isdigit() and isinstance(data[k], dict))
-    methods = {"botbin hybrid": "hybrid", "botbin vector": "vector_only_empty_query_text",
-               "numpy exact": "numpy_matmul_argpartition_baseline", "FAISS flat": "faiss_flat_ip.latency",
-               "usearch HNSW": "usearch_hnsw.latency"}
+    sizes = sorted(
+        int(k.split("_")[0])
+        for k in data
+        if k.endswith("_chunks") and k.split("_")[0].isdigit() and isinstance(data[k], dict)
+    )
+    methods = {
+        "botbin hybrid": "hybrid",
+        "botbin vector": "vector_only_empty_query_text",
+        "numpy exact": "numpy_matmul_argpartition_baseline",
+        "FAISS flat": "faiss_flat_ip.latency",
+        "usearch HNSW": "usearch_hnsw.latency",
+    }
     rows, series = [], {}
     for label, path in methods.items():
         xs, ys = [], []
@@ -182,24 +251,51 @@ def query(data: Json | None, plots: Path) -> list[str]:
             series[label] = (xs, ys)
     out += table(["method", "chunks", "p50 ms", "p95 ms", "p99 ms"], rows)
     if series:
-        name = _plot(plots, "query_latency.png", "Query latency (p95) against corpus size", "chunks", "p95 ms",
-                     series, logx=True, logy=True)
+        name = _plot(
+            plots,
+            "query_latency.png",
+            "Query latency (p95) against corpus size",
+            "chunks",
+            "p95 ms",
+            series,
+            logx=True,
+            logy=True,
+        )
         out += [f"![query latency against corpus size](benchmarks/{name})", ""]
-    out += [f"Vectors: {data.get('vectors', '?')}; BLAS on {data.get('query_threads', '?')} thread(s), query "
-            f"embedding excluded; load {sections.load(data, 'load_average_1_5_15')}. Target: botbin hybrid p95 "
-            "< 10 ms at 100,000 chunks.", ""]
-    extra = [[f"{n:,}", sections.get(data, f"{n}_chunks.botbin_rss_bytes_per_chunk"),
-              sections.get(data, f"{n}_chunks.usearch_hnsw.recall_at_10_vs_exact"),
-              sections.get(data, f"{n}_chunks.usearch_hnsw.build_s"),
-              sections.get(data, f"{n}_chunks.usearch_hnsw.skipped")] for n in sizes]
-    out += table(["chunks", "botbin resident bytes per chunk", "usearch recall@10 vs exact", "usearch build s",
-                  "usearch skipped"], extra)
+    out += [
+        f"Vectors: {data.get('vectors', '?')}; BLAS on {data.get('query_threads', '?')} thread(s), query "
+        f"embedding excluded; load {sections.load(data, 'load_average_1_5_15')}. Target: botbin hybrid p95 "
+        "< 10 ms at 100,000 chunks.",
+        "",
+    ]
+    extra = [
+        [
+            f"{n:,}",
+            sections.get(data, f"{n}_chunks.botbin_rss_bytes_per_chunk"),
+            sections.get(data, f"{n}_chunks.usearch_hnsw.recall_at_10_vs_exact"),
+            sections.get(data, f"{n}_chunks.usearch_hnsw.build_s"),
+            sections.get(data, f"{n}_chunks.usearch_hnsw.skipped"),
+        ]
+        for n in sizes
+    ]
+    out += table(
+        [
+            "chunks",
+            "botbin resident bytes per chunk",
+            "usearch recall@10 vs exact",
+            "usearch build s",
+            "usearch skipped",
+        ],
+        extra,
+    )
     return out
 
 
-def curated(name: str, pick: Callable[[Json], tuple[list[str], list[list[Any]], list[str]]]
-            ) -> Callable[[Json | None, Path], list[str]]:
+def curated(
+    name: str, pick: Callable[[Json], tuple[list[str], list[list[Any]], list[str]]]
+) -> Callable[[Json | None, Path], list[str]]:
     """A section of chosen figures: ``pick`` (report_sections.py) gives the header, the rows and notes."""
+
     def section(data: Json | None, _plots: Path) -> list[str]:
         out: list[str] = []
         missing = _missing(name, data)
@@ -207,11 +303,20 @@ def curated(name: str, pick: Callable[[Json], tuple[list[str], list[list[Any]], 
             return out + (missing or [])
         header, rows, notes = pick(data)
         return out + table(header, rows) + [n for note in notes if note for n in (note, "")]
+
     return section
 
 
-def _plot(folder: Path, name: str, title: str, xlabel: str, ylabel: str,
-          series: dict[str, tuple[list[int], list[float]]], logx: bool = False, logy: bool = False) -> str:
+def _plot(
+    folder: Path,
+    name: str,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    series: dict[str, tuple[list[int], list[float]]],
+    logx: bool = False,
+    logy: bool = False,
+) -> str:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -247,12 +352,21 @@ SECTIONS: list[tuple[str, str, Section]] = [
     ("lsp_load", "Load: 2 bursts of 10,000 hover and search requests", curated("lsp_load", sections.lsp_load)),
     ("encryption", "Cost of encryption at rest", curated("encryption", sections.encryption)),
     ("peer", "The peer: memsearch on the same vault and queries", curated("peer", sections.peer)),
-    ("planted", "Conversation memory: 10 planted facts among 1,000 and 10,000 turns",
-     curated("planted", sections.planted)),
-    ("locomo_ingest", "Conversation memory: LoCoMo through `botbin ingest`, against raw turns",
-     curated("locomo_ingest", sections.locomo_ingest)),
-    ("lifecycle", "Memo lifecycle: decay and reinforcement per search, prune, consolidate",
-     curated("lifecycle", sections.lifecycle)),
+    (
+        "planted",
+        "Conversation memory: 10 planted facts among 1,000 and 10,000 turns",
+        curated("planted", sections.planted),
+    ),
+    (
+        "locomo_ingest",
+        "Conversation memory: LoCoMo through `botbin ingest`, against raw turns",
+        curated("locomo_ingest", sections.locomo_ingest),
+    ),
+    (
+        "lifecycle",
+        "Memo lifecycle: decay and reinforcement per search, prune, consolidate",
+        curated("lifecycle", sections.lifecycle),
+    ),
 ]
 
 
@@ -266,10 +380,13 @@ def render(results: Path, target: Path, quick: bool = False) -> None:
     note = results / "note.md"  # what the person who ran it wants a reader to know (optional)
     if note.is_file():
         lines += [note.read_text(encoding="utf-8", errors="replace").strip(), ""]
-    lines += ["Regenerate: `./scripts/bench.sh` (sets up, adds the optional benchmark packages, then runs "
-              "`python bench/report.py`: everything, ~1 h on 2 idle cores) or "
-              "`python bench/report.py --only NAME`; `--quick` runs the small variants. Raw JSON: "
-              "`bench/out/results/`.", ""]
+    lines += [
+        "Regenerate: `./scripts/bench.sh` (sets up, adds the optional benchmark packages, then runs "
+        "`python bench/report.py`: everything, ~1 h on 2 idle cores) or "
+        "`python bench/report.py --only NAME`; `--quick` runs the small variants. Raw JSON: "
+        "`bench/out/results/`.",
+        "",
+    ]
     loaded = {name: _load(results, name) for name, _, _ in SECTIONS}
     lines += ["## Targets", ""]
     lines += table(["target", "measured", "met"], sections.targets(loaded))

@@ -31,9 +31,14 @@ def environment() -> dict[str, Any]:
     import torch
 
     return {
-        "botbin": __version__, "python": sys.version.split()[0], "platform": platform.platform(),
-        "cpu_count": os.cpu_count(), "torch": torch.__version__, "torch_threads": torch.get_num_threads(),
-        "numpy": numpy.__version__, "sentence_transformers": sentence_transformers.__version__,
+        "botbin": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu_count": os.cpu_count(),
+        "torch": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+        "numpy": numpy.__version__,
+        "sentence_transformers": sentence_transformers.__version__,
     }
 
 
@@ -51,8 +56,11 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="skip the 10,000-note vault and 1M chunks")
     args = parser.parse_args()
     started = time.perf_counter()
-    result: dict[str, Any] = {"started_utc": datetime.now(UTC).isoformat(timespec="seconds"), "quick": args.quick,
-                              "load_average_at_start": load_average()}
+    result: dict[str, Any] = {
+        "started_utc": datetime.now(UTC).isoformat(timespec="seconds"),
+        "quick": args.quick,
+        "load_average_at_start": load_average(),
+    }
     log("sync benchmark")
     result["sync"] = run_script("bench_sync.py", *(["--quick"] if args.quick else []))
     log("query benchmark")

@@ -6,7 +6,7 @@ import hashlib
 import re
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +50,7 @@ class FakeEmbedder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-def write_notes(root: Path, notes: dict[str, str | bytes]) -> Path:
+def write_notes(root: Path, notes: Mapping[str, str | bytes]) -> Path:
     """Create ``notes`` (relative path -> text or bytes) under ``root``; return ``root``."""
     for rel, content in notes.items():
         path = root / rel
@@ -106,7 +106,9 @@ def run_checker(root: Path, output_dir: Path) -> subprocess.CompletedProcess[str
     skip_without_checker()
     return subprocess.run(
         [sys.executable, str(CHECKER), "--root", str(root), str(output_dir)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 

@@ -59,11 +59,29 @@ def golden_document() -> AifBinDocument:
         "source_text": data,
     }
     chunks = (
-        ChunkRecord(0, "First paragraph — ünïcödé 世界.", 6, 7, ("Golden",), "lore", 17, "0" * 32,
-                    np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)),
-        ChunkRecord(1, "Second paragraph.", 10, 11, ("Golden", "Second"), "hard", 9, "f" * 32,
-                    np.array([0.5, 0.5, 0.5, 0.5], dtype=np.float32),
-                    directives=({"modality": "must", "span": [0, 6]},)),
+        ChunkRecord(
+            0,
+            "First paragraph — ünïcödé 世界.",
+            6,
+            7,
+            ("Golden",),
+            "lore",
+            17,
+            "0" * 32,
+            np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32),
+        ),
+        ChunkRecord(
+            1,
+            "Second paragraph.",
+            10,
+            11,
+            ("Golden", "Second"),
+            "hard",
+            9,
+            "f" * 32,
+            np.array([0.5, 0.5, 0.5, 0.5], dtype=np.float32),
+            directives=({"modality": "must", "span": [0, 6]},),
+        ),
     )
     return AifBinDocument(meta, chunks)
 
@@ -72,8 +90,17 @@ def sample_document(n_chunks: int = 3, dim: int = 8, source: str = "memory/note.
     rng = np.random.default_rng(7)
     meta = {"source": source, "model": {"name": "test", "dim": dim, "normalized": True, "max_tokens": 256}}
     chunks = tuple(
-        ChunkRecord(i, f"chunk {i} text", i * 2, i * 2 + 1, ("H", f"S{i}"), "lore", 10 + i, f"{i:032x}",
-                    unit(*rng.normal(size=dim)))
+        ChunkRecord(
+            i,
+            f"chunk {i} text",
+            i * 2,
+            i * 2 + 1,
+            ("H", f"S{i}"),
+            "lore",
+            10 + i,
+            f"{i:032x}",
+            unit(*rng.normal(size=dim)),
+        )
         for i in range(n_chunks)
     )
     return AifBinDocument(meta, chunks)
@@ -83,8 +110,17 @@ def assert_same(a: AifBinDocument, b: AifBinDocument) -> None:
     assert a.metadata == b.metadata
     assert len(a.chunks) == len(b.chunks)
     for x, y in zip(a.chunks, b.chunks, strict=True):
-        assert (x.id, x.text, x.start_line, x.end_line, x.heading_path, x.kind, x.tokens, x.text_md5, x.directives) \
-            == (y.id, y.text, y.start_line, y.end_line, y.heading_path, y.kind, y.tokens, y.text_md5, y.directives)
+        assert (x.id, x.text, x.start_line, x.end_line, x.heading_path, x.kind, x.tokens, x.text_md5, x.directives) == (
+            y.id,
+            y.text,
+            y.start_line,
+            y.end_line,
+            y.heading_path,
+            y.kind,
+            y.tokens,
+            y.text_md5,
+            y.directives,
+        )
         assert y.embedding.dtype == np.float32
         np.testing.assert_array_equal(x.embedding, y.embedding)
 
@@ -101,8 +137,15 @@ def raises_format_error(data: bytes, *fragments: str) -> AifBinFormatError:
     return err
 
 
-def build(meta: Any, chunks: Any, count: int | None = None, flags: int = 0, version: int = 2,
-          reserved: int = 0, magic: bytes = MAGIC) -> bytes:
+def build(
+    meta: Any,
+    chunks: Any,
+    count: int | None = None,
+    flags: int = 0,
+    version: int = 2,
+    reserved: int = 0,
+    magic: bytes = MAGIC,
+) -> bytes:
     """Hand-assemble a file from raw MessagePack-able parts (to make files encode() would never write)."""
     meta_bytes = msgpack.packb(meta, use_bin_type=True)
     body = msgpack.packb(chunks, use_bin_type=True)
@@ -111,8 +154,18 @@ def build(meta: Any, chunks: Any, count: int | None = None, flags: int = 0, vers
 
 
 GOOD_META = {"source": "a.md", "model": {"name": "m", "dim": 2, "normalized": False}}
-GOOD_CHUNK = {"id": 0, "text": "t", "start_line": 0, "end_line": 1, "heading_path": [], "kind": "lore",
-              "directives": [], "tokens": 3, "text_md5": "", "embedding": struct.pack("<2f", 1.0, 0.0)}
+GOOD_CHUNK = {
+    "id": 0,
+    "text": "t",
+    "start_line": 0,
+    "end_line": 1,
+    "heading_path": [],
+    "kind": "lore",
+    "directives": [],
+    "tokens": 3,
+    "text_md5": "",
+    "embedding": struct.pack("<2f", 1.0, 0.0),
+}
 
 
 # --- round trip --------------------------------------------------------------------------------------------------
@@ -136,8 +189,8 @@ def test_header_fields_match_layout() -> None:
     data = encode(doc)
     magic, version, flags, reserved, meta_len, count = struct.unpack_from("<4sBBHII", data)
     assert (magic, version, flags, reserved, count) == (b"AIFB", 2, 0, 0, 5)
-    assert msgpack.unpackb(data[16:16 + meta_len]) == doc.metadata
-    chunks = msgpack.unpackb(data[16 + meta_len:])
+    assert msgpack.unpackb(data[16 : 16 + meta_len]) == doc.metadata
+    chunks = msgpack.unpackb(data[16 + meta_len :])
     assert [c["id"] for c in chunks] == [0, 1, 2, 3, 4]
     assert chunks[0]["embedding"] == doc.chunks[0].embedding.astype("<f4").tobytes()
 
@@ -146,7 +199,7 @@ def test_compressed_block_is_zlib() -> None:
     doc = sample_document()
     data = encode(doc, compress=True)
     meta_len = struct.unpack_from("<I", data, 8)[0]
-    assert zlib.decompress(data[16 + meta_len:]) == encode(doc)[16 + meta_len:]
+    assert zlib.decompress(data[16 + meta_len :]) == encode(doc)[16 + meta_len :]
 
 
 def test_round_trip_without_chunks() -> None:
@@ -189,10 +242,23 @@ def test_golden_file_decodes_to_known_fields() -> None:
     assert doc.source_text == GOLDEN_NOTE.read_bytes()
     assert doc.metadata["source_md5"] == hashlib.md5(GOLDEN_NOTE.read_bytes()).hexdigest()
     first, second = doc.chunks
-    assert (first.id, first.text, first.start_line, first.end_line, first.heading_path, first.kind, first.tokens) \
-        == (0, "First paragraph — ünïcödé 世界.", 6, 7, ("Golden",), "lore", 17)
-    assert (second.id, second.text, second.start_line, second.end_line, second.heading_path, second.kind) \
-        == (1, "Second paragraph.", 10, 11, ("Golden", "Second"), "hard")
+    assert (first.id, first.text, first.start_line, first.end_line, first.heading_path, first.kind, first.tokens) == (
+        0,
+        "First paragraph — ünïcödé 世界.",
+        6,
+        7,
+        ("Golden",),
+        "lore",
+        17,
+    )
+    assert (second.id, second.text, second.start_line, second.end_line, second.heading_path, second.kind) == (
+        1,
+        "Second paragraph.",
+        10,
+        11,
+        ("Golden", "Second"),
+        "hard",
+    )
     assert second.directives == ({"modality": "must", "span": [0, 6]},)
     np.testing.assert_array_equal(doc.embeddings(), [[1, 0, 0, 0], [0.5, 0.5, 0.5, 0.5]])
     lines = GOLDEN_NOTE.read_text(encoding="utf-8").split("\n")
@@ -268,8 +334,13 @@ def test_metadata_not_a_map(meta: Any) -> None:
 
 @pytest.mark.parametrize(
     "meta",
-    [{"source": "a.md"}, {"source": "a.md", "model": {"dim": 0}}, {"source": "a.md", "model": {"dim": "4"}},
-     {"source": "a.md", "model": {"dim": True}}, {"source": "a.md", "model": [4]}],
+    [
+        {"source": "a.md"},
+        {"source": "a.md", "model": {"dim": 0}},
+        {"source": "a.md", "model": {"dim": "4"}},
+        {"source": "a.md", "model": {"dim": True}},
+        {"source": "a.md", "model": [4]},
+    ],
 )
 def test_metadata_without_valid_dim(meta: Any) -> None:
     raises_format_error(build(meta, [GOOD_CHUNK]), "model.dim")
@@ -417,8 +488,9 @@ def test_fuzz_bit_flips(base: bytes, flips: list[tuple[int, int]]) -> None:
 
 
 @settings(max_examples=200, deadline=None, database=None, derandomize=True)
-@given(base=st.sampled_from(FUZZ_BASE), size=st.integers(0, 10_000), pos=st.integers(0, 10_000),
-       value=st.integers(0, 255))
+@given(
+    base=st.sampled_from(FUZZ_BASE), size=st.integers(0, 10_000), pos=st.integers(0, 10_000), value=st.integers(0, 255)
+)
 def test_fuzz_truncate_and_overwrite(base: bytes, size: int, pos: int, value: int) -> None:
     data = bytearray(base[: size % (len(base) + 1)])
     if data:
@@ -435,7 +507,7 @@ def test_fuzz_random_bytes(header: bytes, tail: bytes) -> None:
 # --- every file encode writes passes the independent checker ---------------------------------------------------
 
 finite = st.floats(-1.0, 1.0, allow_nan=False, width=32)
-text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=40).filter(str.strip)
+text = st.text(st.characters(blacklist_categories=["Cs"]), min_size=1, max_size=40).filter(str.strip)
 
 
 @st.composite
@@ -449,20 +521,37 @@ def documents(draw: st.DrawFn) -> tuple[AifBinDocument, bool, int]:
         end = draw(st.integers(start + 1, lines))
         vec = np.asarray(draw(st.lists(finite, min_size=dim, max_size=dim)), dtype=np.float32)
         vec[0] = 2.0  # never the zero vector
-        records.append(ChunkRecord(i, draw(text), start, end, tuple(draw(st.lists(text, max_size=3))),
-                                   draw(st.sampled_from(["hard", "soft", "lore"])), draw(st.integers(0, 256)),
-                                   draw(st.text("0123456789abcdef", min_size=32, max_size=32)),
-                                   unit(*vec)))
-    meta = {"source": "note.md", "source_bytes": draw(st.integers(0, 2**40)),
-            "model": {"name": draw(text), "dim": dim, "normalized": True, "max_tokens": 256},
-            "frontmatter": draw(st.dictionaries(text, st.one_of(text, st.integers(-(2**63), 2**64 - 1),
-                                                                 st.lists(text)), max_size=3))}
+        records.append(
+            ChunkRecord(
+                i,
+                draw(text),
+                start,
+                end,
+                tuple(draw(st.lists(text, max_size=3))),
+                draw(st.sampled_from(["hard", "soft", "lore"])),
+                draw(st.integers(0, 256)),
+                draw(st.text("0123456789abcdef", min_size=32, max_size=32)),
+                unit(*vec),
+            )
+        )
+    meta = {
+        "source": "note.md",
+        "source_bytes": draw(st.integers(0, 2**40)),
+        "model": {"name": draw(text), "dim": dim, "normalized": True, "max_tokens": 256},
+        "frontmatter": draw(
+            st.dictionaries(text, st.one_of(text, st.integers(-(2**63), 2**64 - 1), st.lists(text)), max_size=3)
+        ),
+    }
     return AifBinDocument(meta, tuple(records)), draw(st.booleans()), lines
 
 
 @needs_checker
-@settings(max_examples=25, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=25,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(case=documents())
 def test_encoded_files_pass_the_checker(case: tuple[AifBinDocument, bool, int], tmp_path: Path) -> None:
     doc, compress, lines = case

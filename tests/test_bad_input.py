@@ -6,6 +6,7 @@ import hashlib
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,8 +20,11 @@ GOOD = "# Good\n\nThe webhook retries use exponential backoff with jitter.\n"
 
 
 def _digests(root: Path) -> dict[str, str]:
-    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in root.rglob("*.md") if "aifbin" not in p.parts}
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*.md")
+        if "aifbin" not in p.parts
+    }
 
 
 def _doc(service: MemoryService, rel: str) -> aifbin.AifBinDocument:
@@ -37,8 +41,7 @@ def test_empty_workspace_syncs_searches_and_reports(make_service: Callable[..., 
 
 
 @pytest.mark.parametrize("content", ["", "   \n\t\n  ", "---\ntags: [a, b]\ndate: 2026-11-03\n---\n"])
-def test_empty_whitespace_and_frontmatter_only_notes(make_service: Callable[..., MemoryService],
-                                                     content: str) -> None:
+def test_empty_whitespace_and_frontmatter_only_notes(make_service: Callable[..., MemoryService], content: str) -> None:
     service = make_service({"memory/blank.md": content, "memory/good.md": GOOD})
     report = service.sync()
     assert sorted(report.added) == ["memory/blank.md", "memory/good.md"] and not report.failed
@@ -156,7 +159,8 @@ def test_note_renamed_during_sync_converges(make_service: Callable[..., MemorySe
 
 @pytest.mark.parametrize("damage", ["truncate", "foreign"])
 def test_damaged_output_is_reported_on_load_and_rewritten_by_sync(
-    make_service: Callable[..., MemoryService], damage: str,
+    make_service: Callable[..., MemoryService],
+    damage: str,
 ) -> None:
     service = make_service({"memory/a.md": GOOD, "memory/b.md": GOOD.replace("webhook", "deploy")})
     service.sync()
@@ -180,17 +184,18 @@ def unreadable(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Path], Non
     blocked: set[str] = set()
     real = os.scandir
 
-    def fake(path: object = ".") -> object:
-        if os.fspath(path) in blocked:  # type: ignore[arg-type]
-            raise PermissionError(13, "Permission denied", os.fspath(path))  # type: ignore[arg-type]
-        return real(path)  # type: ignore[arg-type]
+    def fake(path: Any = ".") -> Any:
+        if os.fspath(path) in blocked:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
 
     monkeypatch.setattr(os, "scandir", fake)
     yield lambda p: blocked.add(str(p))
 
 
-def test_unreadable_workspace_root_wipes_nothing(make_service: Callable[..., MemoryService],
-                                                 unreadable: Callable[[Path], None]) -> None:
+def test_unreadable_workspace_root_wipes_nothing(
+    make_service: Callable[..., MemoryService], unreadable: Callable[[Path], None]
+) -> None:
     service = make_service({"MEMORY.md": GOOD, "memory/a.md": GOOD})
     service.sync()
     outputs = sorted(service.output_dir.rglob("*"))
@@ -201,8 +206,9 @@ def test_unreadable_workspace_root_wipes_nothing(make_service: Callable[..., Mem
     assert sorted(service.output_dir.rglob("*")) == outputs and service.state_path.read_bytes() == state
 
 
-def test_unreadable_subfolder_keeps_its_notes(make_service: Callable[..., MemoryService],
-                                             unreadable: Callable[[Path], None]) -> None:
+def test_unreadable_subfolder_keeps_its_notes(
+    make_service: Callable[..., MemoryService], unreadable: Callable[[Path], None]
+) -> None:
     service = make_service({"MEMORY.md": GOOD, "memory/private/a.md": GOOD, "memory/b.md": GOOD})
     service.sync()
     unreadable(service.root / "memory" / "private")

@@ -13,8 +13,14 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def test_report_ci_runs_and_renders(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(REPO / "bench" / "report.py"), "--ci", "--out", str(tmp_path)],
-                          capture_output=True, text=True, cwd=REPO, timeout=600, check=False)
+    done = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "report.py"), "--ci", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     shared = (REPO.parent / "shared" / "data" / "scifact").is_dir()
     for name in ("query", "lifecycle", "scifact") if shared else ("query", "lifecycle"):

@@ -59,7 +59,7 @@ def test_block_text_is_exactly_its_source_lines(name: str) -> None:
     assert note.blocks
     for block in note.blocks:
         assert 0 <= block.start_line < block.end_line <= len(lines)
-        assert block.text == "\n".join(lines[block.start_line:block.end_line])
+        assert block.text == "\n".join(lines[block.start_line : block.end_line])
         # Trailing blank lines are trimmed, so the last line of the range has content.
         assert lines[block.end_line - 1].strip()
 
@@ -92,7 +92,11 @@ def test_heading_inside_code_fence_stays_code() -> None:
     assert code.text.startswith("```python\n") and code.text.endswith("\n```")
     assert all("not a heading" not in h for b in note.blocks for h in b.heading_path)
     assert [b.text for b in note.blocks if b.kind == "heading"] == [
-        "# Project Alpha", "## Decisions", "### Deep Dive", "Setext Heading\n--------------", "# Project Beta",
+        "# Project Alpha",
+        "## Decisions",
+        "### Deep Dive",
+        "Setext Heading\n--------------",
+        "# Project Beta",
     ]
 
 
@@ -180,7 +184,13 @@ def test_malformed_frontmatter_warns_with_line_and_body_is_still_parsed() -> Non
 def test_inline_tags_collected_after_frontmatter_tags() -> None:
     note, _ = load("tags.md")
     assert note.frontmatter.tags == (
-        "front", "inline", "nested/child", "with-dash_and_underscore", "listtag", "quotetag", "tabletag",
+        "front",
+        "inline",
+        "nested/child",
+        "with-dash_and_underscore",
+        "listtag",
+        "quotetag",
+        "tabletag",
     )
 
 

@@ -44,8 +44,7 @@ def words(prefix: str, n: int, end: str = "") -> str:
     return " ".join(f"{prefix}{i}" for i in range(n)) + end
 
 
-def check_chunks(note: ParsedNote, chunks: list[Chunk], counter: WordPieceCounter | WordCounter,
-                 target: int) -> None:
+def check_chunks(note: ParsedNote, chunks: list[Chunk], counter: WordPieceCounter | WordCounter, target: int) -> None:
     """The invariants every chunk list must keep, whatever the note."""
     source = "\n".join(b.text for b in note.blocks)
     starts = [c.start_line for c in chunks]
@@ -70,8 +69,13 @@ def uncovered_lines(note: ParsedNote, chunks: list[Chunk]) -> list[int]:
     the heading prefix of embed_text instead (their own line is covered only when sections merge), and lines
     that make no block (frontmatter, thematic breaks, link reference definitions) are in no chunk at all.
     """
-    text_lines = {ln for b in note.blocks if b.kind != "heading"
-                  for ln, s in enumerate(b.text.split("\n"), b.start_line) if s.strip()}
+    text_lines = {
+        ln
+        for b in note.blocks
+        if b.kind != "heading"
+        for ln, s in enumerate(b.text.split("\n"), b.start_line)
+        if s.strip()
+    }
     return sorted(ln for ln in text_lines if not any(c.start_line <= ln < c.end_line for c in chunks))
 
 
@@ -115,7 +119,9 @@ def test_sentence_longer_than_budget_is_cut_into_token_windows() -> None:
     chunks = chunk_note(note_of(text), WORDS, ChunkerParams(target_tokens=20, overlap_tokens=4, min_tokens=0))
     assert [c.tokens for c in chunks] == [20, 20, 9]
     assert [c.text.split() for c in chunks] == [
-        [f"w{i}" for i in range(17)], [f"w{i}" for i in range(17, 34)], [f"w{i}" for i in range(34, 40)],
+        [f"w{i}" for i in range(17)],
+        [f"w{i}" for i in range(17, 34)],
+        [f"w{i}" for i in range(34, 40)],
     ]
     assert "".join(c.text for c in chunks) == text
 
@@ -191,7 +197,8 @@ def test_tiny_sections_stay_chunks_of_their_own() -> None:
     note = note_of("# A\n\none two\n\n# B\n\nthree four\n")
     chunks = chunk_note(note, WORDS, ChunkerParams(target_tokens=50, overlap_tokens=8, min_tokens=20))
     assert [(c.heading_path, c.text, c.start_line, c.end_line) for c in chunks] == [
-        (("A",), "one two", 2, 3), (("B",), "three four", 6, 7),
+        (("A",), "one two", 2, 3),
+        (("B",), "three four", 6, 7),
     ]
     assert [c.tokens for c in chunks] == [SPECIAL_TOKENS + 3 + 2] * 2
 
@@ -281,7 +288,8 @@ def test_dated_headings_are_sections() -> None:
     text = "# Log\n\n## 2026-11-28\n\nShipped v1.\n\n## 2026-11-29\n\nShipped v2.\n"
     chunks = chunk_note(note_of(text), WORDS)
     assert [(c.heading_path, c.text) for c in chunks] == [
-        (("Log", "2026-11-28"), "Shipped v1."), (("Log", "2026-11-29"), "Shipped v2."),
+        (("Log", "2026-11-28"), "Shipped v1."),
+        (("Log", "2026-11-29"), "Shipped v2."),
     ]
 
 
@@ -315,8 +323,10 @@ def test_table_split_over_chunks_repeats_its_header() -> None:
     assert rows == TABLE.split("\n")[2:]  # every row once, in order
     # Line ranges are those of the rows a chunk carries (the repeated header is not where it starts).
     assert chunks[0].start_line == 2
-    assert [c.start_line for c in chunks[1:]] == [2 + 2 + len(chunks[0].text.split("\n")) - 2 + sum(
-        len(x.text.split("\n")) - 2 for x in chunks[1:i]) for i in range(1, len(chunks))]
+    assert [c.start_line for c in chunks[1:]] == [
+        2 + 2 + len(chunks[0].text.split("\n")) - 2 + sum(len(x.text.split("\n")) - 2 for x in chunks[1:i])
+        for i in range(1, len(chunks))
+    ]
     check_chunks(note, chunks, WORDS, 40)
 
 
@@ -361,16 +371,44 @@ def test_heading_of_empty_section_is_kept() -> None:
 
 
 def test_chunk_params_as_dict() -> None:
-    assert ChunkerParams().as_dict() == {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50, "partition": 2,
-                                         "boundaries": 2}
+    assert ChunkerParams().as_dict() == {
+        "target_tokens": 256,
+        "overlap_tokens": 32,
+        "min_tokens": 50,
+        "partition": 2,
+        "boundaries": 2,
+    }
 
 
 # --- the real all-MiniLM-L6-v2 WordPiece tokenizer --------------------------------------------------------------
 
 ENGLISH = [
-    "the", "memory", "system", "stores", "notes", "as", "binary", "files", "with", "embeddings", "and", "serves",
-    "hybrid", "search", "over", "markdown", "while", "the", "language", "server", "answers", "hover", "requests",
-    "quickly", "and", "reliably",
+    "the",
+    "memory",
+    "system",
+    "stores",
+    "notes",
+    "as",
+    "binary",
+    "files",
+    "with",
+    "embeddings",
+    "and",
+    "serves",
+    "hybrid",
+    "search",
+    "over",
+    "markdown",
+    "while",
+    "the",
+    "language",
+    "server",
+    "answers",
+    "hover",
+    "requests",
+    "quickly",
+    "and",
+    "reliably",
 ]
 
 
@@ -382,16 +420,20 @@ REAL_CASES = {
     "huge paragraph without punctuation": english(3000),
     "huge single word": "x" * 5000,
     "huge word of punctuated pieces": "-".join("abcdefghij"[i % 10] for i in range(2500)),
-    "long code fence": "```python\n" + "\n".join(
+    "long code fence": "```python\n"
+    + "\n".join(
         f"result_{i} = compute_value(item_{i}, factor={i % 7}, label='row {i}')  # step {i}" for i in range(300)
-    ) + "\n```\n",
-    "long table": "| name | value | note |\n|---|---|---|\n" + "\n".join(
-        f"| row {i} | {i * 37} | {english(6, i)} |" for i in range(300)),
+    )
+    + "\n```\n",
+    "long table": "| name | value | note |\n|---|---|---|\n"
+    + "\n".join(f"| row {i} | {i * 37} | {english(6, i)} |" for i in range(300)),
     "cjk without spaces": "这是一个很长的中文句子没有空格也没有标点符号" * 150,
     "japanese with punctuation": "日本語のテキストはスペースなしで書かれます。" * 150,
     "korean": "한국어 텍스트는 띄어쓰기를 사용합니다 " * 200,
-    "nested long headings": "\n\n".join(
-        "#" * level + " " + english(60, level) for level in range(1, 7)) + "\n\n" + english(800) + "\n",
+    "nested long headings": "\n\n".join("#" * level + " " + english(60, level) for level in range(1, 7))
+    + "\n\n"
+    + english(800)
+    + "\n",
     "many sentences": " ".join(f"Sentence {i} is about {english(8, i)}." for i in range(150)),
 }
 
@@ -460,13 +502,15 @@ def test_real_tokenizer_tiny_sections_stay_apart(wordpiece: WordPieceCounter) ->
     note = note_of("# A\n\nShort one.\n\n# B\n\nShort two.\n\n# C\n\nShort three.\n")
     chunks = chunk_note(note, wordpiece)
     assert [(c.text, c.start_line, c.end_line) for c in chunks] == [
-        ("Short one.", 2, 3), ("Short two.", 6, 7), ("Short three.", 10, 11),
+        ("Short one.", 2, 3),
+        ("Short two.", 6, 7),
+        ("Short three.", 10, 11),
     ]
 
 
 def test_real_tokenizer_overlap_between_paragraph_chunks(wordpiece: WordPieceCounter) -> None:
     sentences = [f"Sentence number {i} talks about memory systems and search quality." for i in range(80)]
-    text = "# H\n\n" + "\n\n".join(" ".join(sentences[i:i + 3]) for i in range(0, 80, 3))
+    text = "# H\n\n" + "\n\n".join(" ".join(sentences[i : i + 3]) for i in range(0, 80, 3))
     note = note_of(text)
     chunks = chunk_note(note, wordpiece)
     assert len(chunks) >= 3
@@ -499,8 +543,27 @@ def test_real_tokenizer_tokens_exact_for_long_code_line(wordpiece: WordPieceCoun
 
 # --- property tests -----------------------------------------------------------------------------------------
 
-VOCAB = [*ENGLISH, "API", "v2", "naïve", "Straße", "中文", "日本語", "한국어", "x:y", "a.b", "#tag", "`code`",
-         "unbelievable", "internationalization", "42", "e.g.", "—", "(see", "below)"]
+VOCAB = [
+    *ENGLISH,
+    "API",
+    "v2",
+    "naïve",
+    "Straße",
+    "中文",
+    "日本語",
+    "한국어",
+    "x:y",
+    "a.b",
+    "#tag",
+    "`code`",
+    "unbelievable",
+    "internationalization",
+    "42",
+    "e.g.",
+    "—",
+    "(see",
+    "below)",
+]
 SMALL = ChunkerParams(target_tokens=64, overlap_tokens=8, min_tokens=12)
 
 
@@ -539,10 +602,19 @@ def test_property_chunks_fit_and_cover_the_body(text: str) -> None:
 
 
 # No shrinking: shrinking a failing note through the real tokenizer takes minutes.
-@settings(max_examples=60, deadline=None, database=None, derandomize=True, phases=[Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow])
-@given(text=markdown_lines(40, 120, st.one_of(st.sampled_from(VOCAB), st.text("abcdefghijklmnopqrstuvwxyz",
-                                                                              min_size=3, max_size=30))))
+@settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    text=markdown_lines(
+        40, 120, st.one_of(st.sampled_from(VOCAB), st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=30))
+    )
+)
 def test_property_long_sentences_fit_and_count_exactly(text: str) -> None:
     counter = _wordpiece()
     note = note_of(text)

@@ -19,12 +19,14 @@ pytestmark = pytest.mark.model
 EXAMPLES = REPO / "examples"
 
 
-def botbin(*args: str, cwd: Path | None = None,
-           env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+def botbin(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}
     full_env.update(env or {})
-    return subprocess.run([sys.executable, "-m", "botbin", *args], capture_output=True, cwd=cwd,
-                          env=full_env, check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "botbin", *args], capture_output=True, cwd=cwd, env=full_env, check=False, timeout=600
+    )
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +49,11 @@ def test_help_documents_exit_codes() -> None:
 def test_outputs_pass_the_checker_and_nothing_else_is_written(ws: Path) -> None:
     assert run_checker(ws, ws / "memory" / "aifbin").returncode == 0
     written = {p.relative_to(ws).as_posix() for p in ws.rglob("*") if p.is_file()}
-    source = {p.relative_to(EXAMPLES / "workspace").as_posix()
-              for p in (EXAMPLES / "workspace").rglob("*") if p.is_file() and "aifbin" not in p.parts}
+    source = {
+        p.relative_to(EXAMPLES / "workspace").as_posix()
+        for p in (EXAMPLES / "workspace").rglob("*")
+        if p.is_file() and "aifbin" not in p.parts
+    }
     assert {w for w in written if not w.startswith("memory/aifbin/")} == source
 
 
@@ -62,8 +67,7 @@ def test_noop_sync_is_silent_and_json_reports_it(ws: Path) -> None:
 
 def test_batch_search_answers_the_example_questions(ws: Path) -> None:
     queries = [json.loads(line) for line in (EXAMPLES / "queries.jsonl").read_text().splitlines() if line.strip()]
-    out = botbin("search", "--batch", str(EXAMPLES / "queries.jsonl"), "--json", "-k", "3", "--best-per-note",
-                 cwd=ws)
+    out = botbin("search", "--batch", str(EXAMPLES / "queries.jsonl"), "--json", "-k", "3", "--best-per-note", cwd=ws)
     assert out.returncode == 0, out.stderr.decode()
     results = [json.loads(line) for line in out.stdout.decode().splitlines()]
     assert len(results) == len(queries)
@@ -74,8 +78,15 @@ def test_batch_search_answers_the_example_questions(ws: Path) -> None:
     hit = results[0][0]
     assert {"path", "startLine", "endLine", "headingPath", "kind", "snippet", "score", "cosine", "bm25"} <= set(hit)
     # with the note and neighbour terms off, the score is the paper's hybrid
-    plain = botbin("search", queries[0]["q"], "--json", "-k", "1", cwd=ws,
-                   env={"BOTBIN_NOTE_WEIGHT": "0", "BOTBIN_NEIGHBOUR_WEIGHT": "0"})
+    plain = botbin(
+        "search",
+        queries[0]["q"],
+        "--json",
+        "-k",
+        "1",
+        cwd=ws,
+        env={"BOTBIN_NOTE_WEIGHT": "0", "BOTBIN_NEIGHBOUR_WEIGHT": "0"},
+    )
     hit = json.loads(plain.stdout.decode())["hits"][0]
     assert abs(hit["components"]["hybrid"] - (0.7 * hit["cosine"] + 0.3 * hit["bm25"])) < 1e-4
 
@@ -152,9 +163,14 @@ def test_model_folder_change_reembeds_with_no_hub_cache(ws: Path, tmp_path: Path
 
 
 def test_bad_search_input_is_a_usage_error_not_a_traceback(ws: Path, tmp_path: Path) -> None:
-    for args in (["search", ""], ["search", "x", "--alpha", "5"], ["search", "x", "--alpha", "nan"],
-                 ["search", "x", "-k", "0"], ["search", "x", "--since", "yesterday"],
-                 ["search", "--batch", str(tmp_path / "none.jsonl")]):
+    for args in (
+        ["search", ""],
+        ["search", "x", "--alpha", "5"],
+        ["search", "x", "--alpha", "nan"],
+        ["search", "x", "-k", "0"],
+        ["search", "x", "--since", "yesterday"],
+        ["search", "--batch", str(tmp_path / "none.jsonl")],
+    ):
         out = botbin(*args, cwd=ws)
         assert out.returncode == 2 and b"Traceback" not in out.stderr, (args, out.stderr)
     batch = tmp_path / "bad.jsonl"
@@ -164,8 +180,9 @@ def test_bad_search_input_is_a_usage_error_not_a_traceback(ws: Path, tmp_path: P
     assert out.stderr.count(b"bad query line") == 4 and b"Traceback" not in out.stderr
     missing = botbin("search", "x", "--workspace", str(tmp_path / "missing"))
     assert missing.returncode == 3 and b"does not exist" in missing.stderr
-    unwritable = botbin("extract", str(ws / "memory" / "aifbin" / "MEMORY.aif-bin"), "-o",
-                        str(tmp_path / "no" / "dir" / "x.md"))
+    unwritable = botbin(
+        "extract", str(ws / "memory" / "aifbin" / "MEMORY.aif-bin"), "-o", str(tmp_path / "no" / "dir" / "x.md")
+    )
     assert unwritable.returncode == 2 and b"cannot write" in unwritable.stderr
 
 

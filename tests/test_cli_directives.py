@@ -48,8 +48,15 @@ sys.exit(botbin.cli.main(sys.argv[1:]))
 def botbin(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     """``botbin ARGS`` in ``cwd``, with the FakeEmbedder."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}
-    return subprocess.run([sys.executable, "-c", _LAUNCHER, *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, check=False, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", _LAUNCHER, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        check=False,
+        timeout=120,
+    )
 
 
 def ok(*args: str, cwd: Path) -> str:
@@ -86,10 +93,16 @@ def test_aifbin_chunks_carry_kinds_and_directives(ws: Path) -> None:
     assert memory.metadata["instruction"] is True
     assert memory.metadata["chunker"]["partition"] == PARTITION_VERSION
     raw = memory.metadata["directives"]
-    assert [(d["kind"], d["start_line"]) for d in raw] == [("hard", 11), ("hard", 12), ("hard", 13), ("soft", 15),
-                                                            ("soft", 17)]
-    assert raw[0]["cues"] == [{"modality": "obligation", "cue": "Always", "line": 11, "positive": True,
-                               "action": "use tabs for indentation."}]
+    assert [(d["kind"], d["start_line"]) for d in raw] == [
+        ("hard", 11),
+        ("hard", 12),
+        ("hard", 13),
+        ("soft", 15),
+        ("soft", 17),
+    ]
+    assert raw[0]["cues"] == [
+        {"modality": "obligation", "cue": "Always", "line": 11, "positive": True, "action": "use tabs for indentation."}
+    ]
     daily = document(ws, "memory/2026-11-03.md")
     assert daily.metadata["instruction"] is False
     # "- Ask Dana before ..." is a bare imperative: a rule only in an instruction note (issue 19)
@@ -102,8 +115,11 @@ def test_instruction_rules_never_share_a_chunk_with_lore(ws: Path) -> None:
     for chunk in document(ws, "AGENTS.md").chunks:
         assert block_kinds(ws, "AGENTS.md", chunk.start_line, chunk.end_line) == {chunk.kind}, chunk
     # an ordinary note merges small blocks of any kind, and the chunk takes the highest kind
-    mixed = [c for c in document(ws, "memory/2026-11-03.md").chunks
-             if len(block_kinds(ws, "memory/2026-11-03.md", c.start_line, c.end_line)) > 1]
+    mixed = [
+        c
+        for c in document(ws, "memory/2026-11-03.md").chunks
+        if len(block_kinds(ws, "memory/2026-11-03.md", c.start_line, c.end_line)) > 1
+    ]
     assert mixed and all(c.kind == "soft" for c in mixed)
 
 
@@ -114,9 +130,18 @@ def test_same_text_as_an_ordinary_note_mixes_kinds_in_a_chunk() -> None:
     for rel, instruction in (("AGENTS.md", True), ("memory/copy.md", False)):
         prep = prepare_note(rel, data, counter, ChunkerParams())
         assert prep.partition.instruction is instruction
-        mixed = [c for c in prep.chunks
-                 if len({k for b, k in zip(prep.note.blocks, prep.partition.kinds, strict=True)
-                         if b.start_line < c.end_line and c.start_line < b.end_line}) > 1]
+        mixed = [
+            c
+            for c in prep.chunks
+            if len(
+                {
+                    k
+                    for b, k in zip(prep.note.blocks, prep.partition.kinds, strict=True)
+                    if b.start_line < c.end_line and c.start_line < b.end_line
+                }
+            )
+            > 1
+        ]
         assert bool(mixed) is not instruction, (rel, prep.chunks)
 
 
@@ -135,7 +160,7 @@ def test_directives_json_lists_rules_with_0_based_lines(ws: Path) -> None:
     lines = (ws / "AGENTS.md").read_text(encoding="utf-8").split("\n")
     for d in out["directives"]:
         if d["path"] == "AGENTS.md":
-            assert d["text"] == "\n".join(lines[d["start_line"]:d["end_line"]])
+            assert d["text"] == "\n".join(lines[d["start_line"] : d["end_line"]])
             assert all(c["cue"] in lines[c["line"]] for c in d["cues"])
     (conflict,) = out["conflicts"]
     assert conflict["action"] == "use tabs for indentation"
@@ -146,9 +171,12 @@ def test_directives_json_lists_rules_with_0_based_lines(ws: Path) -> None:
 def test_directives_text_output_is_1_based(ws: Path) -> None:
     out = ok("directives", cwd=ws).splitlines()
     assert out[0] == 'AGENTS.md:12  hard  obligation  "Always"  - Always use tabs for indentation.'
-    assert 'AGENTS.md:14  hard  rule  -  - Dates are ISO 8601.' in out
-    assert out[-2:] == ["1 conflicts:", '  "Always use tabs for indentation" (AGENTS.md:12) conflicts with '
-                        '"Never use tabs for indentation" (memory/style.md:5)']
+    assert "AGENTS.md:14  hard  rule  -  - Dates are ISO 8601." in out
+    assert out[-2:] == [
+        "1 conflicts:",
+        '  "Always use tabs for indentation" (AGENTS.md:12) conflicts with '
+        '"Never use tabs for indentation" (memory/style.md:5)',
+    ]
 
 
 def test_directives_of_a_folder_or_note(ws: Path) -> None:
@@ -164,13 +192,17 @@ def test_directives_of_a_folder_or_note(ws: Path) -> None:
 def test_unsynced_note_is_parsed_on_the_spot(ws: Path) -> None:
     notes = ws / "notes"
     notes.mkdir(exist_ok=True)
-    (notes / "AGENTS.md").write_text("# Agents\n\nBackground.\n\n- Use tabs for indentation.\n- Sign commits.\n",
-                                     encoding="utf-8")
+    (notes / "AGENTS.md").write_text(
+        "# Agents\n\nBackground.\n\n- Use tabs for indentation.\n- Sign commits.\n", encoding="utf-8"
+    )
     out = json.loads(ok("directives", "notes/AGENTS.md", "--json", cwd=ws))
     assert [(d["path"], d["kind"], d["start_line"]) for d in out["directives"]] == [
-        ("notes/AGENTS.md", "hard", 4), ("notes/AGENTS.md", "hard", 5)]
+        ("notes/AGENTS.md", "hard", 4),
+        ("notes/AGENTS.md", "hard", 5),
+    ]
     assert [(c["first"]["path"], c["second"]["path"]) for c in out["conflicts"]] == [
-        ("notes/AGENTS.md", "memory/style.md")]
+        ("notes/AGENTS.md", "memory/style.md")
+    ]
     missing = botbin("directives", "notes/missing.md", cwd=ws)
     assert missing.returncode == 2 and "notes/missing.md" in missing.stderr and "Traceback" not in missing.stderr
 
@@ -178,8 +210,10 @@ def test_unsynced_note_is_parsed_on_the_spot(ws: Path) -> None:
 def test_status_shows_conflicts(ws: Path) -> None:
     text = ok("status", cwd=ws)
     assert "conflicts:   1\n" in text
-    assert ('  "Always use tabs for indentation" (AGENTS.md:12) conflicts with "Never use tabs for indentation" '
-            "(memory/style.md:5)") in text
+    assert (
+        '  "Always use tabs for indentation" (AGENTS.md:12) conflicts with "Never use tabs for indentation" '
+        "(memory/style.md:5)"
+    ) in text
     status = json.loads(ok("status", "--json", cwd=ws))
     assert [c["action"] for c in status["conflicts"]] == ["use tabs for indentation"]
 
@@ -200,8 +234,8 @@ def test_search_kind_rejects_other_values(ws: Path) -> None:
 
 
 def test_partition_version_change_rechunks_without_reembedding(
-        make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     notes = {p.relative_to(WORKSPACE).as_posix(): p.read_text(encoding="utf-8") for p in WORKSPACE.rglob("*.md")}
     service = make_service(notes)
     first = service.sync()
@@ -222,8 +256,13 @@ def test_partition_version_change_rechunks_without_reembedding(
 
 
 def test_service_directives_report(make_service: Callable[..., MemoryService]) -> None:
-    service = make_service({"AGENTS.md": "- Always use tabs.\n", "memory/a.md": "Never use tabs.\n",
-                            "memory/b.md": "The weather was fine.\n"})
+    service = make_service(
+        {
+            "AGENTS.md": "- Always use tabs.\n",
+            "memory/a.md": "Never use tabs.\n",
+            "memory/b.md": "The weather was fine.\n",
+        }
+    )
     assert service.status().conflicts == ()  # nothing indexed yet
     service.sync()
     report = service.directives()

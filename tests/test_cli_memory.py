@@ -36,7 +36,12 @@ def test_context_json_shape(ws: Path) -> None:
     assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers"}
     assert out["budgetTokens"] == 300 and 0 < out["usedTokens"] <= 300
     assert [(t["name"], t["tier"]) for t in out["tiers"]] == [
-        ("hard", "1"), ("guidance", "1.5"), ("soft", "2"), ("recent", "3"), ("recalled", "4")]
+        ("hard", "1"),
+        ("guidance", "1.5"),
+        ("soft", "2"),
+        ("recent", "3"),
+        ("recalled", "4"),
+    ]
     for tier in out["tiers"]:
         assert set(tier) == {"name", "tier", "tokens", "items", "cut"}
         for entry in tier["items"] + tier["cut"]:
@@ -62,10 +67,17 @@ def test_context_text_prints_the_context_and_a_token_summary(ws: Path) -> None:
     assert re.fullmatch(r"botbin: \d+/300 tokens \(hard \d+, soft \d+, recent \d+, recalled \d+\)\n", done.stderr)
 
 
-@pytest.mark.parametrize(("budget", "message"), [
-    ("3", re.compile(r"botbin: error: the hard rules \(1\) need \d+ tokens, over the budget of 3; raise the budget")),
-    ("0", re.compile(r"botbin: error: budget_tokens must be positive, got 0")),
-], ids=["rules-over-budget", "zero"])
+@pytest.mark.parametrize(
+    ("budget", "message"),
+    [
+        (
+            "3",
+            re.compile(r"botbin: error: the hard rules \(1\) need \d+ tokens, over the budget of 3; raise the budget"),
+        ),
+        ("0", re.compile(r"botbin: error: budget_tokens must be positive, got 0")),
+    ],
+    ids=["rules-over-budget", "zero"],
+)
 def test_context_budget_too_small_fails_clearly(ws: Path, budget: str, message: re.Pattern[str]) -> None:
     done = botbin("context", "pasta", "--budget", budget, cwd=ws)
     assert done.returncode == 2 and done.stdout == ""

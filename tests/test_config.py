@@ -20,8 +20,9 @@ def env_source(key: str) -> str:
     return f"environment variable BOTBIN_{key.upper()}"
 
 
-def load(ws: Path, toml: str | None = None, env: dict[str, str] | None = None,
-         overrides: dict[str, object] | None = None) -> LoadedSettings:
+def load(
+    ws: Path, toml: str | None = None, env: dict[str, str] | None = None, overrides: dict[str, object] | None = None
+) -> LoadedSettings:
     if toml is not None:
         (ws / CONFIG_FILE).write_text(toml, encoding="utf-8")
     return load_settings(ws, overrides=overrides, env=env or {})
@@ -45,28 +46,50 @@ def test_defaults(tmp_path: Path) -> None:
 
 
 def test_flat_toml(tmp_path: Path) -> None:
-    s = load(tmp_path, 'alpha = 0.5\ntop_k = 3\ninclude = ["notes/**/*.md"]\nexclude = ["notes/private/**"]\n'
-                       'compress = true\nlock_timeout_s = 2\nmodel = "models/mini"\n').settings
-    assert (s.alpha, s.top_k, s.include, s.exclude, s.compress) == (0.5, 3, ("notes/**/*.md",),
-                                                                     ("notes/private/**",), True)
+    s = load(
+        tmp_path,
+        'alpha = 0.5\ntop_k = 3\ninclude = ["notes/**/*.md"]\nexclude = ["notes/private/**"]\n'
+        'compress = true\nlock_timeout_s = 2\nmodel = "models/mini"\n',
+    ).settings
+    assert (s.alpha, s.top_k, s.include, s.exclude, s.compress) == (
+        0.5,
+        3,
+        ("notes/**/*.md",),
+        ("notes/private/**",),
+        True,
+    )
     assert s.lock_timeout_s == 2.0 and isinstance(s.lock_timeout_s, float)
     assert s.model == "models/mini"
 
 
 def test_botbin_table(tmp_path: Path) -> None:
-    loaded = load(tmp_path, "[botbin]\nalpha = 0.25\noutput_dir = \"out/aif\"\n\n[tool.other]\nx = 1\n")
+    loaded = load(tmp_path, '[botbin]\nalpha = 0.25\noutput_dir = "out/aif"\n\n[tool.other]\nx = 1\n')
     assert loaded.settings.alpha == 0.25
     assert loaded.settings.output_dir == "out/aif"
     assert loaded.warnings == ()
 
 
 def test_env_variables(tmp_path: Path) -> None:
-    env = {"BOTBIN_ALPHA": "0.4", "BOTBIN_TOP_K": "7", "BOTBIN_VAULT": "yes", "BOTBIN_INCLUDE": "a.md, b/*.md",
-           "BOTBIN_COMPRESS": "0", "BOTBIN_MODEL": "", "HOME": "/root", "XBOTBIN_ALPHA": "0.1"}
+    env = {
+        "BOTBIN_ALPHA": "0.4",
+        "BOTBIN_TOP_K": "7",
+        "BOTBIN_VAULT": "yes",
+        "BOTBIN_INCLUDE": "a.md, b/*.md",
+        "BOTBIN_COMPRESS": "0",
+        "BOTBIN_MODEL": "",
+        "HOME": "/root",
+        "XBOTBIN_ALPHA": "0.1",
+    }
     loaded = load(tmp_path, env=env)
     s = loaded.settings
-    assert (s.alpha, s.top_k, s.vault, s.include, s.compress, s.model) == (0.4, 7, True, ("a.md", "b/*.md"),
-                                                                           False, None)
+    assert (s.alpha, s.top_k, s.vault, s.include, s.compress, s.model) == (
+        0.4,
+        7,
+        True,
+        ("a.md", "b/*.md"),
+        False,
+        None,
+    )
     assert loaded.warnings == ()
 
 
@@ -106,13 +129,13 @@ def test_override_source_is_named(tmp_path: Path) -> None:
         ("top_k = -1\n", "top_k", 10),
         ("top_k = 0\n", "top_k", 10),
         ("include = 5\n", "include", DEFAULT_INCLUDE),
-        ("include = [\"a.md\", 3]\n", "include", DEFAULT_INCLUDE),
-        ("top_k = \"lots\"\n", "top_k", 10),
-        ("vault = \"maybe\"\n", "vault", False),
+        ('include = ["a.md", 3]\n', "include", DEFAULT_INCLUDE),
+        ('top_k = "lots"\n', "top_k", 10),
+        ('vault = "maybe"\n', "vault", False),
         ("compress = 1\n", "compress", False),
         ("min_tokens = -5\n", "min_tokens", 50),
         ("model = 3\n", "model", None),
-        ("output_dir = \"\"\n", "output_dir", "memory/aifbin"),
+        ('output_dir = ""\n', "output_dir", "memory/aifbin"),
     ],
 )
 def test_bad_toml_value_falls_back_with_warning_naming_source_and_key(
@@ -125,8 +148,15 @@ def test_bad_toml_value_falls_back_with_warning_naming_source_and_key(
     assert f"'{key}'" in warning
 
 
-@pytest.mark.parametrize(("var", "value", "key"), [("BOTBIN_ALPHA", "2", "alpha"), ("BOTBIN_TOP_K", "-1", "top_k"),
-                                                   ("BOTBIN_TOP_K", "x", "top_k"), ("BOTBIN_VAULT", "nah", "vault")])
+@pytest.mark.parametrize(
+    ("var", "value", "key"),
+    [
+        ("BOTBIN_ALPHA", "2", "alpha"),
+        ("BOTBIN_TOP_K", "-1", "top_k"),
+        ("BOTBIN_TOP_K", "x", "top_k"),
+        ("BOTBIN_VAULT", "nah", "vault"),
+    ],
+)
 def test_bad_env_value_names_the_environment(tmp_path: Path, var: str, value: str, key: str) -> None:
     loaded = load(tmp_path, env={var: value})
     assert getattr(loaded.settings, key) == getattr(Settings(), key)
@@ -196,10 +226,12 @@ def test_output_dir_inside_the_workspace_is_kept(tmp_path: Path) -> None:
 def test_range_warning_names_source_and_key(tmp_path: Path) -> None:
     loaded = load(tmp_path, "alpha = 2\n", env={"BOTBIN_TOP_K": "-1"})
     assert (loaded.settings.alpha, loaded.settings.top_k) == (0.7, 10)
-    assert sorted(loaded.warnings) == sorted([
-        f"{tmp_path / CONFIG_FILE}: setting 'alpha' = 2.0 ignored (must be between 0 and 1); using the default",
-        f"{env_source('top_k')}: setting 'top_k' = -1 ignored (must be positive); using the default",
-    ])
+    assert sorted(loaded.warnings) == sorted(
+        [
+            f"{tmp_path / CONFIG_FILE}: setting 'alpha' = 2.0 ignored (must be between 0 and 1); using the default",
+            f"{env_source('top_k')}: setting 'top_k' = -1 ignored (must be positive); using the default",
+        ]
+    )
 
 
 def test_overlap_must_be_under_half_the_target(tmp_path: Path) -> None:
@@ -227,8 +259,9 @@ def test_vault_mode(tmp_path: Path) -> None:
     assert load(tmp_path, env={"BOTBIN_VAULT": "off"}).settings.tracked_globs == ("only.md",)
 
 
-@pytest.mark.parametrize(("raw", "expected"), [("1", True), ("TRUE", True), (" on ", True), ("no", False),
-                                               ("0", False), ("Off", False)])
+@pytest.mark.parametrize(
+    ("raw", "expected"), [("1", True), ("TRUE", True), (" on ", True), ("no", False), ("0", False), ("Off", False)]
+)
 def test_boolean_strings(tmp_path: Path, raw: str, expected: bool) -> None:
     assert load(tmp_path, env={"BOTBIN_COMPRESS": raw}).settings.compress is expected
 
@@ -244,4 +277,7 @@ def test_ranking_defaults_match_the_index() -> None:
 
     settings = Settings()
     assert (settings.max_hits_per_note, settings.note_weight, settings.neighbour_weight) == (
-        MAX_HITS_PER_NOTE, NOTE_WEIGHT, NEIGHBOUR_WEIGHT)
+        MAX_HITS_PER_NOTE,
+        NOTE_WEIGHT,
+        NEIGHBOUR_WEIGHT,
+    )

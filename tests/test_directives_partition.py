@@ -56,21 +56,24 @@ def part(text: str, path: str) -> Partition:
     return partition_note(parse_note(text, path), text)
 
 
-@pytest.mark.parametrize(("path", "text", "expected"), [
-    ("MEMORY.md", "x\n", False),  # Bot-BIN's curated memory, not instructions (issue 19)
-    ("AGENTS.md", "x\n", True),
-    ("docs/AGENTS.md", "x\n", True),
-    ("a/b/c/CLAUDE.md", "x\n", True),
-    ("agents.md", "x\n", True),
-    ("Claude.MD", "x\n", True),
-    ("memory/2026-11-03.md", "x\n", False),
-    ("notes/agents-notes.md", "x\n", False),
-    ("MEMORY.md.bak.md", "x\n", False),
-    ("notes/rules.md", "---\nbotbin: instructions\n---\nx\n", True),
-    ("notes/rules.md", "---\nbotbin: [instructions, pinned]\n---\nx\n", True),
-    ("notes/rules.md", "---\nbotbin: other\n---\nx\n", False),
-    ("notes/rules.md", "---\ntags: [instructions]\n---\nx\n", False),
-])
+@pytest.mark.parametrize(
+    ("path", "text", "expected"),
+    [
+        ("MEMORY.md", "x\n", False),  # Bot-BIN's curated memory, not instructions (issue 19)
+        ("AGENTS.md", "x\n", True),
+        ("docs/AGENTS.md", "x\n", True),
+        ("a/b/c/CLAUDE.md", "x\n", True),
+        ("agents.md", "x\n", True),
+        ("Claude.MD", "x\n", True),
+        ("memory/2026-11-03.md", "x\n", False),
+        ("notes/agents-notes.md", "x\n", False),
+        ("MEMORY.md.bak.md", "x\n", False),
+        ("notes/rules.md", "---\nbotbin: instructions\n---\nx\n", True),
+        ("notes/rules.md", "---\nbotbin: [instructions, pinned]\n---\nx\n", True),
+        ("notes/rules.md", "---\nbotbin: other\n---\nx\n", False),
+        ("notes/rules.md", "---\ntags: [instructions]\n---\nx\n", False),
+    ],
+)
 def test_instruction_note_detection(path: str, text: str, expected: bool) -> None:
     note = parse_note(text, path)
     assert is_instruction_note(note) is expected
@@ -84,7 +87,12 @@ def test_kinds_in_an_instruction_note(path: str) -> None:
     assert [b.kind for b in note.blocks] == [k for k, _, _ in BODY_KINDS]
     assert list(p.kinds) == [k for _, k, _ in BODY_KINDS]
     assert [(d.kind, d.start_line) for d in p.directives] == [
-        ("hard", 6), ("hard", 7), ("hard", 8), ("soft", 10), ("soft", 12)]
+        ("hard", 6),
+        ("hard", 7),
+        ("hard", 8),
+        ("soft", 10),
+        ("soft", 12),
+    ]
 
 
 def test_kinds_in_an_ordinary_note_follow_the_lexer_only() -> None:
@@ -114,14 +122,22 @@ def test_directives_carry_text_heading_path_and_cues() -> None:
 
 
 def test_cue_lines_are_0_based_note_lines() -> None:
-    text = ("# Rules\n\n- Commits:\n  - Never push to main.\n  - Sign every commit.\n- Keep PRs small. Always\n"
-            "  write a description.\n\n> First line of the quote.\n> You must never share keys.\n\n"
-            "Background. The deploy runs nightly.\nNever deploy on Fridays.\n")
+    text = (
+        "# Rules\n\n- Commits:\n  - Never push to main.\n  - Sign every commit.\n- Keep PRs small. Always\n"
+        "  write a description.\n\n> First line of the quote.\n> You must never share keys.\n\n"
+        "Background. The deploy runs nightly.\nNever deploy on Fridays.\n"
+    )
     lines = text.split("\n")
     p = part(text, "AGENTS.md")
     cues = [c for d in p.directives for c in d.cues]
     assert [(c.cue, c.line) for c in cues] == [
-        ("Never", 3), ("Sign", 4), ("Keep", 5), ("Always", 5), ("must never", 9), ("Never", 12)]
+        ("Never", 3),
+        ("Sign", 4),
+        ("Keep", 5),
+        ("Always", 5),
+        ("must never", 9),
+        ("Never", 12),
+    ]
     for c in cues:
         assert c.cue in lines[c.line]
     assert [d.kind for d in p.directives] == ["hard", "hard", "soft", "soft"]
@@ -132,23 +148,30 @@ def test_fixture_memory_note() -> None:
     lines = MEMORY.split("\n")
     by_line = {d.start_line: d for d in p.directives}
     assert {n: (d.kind, d.modality) for n, d in by_line.items()} == {
-        11: ("hard", "obligation"), 12: ("hard", "prohibition"), 13: ("hard", None),
-        15: ("soft", "recommendation"), 17: ("soft", "obligation")}
+        11: ("hard", "obligation"),
+        12: ("hard", "prohibition"),
+        13: ("hard", None),
+        15: ("soft", "recommendation"),
+        17: ("soft", "obligation"),
+    }
     for d in p.directives:
-        assert d.text == "\n".join(lines[d.start_line:d.end_line])
+        assert d.text == "\n".join(lines[d.start_line : d.end_line])
     # frontmatter of only title and tags is metadata, not a rule; the background paragraph and code are lore
     assert all(d.start_line > 4 for d in p.directives)
     lore = [b.kind for b, k in zip(note.blocks, p.kinds, strict=True) if k == "lore"]
     assert lore == ["heading", "paragraph", "heading", "code"]
 
 
-@pytest.mark.parametrize(("path", "frontmatter", "hard"), [
-    ("AGENTS.md", "indent: tabs\nlanguage: en\n", True),
-    ("notes/rules.md", "botbin: instructions\nindent: tabs\n", True),
-    ("AGENTS.md", "title: Rules\ntags: [a, b]\naliases: [r]\ndate: 2026-11-03\n", False),
-    ("notes/rules.md", "botbin: instructions\ntitle: Rules\ndescription: house rules\n", False),
-    ("notes/plain.md", "indent: tabs\n", False),  # not an instruction note
-])
+@pytest.mark.parametrize(
+    ("path", "frontmatter", "hard"),
+    [
+        ("AGENTS.md", "indent: tabs\nlanguage: en\n", True),
+        ("notes/rules.md", "botbin: instructions\nindent: tabs\n", True),
+        ("AGENTS.md", "title: Rules\ntags: [a, b]\naliases: [r]\ndate: 2026-11-03\n", False),
+        ("notes/rules.md", "botbin: instructions\ntitle: Rules\ndescription: house rules\n", False),
+        ("notes/plain.md", "indent: tabs\n", False),  # not an instruction note
+    ],
+)
 def test_frontmatter_is_hard_only_with_non_meta_keys(path: str, frontmatter: str, hard: bool) -> None:
     text = f"---\n{frontmatter}---\n# Rules\n\n- Use tabs.\n"
     p = part(text, path)
@@ -184,6 +207,7 @@ def test_odd_notes_never_raise(text: str) -> None:
 
 # -- to_dict / from_dict ------------------------------------------------------------------------------------
 
+
 def test_to_dict_from_dict_round_trip() -> None:
     directives = [*part(BODY, "AGENTS.md").directives, *part("---\nindent: tabs\n---\nx\n", "CLAUDE.md").directives]
     assert len(directives) == 6
@@ -194,18 +218,35 @@ def test_to_dict_from_dict_round_trip() -> None:
         assert Directive.from_dict(d.path, raw) == d
 
 
-@pytest.mark.parametrize("raw", [
-    None, "garbage", 3, [], {}, {"kind": "hard"}, {"cues": "abc"}, {"cues": None},
-    {"kind": "hard", "text": "t", "start_line": "x", "end_line": 1, "heading_path": [], "cues": []},
-    {"kind": "hard", "text": "t", "start_line": 0, "end_line": 1, "heading_path": [],
-     "cues": [{"modality": "obligation", "cue": "Use", "line": "two", "positive": True, "action": "a"}]},
-    {"kind": "hard", "text": "t", "start_line": 0, "end_line": 1, "heading_path": [], "cues": [{"modality": "x"}]},
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        None,
+        "garbage",
+        3,
+        [],
+        {},
+        {"kind": "hard"},
+        {"cues": "abc"},
+        {"cues": None},
+        {"kind": "hard", "text": "t", "start_line": "x", "end_line": 1, "heading_path": [], "cues": []},
+        {
+            "kind": "hard",
+            "text": "t",
+            "start_line": 0,
+            "end_line": 1,
+            "heading_path": [],
+            "cues": [{"modality": "obligation", "cue": "Use", "line": "two", "positive": True, "action": "a"}],
+        },
+        {"kind": "hard", "text": "t", "start_line": 0, "end_line": 1, "heading_path": [], "cues": [{"modality": "x"}]},
+    ],
+)
 def test_from_dict_of_garbage_is_none(raw: Any) -> None:
     assert Directive.from_dict("a.md", raw) is None
 
 
 # -- partition_source cache -----------------------------------------------------------------------------
+
 
 def test_partition_source_caches_by_path_and_text() -> None:
     text = "# Rules\n\n- Never push to main, said the cache test.\n"
@@ -259,4 +300,6 @@ def test_fixture_memory_note_is_ordinary() -> None:
     _, p = partition_source(MEMORY, "MEMORY.md")
     assert not p.instruction
     assert [(d.start_line, d.kind, d.modality) for d in p.directives] == [
-        (11, "soft", "obligation"), (12, "soft", "prohibition")]
+        (11, "soft", "obligation"),
+        (12, "soft", "prohibition"),
+    ]

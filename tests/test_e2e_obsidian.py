@@ -30,8 +30,9 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def synced(tmp_path_factory: pytest.TempPathFactory,
-           real_embedder: SentenceTransformerEmbedder) -> tuple[MemoryService, SyncReport]:
+def synced(
+    tmp_path_factory: pytest.TempPathFactory, real_embedder: SentenceTransformerEmbedder
+) -> tuple[MemoryService, SyncReport]:
     ws = tmp_path_factory.mktemp("obsidian") / "vault"
     shutil.copytree(OBSIDIAN_HELP, ws)
     service = MemoryService(ws, {"vault": True}, embedder=real_embedder, env={})
@@ -40,8 +41,9 @@ def synced(tmp_path_factory: pytest.TempPathFactory,
 
 def test_cold_sync_indexes_every_note_and_passes_the_checker(synced: tuple[MemoryService, SyncReport]) -> None:
     service, report = synced
-    notes = sorted(p.relative_to(service.root).as_posix() for p in service.root.rglob("*.md")
-                   if "aifbin" not in p.parts)
+    notes = sorted(
+        p.relative_to(service.root).as_posix() for p in service.root.rglob("*.md") if "aifbin" not in p.parts
+    )
     assert len(notes) == 173
     assert sorted(report.added) == notes and not report.failed
     assert report.chunks_embedded > 1000
@@ -96,8 +98,9 @@ def test_resync_edit_and_delete(synced: tuple[MemoryService, SyncReport]) -> Non
     note = service.root / "Plugins" / "Graph view.md"
     text = note.read_text(encoding="utf-8")
     paragraph = next(p for p in text.split("\n\n") if len(p) > 120 and not p.startswith(("#", "-", "!", "|", "`")))
-    note.write_text(text.replace(paragraph, paragraph + " Zanzibar lighthouse keepers love this view."),
-                    encoding="utf-8")
+    note.write_text(
+        text.replace(paragraph, paragraph + " Zanzibar lighthouse keepers love this view."), encoding="utf-8"
+    )
     edit = service.sync()
     assert edit.modified == ("Plugins/Graph view.md",)
     assert 1 <= edit.chunks_embedded <= 2 and edit.chunks_reused >= 1
@@ -132,18 +135,17 @@ def test_forgotten_vault_flag_keeps_the_index_and_prune_is_undone_without_embedd
 ) -> None:
     """Issue 20 item 1 on the real vault: the README's plain `botbin sync` after `--vault` drops nothing,
     and even a prune followed by `--vault` again re-embeds no chunk (the spare embeddings file)."""
-    from botbin.sync.engine import SyncContext, sync_workspace
-
     service, _ = synced
-    notes = len(service._state()[0].files)
+    notes = len(service.ws.state()[0].files)
     plain = MemoryService(service.root, embedder=real_embedder, env={})
-    ctx = SyncContext(plain.root, plain.settings, plain.model_meta, lambda: plain.counter, lambda: plain.embedder)
-    kept = sync_workspace(ctx)
+    kept = plain.sync()
     assert kept.deleted == () and kept.excluded == () and len(kept.kept_excluded) == notes
     assert any("--prune" in w for w in kept.warnings)
     assert {s.reason.split(" ")[0] for s in plain.status().stale} == {"excluded"}
-    assert QUERIES[1][1] in [h.path for h in plain.search(QUERIES[1][0], k=5).hits]  # still searchable
-    pruned = sync_workspace(ctx, prune=True)
+    # still searchable with the settings that track them; the plain settings leave them out and say so
+    assert QUERIES[1][1] in [h.path for h in service.search(QUERIES[1][0], k=5).hits]
+    assert plain.search(QUERIES[1][0], k=5).stale
+    pruned = plain.sync(prune=True)
     assert len(pruned.excluded) == notes and not list(plain.output_dir.rglob("*.aif-bin"))
     back = MemoryService(service.root, {"vault": True}, embedder=real_embedder, env={}).sync()
     assert len(back.added) == notes and back.chunks_embedded == 0

@@ -53,8 +53,9 @@ def test_broken_tokenizer_is_a_model_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.model
-def test_a_copied_model_folder_embeds_like_the_bundled_one(tmp_path: Path,
-                                                           real_embedder: SentenceTransformerEmbedder) -> None:
+def test_a_copied_model_folder_embeds_like_the_bundled_one(
+    tmp_path: Path, real_embedder: SentenceTransformerEmbedder
+) -> None:
     shutil.copytree(bundled_model_path(), tmp_path / "mini")
     local = SentenceTransformerEmbedder(resolve_model(str(tmp_path / "mini")))
     texts = ["the alert queue moved to NATS JetStream", "日本語のテキスト"]

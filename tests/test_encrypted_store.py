@@ -126,8 +126,9 @@ def test_encrypt_then_decrypt_in_place_without_re_embedding(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("direction", ["encrypt", "decrypt"])
-def test_a_conversion_cut_short_is_finished_by_the_next_sync(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                             direction: str) -> None:
+def test_a_conversion_cut_short_is_finished_by_the_next_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direction: str
+) -> None:
     ws = _workspace(tmp_path, encrypted=False)
     service = _service(ws)
     service.sync(encryption="encrypt" if direction == "decrypt" else None)
@@ -180,8 +181,14 @@ def test_cli_encrypt_search_extract_decrypt(tmp_path: Path) -> None:
 
     def run(*args: str, secret: str | None = "pw one", check: int = 0) -> subprocess.CompletedProcess[str]:
         extra = {"BOTBIN_PASSPHRASE": secret} if secret else {}
-        done = subprocess.run([*BOTBIN, *args, "-w", str(ws)], capture_output=True, text=True,
-                              env={**env, **extra}, stdin=subprocess.DEVNULL, timeout=300)
+        done = subprocess.run(
+            [*BOTBIN, *args, "-w", str(ws)],
+            capture_output=True,
+            text=True,
+            env={**env, **extra},
+            stdin=subprocess.DEVNULL,
+            timeout=300,
+        )
         assert done.returncode == check, done.stderr
         return done
 
@@ -193,8 +200,13 @@ def test_cli_encrypt_search_extract_decrypt(tmp_path: Path) -> None:
     assert "encryption.json" in no_pass.stderr and "BOTBIN_PASSPHRASE" in no_pass.stderr
     run("search", "zebracorn", secret="pw two", check=6)
     out = ws / "memory" / "aifbin" / "memory" / "people.aif-bin"
-    extracted = subprocess.run([*BOTBIN, "extract", str(out)], capture_output=True, env={**env,
-                               "BOTBIN_PASSPHRASE": "pw one"}, stdin=subprocess.DEVNULL, timeout=300)
+    extracted = subprocess.run(
+        [*BOTBIN, "extract", str(out)],
+        capture_output=True,
+        env={**env, "BOTBIN_PASSPHRASE": "pw one"},
+        stdin=subprocess.DEVNULL,
+        timeout=300,
+    )
     assert extracted.stdout == (ws / "memory" / "people.md").read_bytes()
     run("extract", str(out), secret=None, check=5)
     run("decrypt")

@@ -34,17 +34,35 @@ def _doc() -> AifBinDocument:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     source = b"---\ntags: [private-tag]\n---\n# Notes\n\nThe zebracorn eats pancakes-with-durian.\n\nlaunchcode-1234\n"
     meta: dict[str, Any] = {
-        "source": "memory/secret.md", "source_md5": "0" * 32, "source_bytes": len(source), "source_lines": 9,
-        "created_at": "2026-11-29T00:00:00Z", "synced_at": "2026-11-29T00:00:00Z",
+        "source": "memory/secret.md",
+        "source_md5": "0" * 32,
+        "source_bytes": len(source),
+        "source_lines": 9,
+        "created_at": "2026-11-29T00:00:00Z",
+        "synced_at": "2026-11-29T00:00:00Z",
         "model": {"name": "test", "dim": 8, "normalized": True, "max_tokens": 256},
-        "chunker": {"target_tokens": 256}, "frontmatter": {"tags": ["private-tag"]},
-        "note": {"title": "Notes", "tags": ["private-tag"]}, "tool": {"name": "botbin", "version": "0"},
-        "instruction": False, "directives": [{"text": "never-push-on-friday"}], "source_text": source,
+        "chunker": {"target_tokens": 256},
+        "frontmatter": {"tags": ["private-tag"]},
+        "note": {"title": "Notes", "tags": ["private-tag"]},
+        "tool": {"name": "botbin", "version": "0"},
+        "instruction": False,
+        "directives": [{"text": "never-push-on-friday"}],
+        "source_text": source,
     }
     chunks = (
         ChunkRecord(0, "The zebracorn eats pancakes-with-durian.", 4, 6, ("Notes",), "lore", 9, "a" * 32, vectors[0]),
-        ChunkRecord(1, "launchcode-1234", 7, 8, ("Notes",), "soft", 5, "b" * 32, vectors[1],
-                    ({"modality": "must", "span": [0, 4]},)),
+        ChunkRecord(
+            1,
+            "launchcode-1234",
+            7,
+            8,
+            ("Notes",),
+            "soft",
+            5,
+            "b" * 32,
+            vectors[1],
+            ({"modality": "must", "span": [0, 4]},),
+        ),
     )
     return AifBinDocument(meta, chunks)
 
@@ -66,8 +84,13 @@ def test_round_trip_keeps_everything(store: StoreCipher, compress: bool, tmp_pat
     for key, value in doc.metadata.items():
         assert back.metadata[key] == value, key
     for a, b in zip(doc.chunks, back.chunks, strict=True):
-        assert (a.text, a.start_line, a.end_line, a.kind, a.directives) == (b.text, b.start_line, b.end_line,
-                                                                             b.kind, b.directives)
+        assert (a.text, a.start_line, a.end_line, a.kind, a.directives) == (
+            b.text,
+            b.start_line,
+            b.end_line,
+            b.kind,
+            b.directives,
+        )
         np.testing.assert_array_equal(a.embedding, b.embedding)
     path = tmp_path / "x.aif-bin"
     path.write_bytes(blob)
@@ -81,7 +104,7 @@ def test_no_note_text_in_the_clear(store: StoreCipher) -> None:
     for word in SECRET_WORDS:
         assert word.encode() not in blob
     meta_len = aifbin.HEADER.unpack_from(blob)[4]
-    public = msgpack.unpackb(blob[16:16 + meta_len], raw=False)
+    public = msgpack.unpackb(blob[16 : 16 + meta_len], raw=False)
     assert set(public) <= aifbin.PUBLIC_KEYS | {"kdf", "nonce"}
     assert public["kdf"]["alg"] == "argon2id" and len(public["nonce"]) == 12
 

@@ -36,8 +36,11 @@ def test_nested_data_is_plain_and_serialisable() -> None:
     yaml_text = "project:\n  name: botbin\n  started: 2026-01-02\n  people: [ann, {name: bo, since: 2025-05-06}]\n"
     fm = parse_frontmatter(yaml_text, "a.md")
     assert fm.data == {
-        "project": {"name": "botbin", "started": "2026-01-02",
-                    "people": ["ann", {"name": "bo", "since": "2025-05-06"}]},
+        "project": {
+            "name": "botbin",
+            "started": "2026-01-02",
+            "people": ["ann", {"name": "bo", "since": "2025-05-06"}],
+        },
     }
     # Whatever the frontmatter holds must go into AIF-BIN metadata (MessagePack) and the state file (JSON).
     assert msgpack.unpackb(msgpack.packb(fm.data), strict_map_key=True) == fm.data
@@ -50,7 +53,7 @@ def test_huge_integers_are_messagepack_safe() -> None:
 
 
 def test_to_plain_handles_python_values() -> None:
-    value = {1: (dt.date(2026, 1, 2), dt.time(3, 4)), "s": {b"x"}, "f": frozenset(), "n": None}
+    value: dict[object, object] = {1: (dt.date(2026, 1, 2), dt.time(3, 4)), "s": {b"x"}, "f": frozenset(), "n": None}
     assert to_plain(value) == {"1": ["2026-01-02", "03:04:00"], "s": ["x"], "f": [], "n": None}
 
 

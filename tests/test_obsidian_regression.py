@@ -64,4 +64,3 @@ def test_default_search_does_not_regress(help_vault: MemoryService) -> None:
     report = f"hit@10 {hit10:.3f}, MRR@10 {mrr10:.3f}; not first:\n" + "\n".join(misses)
     assert hit10 >= FLOOR_HIT_AT_10, report
     assert mrr10 >= FLOOR_MRR_AT_10, report
-

@@ -150,20 +150,36 @@ def test_self_and_dangling_links_are_skipped(ws: Path, follow: bool) -> None:
 
 
 # -- globs -----------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("glob", "unsafe"), [
-    ("memory/**/*.md", False), ("a..b/*.md", False), ("..notes.md", False), ("./memory/*.md", False),
-    ("memory/../../etc/*.md", True), ("../x.md", True), ("a/..", True), ("/etc/*.md", True),
-    ("C:/notes/*.md", True), ("memory\\..\\..\\x.md", True), ("\\\\server\\share\\*.md", True),
-])
+@pytest.mark.parametrize(
+    ("glob", "unsafe"),
+    [
+        ("memory/**/*.md", False),
+        ("a..b/*.md", False),
+        ("..notes.md", False),
+        ("./memory/*.md", False),
+        ("memory/../../etc/*.md", True),
+        ("../x.md", True),
+        ("a/..", True),
+        ("/etc/*.md", True),
+        ("C:/notes/*.md", True),
+        ("memory\\..\\..\\x.md", True),
+        ("\\\\server\\share\\*.md", True),
+    ],
+)
 def test_unsafe_glob_reason(glob: str, unsafe: bool) -> None:
     assert (unsafe_glob_reason(glob) is not None) == unsafe
 
 
 def test_unsafe_globs_in_settings_are_dropped_with_a_warning(tmp_path: Path) -> None:
-    (tmp_path / CONFIG_FILE).write_text('include = ["memory/**/*.md", "memory/../../etc/*.md", "/etc/*.md"]\n',
-                                        encoding="utf-8")
-    loaded = load_settings(tmp_path, env={"BOTBIN_EXCLUDE": "../x/*.md,memory/skip/*.md"},
-                           overrides={"follow_symlinks": "yes"}, overrides_source="LSP settings")
+    (tmp_path / CONFIG_FILE).write_text(
+        'include = ["memory/**/*.md", "memory/../../etc/*.md", "/etc/*.md"]\n', encoding="utf-8"
+    )
+    loaded = load_settings(
+        tmp_path,
+        env={"BOTBIN_EXCLUDE": "../x/*.md,memory/skip/*.md"},
+        overrides={"follow_symlinks": "yes"},
+        overrides_source="LSP settings",
+    )
     assert loaded.settings.include == ("memory/**/*.md",)
     assert loaded.settings.exclude == ("memory/skip/*.md",) and loaded.settings.follow_symlinks is True
     toml, absolute, env = loaded.warnings
@@ -197,7 +213,8 @@ def test_sync_leaves_outside_notes_unindexed(ws: Path, make_service: Callable[..
 
 
 def test_a_note_swapped_for_an_outside_link_after_the_scan_is_not_read(
-        ws: Path, make_service: Callable[..., MemoryService], monkeypatch: pytest.MonkeyPatch) -> None:
+    ws: Path, make_service: Callable[..., MemoryService], monkeypatch: pytest.MonkeyPatch
+) -> None:
     service = make_service(root=ws)
     note = ws / "memory" / "real.md"
 

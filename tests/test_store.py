@@ -21,8 +21,16 @@ def unit(*values: float) -> np.ndarray:
 E0, E1, E2, E3 = (unit(*row) for row in np.eye(DIM))
 
 
-def doc(source: str, chunks: list[tuple[str, np.ndarray]], *, tags: tuple[str, ...] = (), date: str | None = None,
-        title: str | None = None, kinds: tuple[str, ...] = (), headings: tuple[str, ...] = ("H",)) -> AifBinDocument:
+def doc(
+    source: str,
+    chunks: list[tuple[str, np.ndarray]],
+    *,
+    tags: tuple[str, ...] = (),
+    date: str | None = None,
+    title: str | None = None,
+    kinds: tuple[str, ...] = (),
+    headings: tuple[str, ...] = ("H",),
+) -> AifBinDocument:
     meta = {
         "source": source,
         "model": {"name": "test", "dim": DIM, "normalized": True, "max_tokens": 256},
@@ -35,14 +43,30 @@ def doc(source: str, chunks: list[tuple[str, np.ndarray]], *, tags: tuple[str, .
     return AifBinDocument(meta, records)
 
 
-ALPHA_DB = doc("memory/2026-11-01.md", [("We picked SQLite as the database for the cache.", E0),
-                                         ("Never answer in prose.", E1)],
-               tags=("project/alpha", "DB"), date="2026-11-01", kinds=("lore", "hard"), headings=("Alpha", "Storage"))
-API = doc("memory/2026-11-15.md", [("The API uses REST endpoints with JSON payloads.", E2)],
-          tags=("Project",), date="2026-11-15T09:30:00", title="API day")
-IDEAS = doc("notes/ideas.md", [("Ideas about gardening and tomatoes.", E3),
-                               ("More about the database choice: Postgres later.", unit(1, 0, 0, 1))],
-            tags=("projector",), headings=())
+ALPHA_DB = doc(
+    "memory/2026-11-01.md",
+    [("We picked SQLite as the database for the cache.", E0), ("Never answer in prose.", E1)],
+    tags=("project/alpha", "DB"),
+    date="2026-11-01",
+    kinds=("lore", "hard"),
+    headings=("Alpha", "Storage"),
+)
+API = doc(
+    "memory/2026-11-15.md",
+    [("The API uses REST endpoints with JSON payloads.", E2)],
+    tags=("Project",),
+    date="2026-11-15T09:30:00",
+    title="API day",
+)
+IDEAS = doc(
+    "notes/ideas.md",
+    [
+        ("Ideas about gardening and tomatoes.", E3),
+        ("More about the database choice: Postgres later.", unit(1, 0, 0, 1)),
+    ],
+    tags=("projector",),
+    headings=(),
+)
 
 
 @pytest.fixture
@@ -94,7 +118,13 @@ def test_hits_carry_location_and_both_score_parts(index: MemoryIndex) -> None:
     assert len(hits) == 5
     top = hits[0]
     assert (top.path, top.start_line, top.end_line, top.heading_path, top.kind, top.title) == (
-        "memory/2026-11-01.md", 0, 2, ("Alpha", "Storage"), "lore", "2026-11-01")
+        "memory/2026-11-01.md",
+        0,
+        2,
+        ("Alpha", "Storage"),
+        "lore",
+        "2026-11-01",
+    )
     assert top.text == "We picked SQLite as the database for the cache."
     assert top.snippet == top.text
     assert top.cosine == pytest.approx(1.0)
@@ -189,8 +219,9 @@ def test_remove_everything() -> None:
 
 
 def test_upsert_with_another_dimension_is_refused(index: MemoryIndex) -> None:
-    other = AifBinDocument({"source": "x.md", "model": {"dim": 3}},
-                           (ChunkRecord(0, "t", 0, 1, (), "lore", 1, "", np.ones(3, np.float32)),))
+    other = AifBinDocument(
+        {"source": "x.md", "model": {"dim": 3}}, (ChunkRecord(0, "t", 0, 1, (), "lore", 1, "", np.ones(3, np.float32)),)
+    )
     with pytest.raises(ValueError, match=r"x\.md"):
         index.upsert(other)
 
@@ -243,8 +274,7 @@ def test_filter_kind(index: MemoryIndex) -> None:
         ("2026-12-01", None, set()),
     ],
 )
-def test_filter_date_range(index: MemoryIndex, date_from: str | None, date_to: str | None,
-                           expected: set[str]) -> None:
+def test_filter_date_range(index: MemoryIndex, date_from: str | None, date_to: str | None, expected: set[str]) -> None:
     filters = SearchFilters(date_from=date_from, date_to=date_to)
     assert set(paths(index.search("the", E0, k=10, filters=filters))) == expected
 
@@ -264,7 +294,7 @@ def test_best_per_note(index: MemoryIndex) -> None:
     assert len(paths(all_hits)) > len(set(paths(all_hits)))
     grouped = index.search("database", E0, k=10, best_per_note=True)
     assert sorted(paths(grouped)) == sorted(set(paths(all_hits)))
-    best = {}
+    best: dict[str, Hit] = {}
     for hit in all_hits:
         best.setdefault(hit.path, hit)
     assert [(h.path, h.text) for h in grouped] == [(h.path, h.text) for h in best.values()]
@@ -280,10 +310,18 @@ def test_hit_to_dict_uses_wire_names(index: MemoryIndex) -> None:
     hit = index.search("sqlite", E0, k=1)[0]
     wire = hit.to_dict()
     assert wire == {
-        "path": "memory/2026-11-01.md", "startLine": 0, "endLine": 2, "headingPath": ["Alpha", "Storage"],
-        "kind": "lore", "title": "2026-11-01", "snippet": hit.snippet, "score": round(hit.score, 6),
-        "cosine": round(hit.cosine, 6), "bm25": round(hit.bm25, 6),
-        "snippetStartLine": 0, "snippetEndLine": 1,  # issue 18: the snippet's sentence, 0-based note lines
+        "path": "memory/2026-11-01.md",
+        "startLine": 0,
+        "endLine": 2,
+        "headingPath": ["Alpha", "Storage"],
+        "kind": "lore",
+        "title": "2026-11-01",
+        "snippet": hit.snippet,
+        "score": round(hit.score, 6),
+        "cosine": round(hit.cosine, 6),
+        "bm25": round(hit.bm25, 6),
+        "snippetStartLine": 0,
+        "snippetEndLine": 1,  # issue 18: the snippet's sentence, 0-based note lines
     }
 
 
@@ -312,7 +350,7 @@ def test_note_term_lifts_the_chunk_of_the_note_about_the_query() -> None:
     note_b = (side + E0) / np.linalg.norm(side + E0)  # b.md's mean chunk vector, normalized
     assert lifted[0].score == pytest.approx((0.7 * 1.0 + 0.7 * float(note_b @ E0)) / 1.7, abs=1e-6)
     # Vector alone (alpha 1) and BM25 alone (alpha 0) stay pure.
-    assert [h.score for h in idx.search("", E0, k=2, alpha=1.0)] == pytest.approx([1.0, 2 ** -0.5])
+    assert [h.score for h in idx.search("", E0, k=2, alpha=1.0)] == pytest.approx([1.0, 2**-0.5])
 
 
 def test_neighbour_term_lifts_a_chunk_among_related_ones() -> None:
@@ -322,8 +360,9 @@ def test_neighbour_term_lifts_a_chunk_among_related_ones() -> None:
     idx.upsert(doc("b.md", [("close", unit(1.0, 0.3, 0.0, 0.0)), ("aside too", side), ("near", E0)]))
     hits = idx.search("", E0, k=6, note_weight=0.0, max_hits_per_note=0)
     assert [h.text for h in hits][:3] == ["near", "close", "aside too"]
-    assert hits[2].score == pytest.approx((0.7 * 2 ** -0.5 + 0.4 * (float(unit(1.0, 0.3, 0.0, 0.0) @ E0) + 1) / 2)
-                                          / 1.4, abs=1e-6)
+    assert hits[2].score == pytest.approx(
+        (0.7 * 2**-0.5 + 0.4 * (float(unit(1.0, 0.3, 0.0, 0.0) @ E0) + 1) / 2) / 1.4, abs=1e-6
+    )
     [alone] = [h for h in idx.search("", E2, k=6, note_weight=0.0, max_hits_per_note=0) if h.text == "off"]
     assert alone.score == pytest.approx((0.7 + 0.4 * 0.0) / 1.4, abs=1e-6)  # its one neighbour is orthogonal
 

@@ -43,8 +43,9 @@ def test_first_sync_writes_one_valid_file_per_tracked_note(make_service: Callabl
     assert state["last_sync"] and state["model"] == FakeEmbedder.model_id
 
 
-def test_noop_sync_reads_and_embeds_nothing(make_service: Callable[..., MemoryService],
-                                            fake_embedder: FakeEmbedder) -> None:
+def test_noop_sync_reads_and_embeds_nothing(
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
+) -> None:
     service = make_service(NOTES)
     service.sync()
     before = fake_embedder.embedded
@@ -52,8 +53,9 @@ def test_noop_sync_reads_and_embeds_nothing(make_service: Callable[..., MemorySe
     assert not report.changed and report.unchanged == 3 and fake_embedder.embedded == before
 
 
-def test_touch_without_change_reembeds_nothing(make_service: Callable[..., MemoryService],
-                                               fake_embedder: FakeEmbedder) -> None:
+def test_touch_without_change_reembeds_nothing(
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
+) -> None:
     service = make_service(NOTES)
     service.sync()
     path = service.root / "memory/2026-11-04.md"
@@ -63,11 +65,10 @@ def test_touch_without_change_reembeds_nothing(make_service: Callable[..., Memor
     assert not report.changed and fake_embedder.embedded == before
 
 
-def test_editing_one_paragraph_reembeds_only_its_chunk(make_service: Callable[..., MemoryService],
-                                                       fake_embedder: FakeEmbedder) -> None:
-    paragraphs = "\n\n".join(
-        f"## Topic {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(40)) for i in range(6)
-    )
+def test_editing_one_paragraph_reembeds_only_its_chunk(
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
+) -> None:
+    paragraphs = "\n\n".join(f"## Topic {i}\n\n" + " ".join(f"word{i}x{j}" for j in range(40)) for i in range(6))
     service = make_service({"memory/long.md": f"# Long\n\n{paragraphs}\n"})
     first = service.sync()
     assert first.chunks_embedded >= 6
@@ -80,8 +81,9 @@ def test_editing_one_paragraph_reembeds_only_its_chunk(make_service: Callable[..
     assert report.chunks_reused == first.chunks_embedded - 1
 
 
-def test_rename_reembeds_nothing_and_leaves_no_stale_file(make_service: Callable[..., MemoryService],
-                                                          fake_embedder: FakeEmbedder) -> None:
+def test_rename_reembeds_nothing_and_leaves_no_stale_file(
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
+) -> None:
     service = make_service(NOTES)
     service.sync()
     old = service.root / "memory/2026-11-04.md"
@@ -142,12 +144,16 @@ def test_model_change_reembeds_everything(make_service: Callable[..., MemoryServ
 
 
 def test_vault_mode_and_globs(make_service: Callable[..., MemoryService]) -> None:
-    notes = {**NOTES, ".obsidian/x.md": "# hidden\n\ntext\n", ".trash/y.md": "# t\n\ntext\n",
-             "node_modules/p/readme.md": "# pkg\n\ntext\n", "drafts/skip.md": "# skip\n\ntext\n"}
+    notes = {
+        **NOTES,
+        ".obsidian/x.md": "# hidden\n\ntext\n",
+        ".trash/y.md": "# t\n\ntext\n",
+        "node_modules/p/readme.md": "# pkg\n\ntext\n",
+        "drafts/skip.md": "# skip\n\ntext\n",
+    }
     service = make_service(notes, vault=True, exclude=["drafts/**"])
     report = service.sync()
-    assert sorted(report.added) == ["MEMORY.md", "memory/2026-11-03.md", "memory/2026-11-04.md",
-                                    "notes/outside.md"]
+    assert sorted(report.added) == ["MEMORY.md", "memory/2026-11-03.md", "memory/2026-11-04.md", "notes/outside.md"]
 
 
 def test_output_folder_is_never_tracked_even_in_vault_mode(make_service: Callable[..., MemoryService]) -> None:
@@ -164,8 +170,9 @@ def test_lock_held_by_another_process_gives_locked_error(make_service: Callable[
         service.sync()
 
 
-def test_corrupt_state_file_recovers_and_reuses_embeddings(make_service: Callable[..., MemoryService],
-                                                           fake_embedder: FakeEmbedder) -> None:
+def test_corrupt_state_file_recovers_and_reuses_embeddings(
+    make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
+) -> None:
     service = make_service(NOTES)
     service.sync()
     service.state_path.write_text("{not json", encoding="utf-8")
@@ -211,12 +218,16 @@ def test_status_lists_changed_new_and_deleted_notes(make_service: Callable[..., 
     (service.root / "memory/new.md").write_text("# new\n\nnot synced\n")
     (service.root / "memory/2026-11-04.md").unlink()
     reasons = {s.path: s.reason for s in service.status().stale}
-    assert reasons == {"memory/2026-11-03.md": "changed since the last sync", "memory/new.md": "not synced yet",
-                       "memory/2026-11-04.md": "deleted, still indexed"}
+    assert reasons == {
+        "memory/2026-11-03.md": "changed since the last sync",
+        "memory/new.md": "not synced yet",
+        "memory/2026-11-04.md": "deleted, still indexed",
+    }
 
 
 def test_status_names_a_truncated_output_and_a_failed_scan_is_a_warning(
-        make_service: Callable[..., MemoryService], tmp_path: Path) -> None:
+    make_service: Callable[..., MemoryService], tmp_path: Path
+) -> None:
     from botbin.sync.staleness import find_stale
 
     service = make_service(NOTES)
@@ -225,13 +236,15 @@ def test_status_names_a_truncated_output_and_a_failed_scan_is_a_warning(
     output = service.root / state["files"]["memory/2026-11-03.md"]["output"]
     output.write_bytes(output.read_bytes()[:-10])
     assert {s.path: s.reason for s in service.status().stale} == {
-        "memory/2026-11-03.md": f"output {state['files']['memory/2026-11-03.md']['output']} is missing or damaged"}
+        "memory/2026-11-03.md": f"output {state['files']['memory/2026-11-03.md']['output']} is missing or damaged"
+    }
     found = find_stale(tmp_path / "gone", service.settings, service.ws.state()[0])
     assert found.tracked == 0 and found.stale == () and "gone" in found.warnings[0]
 
 
-def test_checkpointed_sync_still_records_model_and_last_sync(make_service: Callable[..., MemoryService],
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_checkpointed_sync_still_records_model_and_last_sync(
+    make_service: Callable[..., MemoryService], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import botbin.sync.engine as engine
 
     monkeypatch.setattr(engine, "CHECKPOINT_S", 0.0)  # save the state after every group

@@ -71,8 +71,10 @@ def test_mixed_scripts(text: str, tokens: list[str]) -> None:
     assert tokenize(text) == tokens
 
 
-@pytest.mark.parametrize(("text", "tokens"), [("Python是一种语言", ["python", "是一", "一种", "种语", "语言"]),
-                                              ("使用API接口", ["使用", "api", "接口"])])
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [("Python是一种语言", ["python", "是一", "一种", "种语", "语言"]), ("使用API接口", ["使用", "api", "接口"])],
+)
 def test_latin_glued_to_cjk(text: str, tokens: list[str]) -> None:
     assert tokenize(text) == tokens
 

@@ -12,8 +12,9 @@ from botbin.sync.engine import SyncReport
 
 
 def test_editor_style_save_is_one_modification(make_service: Callable[..., MemoryService]) -> None:
-    service = make_service({"memory/a.md": "# A\n\nfirst version of the note\n", "MEMORY.md": "# M\n\nrules\n"},
-                           debounce_ms=200)
+    service = make_service(
+        {"memory/a.md": "# A\n\nfirst version of the note\n", "MEMORY.md": "# M\n\nrules\n"}, debounce_ms=200
+    )
     reports: list[SyncReport] = []
     started = threading.Event()
 

@@ -51,8 +51,9 @@ VALUES_PER_BYTE = 1
 VALUES_BASE = 16384
 #: Metadata keys an encrypted file shows in the clear (DESIGN section 4: paths, hashes, times, model);
 #: everything else that could hold note text is moved inside the encrypted block.
-PUBLIC_KEYS = frozenset({"source", "source_md5", "source_bytes", "source_lines", "created_at", "synced_at",
-                         "model", "chunker", "tool"})
+PUBLIC_KEYS = frozenset(
+    {"source", "source_md5", "source_bytes", "source_lines", "created_at", "synced_at", "model", "chunker", "tool"}
+)
 
 
 @dataclass(frozen=True)
@@ -225,7 +226,7 @@ def decode_metadata(data: bytes, name: str) -> tuple[int, int, dict[str, Any]]:
         raise AifBinFormatError(f"reserved header field is {reserved}, expected 0", name)
     if HEADER_SIZE + meta_len > len(data):
         raise AifBinFormatError(f"metadata_len {meta_len} runs past the end of the file ({len(data)} bytes)", name)
-    meta = _unpack(data[HEADER_SIZE:HEADER_SIZE + meta_len], "metadata", name, len(data))
+    meta = _unpack(data[HEADER_SIZE : HEADER_SIZE + meta_len], "metadata", name, len(data))
     if not isinstance(meta, dict):
         raise AifBinFormatError(f"metadata is a {type(meta).__name__}, expected a map", name)
     if not all(isinstance(k, str) for k in meta):
@@ -264,8 +265,13 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
         size = len(emb) if isinstance(emb, bytes) else type(emb).__name__
         raise AifBinFormatError(f"{where} embedding is {size} bytes, expected dim x 4 = {dim * 4}", name)
     start, end = raw.get("start_line"), raw.get("end_line")
-    if not (isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool)
-            and not isinstance(end, bool) and 0 <= start < end):
+    if not (
+        isinstance(start, int)
+        and isinstance(end, int)
+        and not isinstance(start, bool)
+        and not isinstance(end, bool)
+        and 0 <= start < end
+    ):
         raise AifBinFormatError(f"{where} has a bad line range {start!r}..{end!r}", name)
     text, kind, path = raw.get("text"), raw.get("kind"), raw.get("heading_path", [])
     if not isinstance(text, str):
@@ -295,27 +301,28 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
 def _decrypt(data: bytes, aad_end: int, meta: dict[str, Any], keyring: Keyring | None, name: str) -> bytes:
     """The plaintext of the sealed block ``data[aad_end:]``; the header and metadata before it are the AAD."""
     if keyring is None:
-        raise DecryptionError("chunk block is encrypted and no passphrase was given "
-                              "(set BOTBIN_PASSPHRASE, or give it in the editor)", name)
+        raise DecryptionError(
+            "chunk block is encrypted and no passphrase was given (set BOTBIN_PASSPHRASE, or give it in the editor)",
+            name,
+        )
     from botbin.crypto.cipher import open_sealed, parse_kdf
 
     kdf, file_salt = parse_kdf(meta.get("kdf"), name)
-    return open_sealed(keyring.file_key(kdf, file_salt, name), meta.get("nonce"), data[aad_end:], data[:aad_end],
-                       name)
+    return open_sealed(keyring.file_key(kdf, file_salt, name), meta.get("nonce"), data[aad_end:], data[:aad_end], name)
 
 
 def _split_private(body: bytes, name: str, file_bytes: int) -> tuple[Any, dict[str, Any]]:
     """(chunk array, private metadata map) from a decrypted chunk block."""
-    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, use_list=True, max_buffer_size=max(len(body), 1),
-                                **_budget_hooks(file_bytes))
+    unpacker = msgpack.Unpacker(
+        raw=False, strict_map_key=True, use_list=True, max_buffer_size=max(len(body), 1), **_budget_hooks(file_bytes)
+    )
     unpacker.feed(body)
     try:
         values = list(unpacker)
     except _TooManyValues:
         raise AifBinFormatError(f"chunk block holds more values than a {file_bytes}-byte file can", name) from None
     except Exception as exc:
-        raise AifBinFormatError(f"decrypted chunk block is not valid MessagePack ({type(exc).__name__})", name) \
-            from exc
+        raise AifBinFormatError(f"decrypted chunk block is not valid MessagePack ({type(exc).__name__})", name) from exc
     if len(values) != 2 or not isinstance(values[1], dict) or not all(isinstance(k, str) for k in values[1]):
         raise AifBinFormatError("decrypted chunk block is not a chunk array followed by a metadata map", name)
     return values[0], values[1]

@@ -63,8 +63,13 @@ class ChunkerParams:
 
     def as_dict(self) -> dict[str, int]:
         """The parameters as stored in AIF-BIN metadata and the state file."""
-        return {"target_tokens": self.target_tokens, "overlap_tokens": self.overlap_tokens,
-                "min_tokens": self.min_tokens, "partition": PARTITION_VERSION, "boundaries": BOUNDARY_VERSION}
+        return {
+            "target_tokens": self.target_tokens,
+            "overlap_tokens": self.overlap_tokens,
+            "min_tokens": self.min_tokens,
+            "partition": PARTITION_VERSION,
+            "boundaries": BOUNDARY_VERSION,
+        }
 
 
 @dataclass(frozen=True)
@@ -163,8 +168,14 @@ def _fit(text: str, start: int, end: int, budget: int, counter: TokenCounter) ->
 class _Builder:
     """Turns one note's blocks into chunks (one instance per note)."""
 
-    def __init__(self, note: ParsedNote, counter: TokenCounter, params: ChunkerParams,
-                 kinds: Sequence[str] | None, split_kinds: bool) -> None:
+    def __init__(
+        self,
+        note: ParsedNote,
+        counter: TokenCounter,
+        params: ChunkerParams,
+        kinds: Sequence[str] | None,
+        split_kinds: bool,
+    ) -> None:
         self.note, self.counter, self.params = note, counter, params
         self.blocks = note.blocks
         self.kinds: Sequence[str] = kinds if kinds is not None else ["lore"] * len(note.blocks)
@@ -228,7 +239,7 @@ class _Builder:
                 tail.insert(0, piece)
                 used += piece.tokens
                 continue
-            text = self.blocks[piece.block].text[piece.start:piece.end]
+            text = self.blocks[piece.block].text[piece.start : piece.end]
             for s, e in reversed(_spans(text, _SENTENCE_END)[1:]):
                 n = self.counter.count(text[s:e])
                 if used + n > self.params.overlap_tokens:
@@ -267,8 +278,9 @@ class _Builder:
         if header is not None and header.tokens + nxt.tokens > budget:
             header = None
         fixed = [header] if header is not None else []
-        tail = [p for p in self.overlap(previous, nxt)
-                if header is None or p.block != header.block or p.start >= header.end]
+        tail = [
+            p for p in self.overlap(previous, nxt) if header is None or p.block != header.block or p.start >= header.end
+        ]
         while tail and sum(p.tokens for p in [*fixed, *tail]) + nxt.tokens > budget:
             tail.pop(0)
         return [*fixed, *tail]
@@ -291,9 +303,12 @@ class _Builder:
         """Merge a draft under min_tokens with the previous one of its section and entry when both fit."""
         out: list[_Draft] = []
         for draft in drafts:
-            if out and out[-1].group == draft.group and (
-                self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens
-            ) and (not self.split_kinds or self.kind(out[-1]) == self.kind(draft)):
+            if (
+                out
+                and out[-1].group == draft.group
+                and (self.size(draft) < self.params.min_tokens or self.size(out[-1]) < self.params.min_tokens)
+                and (not self.split_kinds or self.kind(out[-1]) == self.kind(draft))
+            ):
                 prev = out[-1]
                 merged = _Draft(prev.path, [*prev.pieces, *draft.pieces], prev.group)
                 if self.size(merged) <= self.params.target_tokens and not _overlaps(prev, draft):
@@ -317,7 +332,7 @@ class _Builder:
         body = ""
         for n, run in enumerate(runs):
             sep = "" if n == 0 else "\n" if runs[n - 1][0].header else "\n\n"
-            body += sep + self.blocks[run[0].block].text[run[0].start:run[-1].end]
+            body += sep + self.blocks[run[0].block].text[run[0].start : run[-1].end]
         # A repeated table header is not where the chunk starts: its lines are those of the rows it carries.
         first = next(p for p in draft.pieces if not p.header)
         last = draft.pieces[-1]
@@ -361,8 +376,13 @@ def _overlaps(a: _Draft, b: _Draft) -> bool:
     return any(p.block == q.block and p.end > q.start and p.start < q.end for p in a.pieces for q in b.pieces)
 
 
-def chunk_note(note: ParsedNote, counter: TokenCounter, params: ChunkerParams | None = None,
-               kinds: Sequence[str] | None = None, split_kinds: bool = False) -> list[Chunk]:
+def chunk_note(
+    note: ParsedNote,
+    counter: TokenCounter,
+    params: ChunkerParams | None = None,
+    kinds: Sequence[str] | None = None,
+    split_kinds: bool = False,
+) -> list[Chunk]:
     """Split ``note`` into chunks of at most ``params.target_tokens`` model tokens, in source order.
 
     ``kinds``: the kind of each block ('hard', 'soft', 'lore'; default all lore); a chunk takes the highest

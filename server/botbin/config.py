@@ -44,6 +44,8 @@ def path_glob(pattern: str) -> Callable[[str], bool]:
     folders, ``*`` and ``?`` stay inside one (``memory/*.md`` does not match ``memory/a/b.md``)."""
     matcher = wglob.compile([pattern], flags=wglob.GLOBSTAR)
     return lambda path: bool(matcher.match(path))
+
+
 #: Settings that name a path inside the workspace (POSIX, relative).
 WORKSPACE_PATH_KEYS = ("output_dir", "roots_note", "soul_dir")
 
@@ -243,8 +245,11 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key in ("recency_weight", "scope_weight"):
         if not 0.0 <= values[key] <= 1.0:
             bad[key] = "must be between 0 and 1"
-    if 0 <= values["recency_weight"] <= 1 and 0 <= values["scope_weight"] <= 1 and \
-            values["recency_weight"] + values["scope_weight"] > 1.0:
+    if (
+        0 <= values["recency_weight"] <= 1
+        and 0 <= values["scope_weight"] <= 1
+        and values["recency_weight"] + values["scope_weight"] > 1.0
+    ):
         bad["scope_weight"] = "recency_weight + scope_weight must be at most 1 (the rest weighs similarity)"
     for key in ("daily_half_life_h", "durable_half_life_h"):
         if values[key] <= 0:
@@ -252,8 +257,15 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes"):
         if values[key] <= 0:
             bad[key] = "must be positive"
-    for key in ("overlap_tokens", "min_tokens", "lock_timeout_s", "debounce_ms", "max_hits_per_note", "note_weight",
-                "neighbour_weight"):
+    for key in (
+        "overlap_tokens",
+        "min_tokens",
+        "lock_timeout_s",
+        "debounce_ms",
+        "max_hits_per_note",
+        "note_weight",
+        "neighbour_weight",
+    ):
         if values[key] < 0:
             bad[key] = "must not be negative"
     if values["target_tokens"] > 0 and values["overlap_tokens"] * 2 >= values["target_tokens"]:
@@ -261,8 +273,16 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key, low, high in (("kdf_time_cost", 1, 16), ("kdf_parallelism", 1, 16), ("kdf_memory_kib", 8192, 1 << 20)):
         if not low <= values[key] <= high:
             bad[key] = f"must be between {low} and {high}"
-    for key in ("decay_weight", "prune_threshold", "consolidate_duplicate_cosine", "distill_min_centroid",
-                "distill_min_coverage", "drift_cosine", "duplicate_block_cosine", "admission_threshold"):
+    for key in (
+        "decay_weight",
+        "prune_threshold",
+        "consolidate_duplicate_cosine",
+        "distill_min_centroid",
+        "distill_min_coverage",
+        "drift_cosine",
+        "duplicate_block_cosine",
+        "admission_threshold",
+    ):
         if not 0.0 <= values[key] <= 1.0:
             bad[key] = "must be between 0 and 1"
     for key in ("decay_half_life_days", "turn_buffer_size", "consolidate_min_reinforcement"):
@@ -291,8 +311,9 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
     return bad
 
 
-def _apply(values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings: list[str],
-           sources: dict[str, str]) -> None:
+def _apply(
+    values: dict[str, Any], raw: Mapping[str, Any], source: str, warnings: list[str], sources: dict[str, str]
+) -> None:
     for key, value in raw.items():
         if key not in _FIELDS:
             warnings.append(f"{source}: unknown setting '{key}' ignored")
@@ -337,9 +358,9 @@ def _read_toml(path: Path, warnings: list[str]) -> Mapping[str, Any]:
 
 def _read_env(env: Mapping[str, str]) -> dict[str, str]:
     return {
-        name[len("BOTBIN_"):].lower(): value
+        name[len("BOTBIN_") :].lower(): value
         for name, value in env.items()
-        if name.startswith("BOTBIN_") and name[len("BOTBIN_"):].lower() in _FIELDS
+        if name.startswith("BOTBIN_") and name[len("BOTBIN_") :].lower() in _FIELDS
     }
 
 
@@ -361,8 +382,7 @@ def load_settings(
     _apply(values, _read_toml(toml_path, warnings), str(toml_path), warnings, sources)
     for key, value in _read_env(os.environ if env is None else env).items():
         _apply(values, {key: value}, f"environment variable BOTBIN_{key.upper()}", warnings, sources)
-    _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings,
-           sources)
+    _apply(values, {k: v for k, v in (overrides or {}).items() if v is not None}, overrides_source, warnings, sources)
     # Twice: overlap_tokens is checked against target_tokens, which the first pass may have reset.
     for _ in range(2):
         for key, reason in _check_ranges(values).items():
@@ -370,7 +390,8 @@ def load_settings(
             if key == "overlap_tokens":  # the default overlap breaks the rule when target_tokens is small
                 fallback = min(fallback, values["target_tokens"] // 4)
             used = "the default" if fallback == getattr(_DEFAULTS, key) else str(fallback)
-            warnings.append(f"{sources.get(key, 'defaults')}: setting '{key}' = {values[key]!r} ignored ({reason}); "
-                            f"using {used}")
+            warnings.append(
+                f"{sources.get(key, 'defaults')}: setting '{key}' = {values[key]!r} ignored ({reason}); using {used}"
+            )
             values[key] = fallback
     return LoadedSettings(Settings(**values), tuple(warnings))

@@ -47,32 +47,50 @@ conversation (yours and the user's) to observe_turn: botbin distils them into th
 # Tool parameters: their JSON schema (descriptions, bounds, enums) is what an agent reads to call a tool.
 Query = Annotated[str, Field(description="What to look for, in natural language.")]
 K = Annotated[int, Field(description="How many passages to return.", ge=1, le=MAX_K)]
-PathGlob = Annotated[str | None, Field(description='Only notes whose path matches this glob, e.g. "memory/2026-11-*" '
-                                                   '("**" spans folders).')]
-Tag = Annotated[str | None, Field(description="Only notes with this tag (frontmatter tags; a parent tag matches "
-                                              "its children).")]
-Kind = Annotated[Literal["hard", "soft", "lore"] | None,
-                 Field(description="Only 'hard' rules, 'soft' rules (guidance) or 'lore' (everything else).")]
-DateFrom = Annotated[str | None, Field(description="Only notes dated on or after this day: YYYY, YYYY-MM or "
-                                                   "YYYY-MM-DD.", pattern=ISO_DAY_PATTERN)]
-DateTo = Annotated[str | None, Field(description="Only notes dated on or before this day: YYYY, YYYY-MM or "
-                                                 "YYYY-MM-DD.", pattern=ISO_DAY_PATTERN)]
-RememberText = Annotated[str, Field(description="The fact, decision or preference to keep, in plain words "
-                                                "(markdown allowed).")]
+PathGlob = Annotated[
+    str | None,
+    Field(description='Only notes whose path matches this glob, e.g. "memory/2026-11-*" ("**" spans folders).'),
+]
+Tag = Annotated[
+    str | None, Field(description="Only notes with this tag (frontmatter tags; a parent tag matches its children).")
+]
+Kind = Annotated[
+    Literal["hard", "soft", "lore"] | None,
+    Field(description="Only 'hard' rules, 'soft' rules (guidance) or 'lore' (everything else)."),
+]
+DateFrom = Annotated[
+    str | None,
+    Field(description="Only notes dated on or after this day: YYYY, YYYY-MM or YYYY-MM-DD.", pattern=ISO_DAY_PATTERN),
+]
+DateTo = Annotated[
+    str | None,
+    Field(description="Only notes dated on or before this day: YYYY, YYYY-MM or YYYY-MM-DD.", pattern=ISO_DAY_PATTERN),
+]
+RememberText = Annotated[
+    str, Field(description="The fact, decision or preference to keep, in plain words (markdown allowed).")
+]
 Tags = Annotated[list[str] | None, Field(description='Optional single-word tags, e.g. ["decision", "billing"].')]
 Task = Annotated[str, Field(description="The task or question at hand.")]
-Budget = Annotated[int, Field(description="The most tokens the block may use (WordPiece tokens of "
-                                          "all-MiniLM-L6-v2; about 1.3 per English word).", ge=1)]
+Budget = Annotated[
+    int,
+    Field(
+        description="The most tokens the block may use (WordPiece tokens of "
+        "all-MiniLM-L6-v2; about 1.3 per English word).",
+        ge=1,
+    ),
+]
 Role = Annotated[str, Field(description='Who speaks: "user", "assistant", or a name.')]
 Content = Annotated[str, Field(description="What was said.")]
 User = Annotated[str | None, Field(description='Whose memory this is (default "user"); picks the soul file.')]
-Session = Annotated[str | None, Field(description="An id of this conversation; a new session distils the "
-                                                  "previous one's buffer first.")]
+Session = Annotated[
+    str | None, Field(description="An id of this conversation; a new session distils the previous one's buffer first.")
+]
 Timestamp = Annotated[str | None, Field(description="When it was said, ISO 8601 (default: now).")]
 
 
-def _filters(path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None,
-             date_to: str | None) -> SearchFilters:
+def _filters(
+    path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None, date_to: str | None
+) -> SearchFilters:
     filters = SearchFilters(path_glob or None, tag or None, kind or None, date_from or None, date_to or None)
     problem = check_filters(filters)
     if problem:
@@ -87,8 +105,15 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
     turns = observer if observer is not None else service.observer(sync_each_block=True)
 
     @server.tool()
-    def search_memory(query: Query, k: K = 5, path_glob: PathGlob = None, tag: Tag = None, kind: Kind = None,
-                      date_from: DateFrom = None, date_to: DateTo = None) -> dict[str, Any]:
+    def search_memory(
+        query: Query,
+        k: K = 5,
+        path_glob: PathGlob = None,
+        tag: Tag = None,
+        kind: Kind = None,
+        date_from: DateFrom = None,
+        date_to: DateTo = None,
+    ) -> dict[str, Any]:
         """Search the user's notes by meaning (hybrid semantic + keyword; among relevant passages, recent and
         durable notes come first). Returns the best passages with their note path, 0-based line range, heading
         path, kind ('hard' rule, 'soft' rule or 'lore') and score in [0, 1]."""
@@ -102,8 +127,13 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
         except BotbinError as exc:
             raise ToolError(str(exc)) from exc
         hits = [{**h.to_dict(), "text": h.text} for h in result.hits]
-        return {"hits": hits, "degraded": result.degraded, "stale": result.stale, "warnings": list(result.warnings),
-                "indexedAt": result.indexed_at}
+        return {
+            "hits": hits,
+            "degraded": result.degraded,
+            "stale": result.stale,
+            "warnings": list(result.warnings),
+            "indexedAt": result.indexed_at,
+        }
 
     @server.tool()
     def remember(text: RememberText, tags: Tags = None) -> dict[str, Any]:
@@ -113,8 +143,13 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
             written, report = service.remember(text, tags or [])
         except BotbinError as exc:
             raise ToolError(str(exc)) from exc
-        return {"path": written.path, "startLine": written.start_line, "endLine": written.end_line,
-                "text": written.text, "indexed": not report.failed}
+        return {
+            "path": written.path,
+            "startLine": written.start_line,
+            "endLine": written.end_line,
+            "text": written.text,
+            "indexed": not report.failed,
+        }
 
     @server.tool()
     def get_context(query: Task, budget_tokens: Budget = 2000) -> dict[str, Any]:
@@ -135,8 +170,9 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
             raise ToolError(str(exc)) from exc
 
     @server.tool()
-    def observe_turn(role: Role, content: Content, user: User = None, session: Session = None,
-                     timestamp: Timestamp = None) -> dict[str, Any]:
+    def observe_turn(
+        role: Role, content: Content, user: User = None, session: Session = None, timestamp: Timestamp = None
+    ) -> dict[str, Any]:
         """Record one conversation turn. Turns are buffered and distilled (every 5 turns, or when the topic
         changes) into bullet facts appended to the user's soul file, memory/soul/<user>.md, which is then
         indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim."""
@@ -144,9 +180,15 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
             result = turns.observe_message(role, content, user, session, timestamp)
         except BotbinError as exc:
             raise ToolError(str(exc)) from exc
-        return {"turn": result.turn_number, "buffered": result.buffered, "admitted": result.admitted,
-                "protected": result.protected, "score": round(result.gate.score, 4), "soulFile": result.soul_file,
-                "distilled": [d.to_dict() for d in result.distilled]}
+        return {
+            "turn": result.turn_number,
+            "buffered": result.buffered,
+            "admitted": result.admitted,
+            "protected": result.protected,
+            "score": round(result.gate.score, 4),
+            "soulFile": result.soul_file,
+            "distilled": [d.to_dict() for d in result.distilled],
+        }
 
     return server
 

@@ -36,8 +36,9 @@ def directives_on_disk(root: Path, rel: str, instruction_globs: Sequence[str] | 
     except OSError as exc:
         raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
     text = decode_note(data, rel).text
-    _, part = partition_source(text, rel) if instruction_globs is None else \
-        partition_source(text, rel, instruction_globs)
+    _, part = (
+        partition_source(text, rel) if instruction_globs is None else partition_source(text, rel, instruction_globs)
+    )
     return list(part.directives)
 
 

@@ -32,8 +32,21 @@ if TYPE_CHECKING:
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn, SyncReport
 
-__all__ = ["ISO_DAY_PATTERN", "MAX_K", "MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters",
-           "check_k", "extract_source", "merge", "paragraph_at", "read_document", "single_threaded_blas"]
+__all__ = [
+    "ISO_DAY_PATTERN",
+    "MAX_K",
+    "MemoryService",
+    "SearchFilters",
+    "SearchResult",
+    "check_alpha",
+    "check_filters",
+    "check_k",
+    "extract_source",
+    "merge",
+    "paragraph_at",
+    "read_document",
+    "single_threaded_blas",
+]
 
 
 class MemoryService:
@@ -43,9 +56,15 @@ class MemoryService:
     holds it only to patch each written note.
     """
 
-    def __init__(self, workspace: Path, overrides: Mapping[str, Any] | None = None, embedder: Embedder | None = None,
-                 env: Mapping[str, str] | None = None, overrides_source: str = "command line",
-                 passphrase: PassphraseFn | None = None) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        overrides: Mapping[str, Any] | None = None,
+        embedder: Embedder | None = None,
+        env: Mapping[str, str] | None = None,
+        overrides_source: str = "command line",
+        passphrase: PassphraseFn | None = None,
+    ) -> None:
         """``overrides``: settings from flags or LSP options (named ``overrides_source`` in warnings);
         ``embedder``: replaces the model (tests, benchmarks); ``passphrase``: asked only for an encrypted
         store (default: BOTBIN_PASSPHRASE from ``env``); it is never written anywhere."""
@@ -76,8 +95,14 @@ class MemoryService:
         return self.ws.state_path
 
     # -- sync and index (workspace/) ------------------------------------------------------------------
-    def sync(self, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
-             encryption: str | None = None, prune: bool = False) -> SyncReport:
+    def sync(
+        self,
+        progress: ProgressFn | None = None,
+        full: bool = False,
+        keep_documents: bool = False,
+        encryption: str | None = None,
+        prune: bool = False,
+    ) -> SyncReport:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
         notes no longer tracked even when they are most of the index (else the sync keeps them and says so)."""
         return self.ws.sync(progress, full, keep_documents, encryption, prune)
@@ -117,13 +142,27 @@ class MemoryService:
         return status(self.ws, lambda: self.directives().conflicts)
 
     # -- search (search/pipeline.py) ------------------------------------------------------------------
-    def search(self, query: str, k: int | None = None, alpha: float | None = None,
-               filters: SearchFilters | None = None, best_per_note: bool = False, query_vector: Any = None,
-               reinforce: bool = True, per_note: int | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        alpha: float | None = None,
+        filters: SearchFilters | None = None,
+        best_per_note: bool = False,
+        query_vector: Any = None,
+        reinforce: bool = True,
+        per_note: int | None = None,
+    ) -> SearchResult:
         return self.searcher.search(query, k, alpha, filters, best_per_note, query_vector, reinforce, per_note)
 
-    def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None, k: int = 5,
-                source_md5: str | None = None) -> SearchResult:
+    def related(
+        self,
+        text: str,
+        path: str | None = None,
+        lines: tuple[int, int] | None = None,
+        k: int = 5,
+        source_md5: str | None = None,
+    ) -> SearchResult:
         return self.searcher.related(text, path, lines, k, source_md5)
 
     def recall(self, query: str, k: int | None = None, filters: SearchFilters | None = None) -> SearchResult:

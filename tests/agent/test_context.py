@@ -38,8 +38,9 @@ def count(s: str) -> int:
 
 PATHS = ("MEMORY.md", "AGENTS.md", "memory/notes.md", "memory/2026-11-03.md")
 DAILY = "memory/2026-11-03.md"
-WORDS = st.sampled_from(["alpha", "beta", "gamma", "tabs", "never", "always", "prose", "otter", "main", "push",
-                         "café", "東京"])
+WORDS = st.sampled_from(
+    ["alpha", "beta", "gamma", "tabs", "never", "always", "prose", "otter", "main", "push", "café", "東京"]
+)
 MARKERS = st.sampled_from(["", "- ", "* ", "+ ", "1. ", "2) "])
 
 
@@ -152,7 +153,7 @@ def verify(cands: Candidates, budget: int, policy: Policy) -> ContextResult | No
             cap = int(budget * policy.recent_share)
             assert tier.tokens <= cap
             kept = len(tier.items)
-            assert list(tier.items) == fresh[len(fresh) - kept:]  # the newest non-duplicates, in source order
+            assert list(tier.items) == fresh[len(fresh) - kept :]  # the newest non-duplicates, in source order
             if kept < len(fresh):
                 need = count(fresh[len(fresh) - kept - 1].render()) + (0 if kept else header)
                 assert used + tier.tokens + need > budget or tier.tokens + need > cap
@@ -168,7 +169,7 @@ def verify(cands: Candidates, budget: int, policy: Policy) -> ContextResult | No
         used += tier.tokens
     everything = [i for t in result.tiers for i in t.items]
     for k, a in enumerate(everything):
-        assert not any(a.overlaps(b) for b in everything[k + 1:]), a
+        assert not any(a.overlaps(b) for b in everything[k + 1 :]), a
     return result
 
 
@@ -210,8 +211,11 @@ def test_non_positive_budget_is_refused(budget: int) -> None:
 
 
 def test_soft_tier_stops_at_the_first_rule_that_does_not_fit() -> None:
-    soft = [item("MEMORY.md", 1, "- Prefer short answers."), item("MEMORY.md", 2, " ".join(["word"] * 30)),
-            item("MEMORY.md", 3, "- Prefer tabs.")]
+    soft = [
+        item("MEMORY.md", 1, "- Prefer short answers."),
+        item("MEMORY.md", 2, " ".join(["word"] * 30)),
+        item("MEMORY.md", 3, "- Prefer tabs."),
+    ]
     result = assemble(Candidates(soft=soft), 100, count, Policy(soft_share=0.2))
     tier = result.tiers[2]
     assert tier.name == "soft" and tier.items == (soft[0],)  # the short third rule is not taken out of order
@@ -250,8 +254,10 @@ def test_empty_candidates_give_an_empty_context() -> None:
 
 
 def test_overlapping_candidates_of_one_tier() -> None:
-    recalled = [Item("memory/project.md", 2, 35, "first chunk", 0.9),
-                Item("memory/project.md", 32, 65, "second chunk", 0.8)]
+    recalled = [
+        Item("memory/project.md", 2, 35, "first chunk", 0.9),
+        Item("memory/project.md", 32, 65, "second chunk", 0.8),
+    ]
     result = assemble(Candidates(recalled=recalled), 100, count)
     assert result.tiers[-1].items == (recalled[0],)
 
@@ -335,19 +341,22 @@ def test_check_laws_rejects_a_recent_tier_without_the_newest_entry() -> None:
 # -- Item.render, to_dict, with_scores -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "rendered"), [
-    ("- Never push to main.", "- Never push to main. (MEMORY.md:12)"),
-    ("* Never push to main.", "- Never push to main. (MEMORY.md:12)"),
-    ("+ Never push to main.", "- Never push to main. (MEMORY.md:12)"),
-    ("3. Never push to main.", "- Never push to main. (MEMORY.md:12)"),
-    ("3) Never push to main.", "- Never push to main. (MEMORY.md:12)"),
-    ("  -\tNever push to main.  \n", "- Never push to main. (MEMORY.md:12)"),
-    ("Never push to main.", "- Never push to main. (MEMORY.md:12)"),
-    ("*Never* push to main.", "- *Never* push to main. (MEMORY.md:12)"),  # emphasis, not a marker
-    ("-1 is not a marker", "- -1 is not a marker (MEMORY.md:12)"),
-    ("- - nested", "- - nested (MEMORY.md:12)"),  # only the item's own marker goes
-    ("- first line   \n  second line", "- first line\n    second line (MEMORY.md:12)"),
-])
+@pytest.mark.parametrize(
+    ("text", "rendered"),
+    [
+        ("- Never push to main.", "- Never push to main. (MEMORY.md:12)"),
+        ("* Never push to main.", "- Never push to main. (MEMORY.md:12)"),
+        ("+ Never push to main.", "- Never push to main. (MEMORY.md:12)"),
+        ("3. Never push to main.", "- Never push to main. (MEMORY.md:12)"),
+        ("3) Never push to main.", "- Never push to main. (MEMORY.md:12)"),
+        ("  -\tNever push to main.  \n", "- Never push to main. (MEMORY.md:12)"),
+        ("Never push to main.", "- Never push to main. (MEMORY.md:12)"),
+        ("*Never* push to main.", "- *Never* push to main. (MEMORY.md:12)"),  # emphasis, not a marker
+        ("-1 is not a marker", "- -1 is not a marker (MEMORY.md:12)"),
+        ("- - nested", "- - nested (MEMORY.md:12)"),  # only the item's own marker goes
+        ("- first line   \n  second line", "- first line\n    second line (MEMORY.md:12)"),
+    ],
+)
 def test_item_render(text: str, rendered: str) -> None:
     assert Item("MEMORY.md", 11, 12, text).render() == rendered
 
@@ -366,8 +375,11 @@ def test_item_overlaps() -> None:
 
 
 def test_to_dict_shape() -> None:
-    cands = Candidates(hard=RULES[:1], recent=[item(DAILY, 2, "- 09:00 a"), item(DAILY, 3, "- 10:00 " + "b " * 40)],
-                       recalled=[item("memory/a.md", 7, "otter", 0.5)])
+    cands = Candidates(
+        hard=RULES[:1],
+        recent=[item(DAILY, 2, "- 09:00 a"), item(DAILY, 3, "- 10:00 " + "b " * 40)],
+        recalled=[item("memory/a.md", 7, "otter", 0.5)],
+    )
     result = assemble(cands, 60, count)
     out = result.to_dict()
     assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers", "indexing", "partialTiers"}
@@ -378,10 +390,13 @@ def test_to_dict_shape() -> None:
     for tier, raw in zip(result.tiers, out["tiers"], strict=True):
         assert set(raw) == {"name", "tier", "tokens", "items", "cut"} and raw["tokens"] == tier.tokens
         for key in ("items", "cut"):
-            assert raw[key] == [{"path": i.path, "startLine": i.start_line, "endLine": i.end_line, "text": i.text}
-                                for i in getattr(tier, key)]
-    assert out["tiers"][0]["items"] == [{"path": "MEMORY.md", "startLine": 1, "endLine": 2,
-                                         "text": "- Never push to main."}]
+            assert raw[key] == [
+                {"path": i.path, "startLine": i.start_line, "endLine": i.end_line, "text": i.text}
+                for i in getattr(tier, key)
+            ]
+    assert out["tiers"][0]["items"] == [
+        {"path": "MEMORY.md", "startLine": 1, "endLine": 2, "text": "- Never push to main."}
+    ]
     # the newest entry does not fit the recent share, and the tier keeps only newest entries: both are cut
     assert out["tiers"][3]["items"] == [] and [c["startLine"] for c in out["tiers"][3]["cut"]] == [2, 3]
 

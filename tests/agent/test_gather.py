@@ -35,8 +35,10 @@ def lines_of(path: Path) -> list[str]:
 
 def test_entry_text_format() -> None:
     assert entry_text("Picked the otter logo.", [], NOW) == "- 09:05 Picked the otter logo."
-    assert entry_text("  Picked the otter logo.  ", ["decision", "branding"], NOW) == \
-        "- 09:05 Picked the otter logo. #decision #branding"
+    assert (
+        entry_text("  Picked the otter logo.  ", ["decision", "branding"], NOW)
+        == "- 09:05 Picked the otter logo. #decision #branding"
+    )
 
 
 def test_entry_text_strips_hashes_and_skips_empty_tags() -> None:
@@ -46,7 +48,8 @@ def test_entry_text_strips_hashes_and_skips_empty_tags() -> None:
 def test_entry_text_indents_further_lines() -> None:
     text = "First line\nsecond line\n\nthird, after a blank\r\nfourth (CRLF)\rfifth (CR)"
     assert entry_text(text, ["t"], NOW) == (
-        "- 09:05 First line #t\n  second line\n\n  third, after a blank\n  fourth (CRLF)\n  fifth (CR)")
+        "- 09:05 First line #t\n  second line\n\n  third, after a blank\n  fourth (CRLF)\n  fifth (CR)"
+    )
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t\n"])
@@ -68,7 +71,7 @@ def check_range(root: Path, written: Remembered) -> None:
     """The returned 0-based range holds exactly the entry, and parses as one block of the note."""
     assert written.path == REL
     lines = lines_of(root / REL)
-    assert lines[written.start_line:written.end_line] == written.text.split("\n")
+    assert lines[written.start_line : written.end_line] == written.text.split("\n")
     blocks = recent_entries(root, REL)
     assert blocks[-1] == Item(REL, written.start_line, written.end_line, written.text)
 
@@ -92,22 +95,25 @@ def test_remember_appends_entries_in_order(tmp_path: Path) -> None:
     check_range(tmp_path, second)
 
 
-@pytest.mark.parametrize("old", [
-    pytest.param(b"# 2026-11-03\n\n- 08:00 coffee\n", id="lf"),
-    pytest.param(b"# 2026-11-03\n\n- 08:00 coffee", id="no-final-newline"),
-    pytest.param(b"# 2026-11-03\r\n\r\n- 08:00 coffee\r\n", id="crlf"),
-    pytest.param(b"# 2026-11-03\r\n\r\n- 08:00 coffee", id="crlf-no-final-newline"),
-    pytest.param(b"# 2026-11-03\n\n- 08:00 caf\xe9 \xff\xfe\n", id="not-utf8"),
-    pytest.param(b"\xef\xbb\xbf# 2026-11-03\n\n- 08:00 coffee\n", id="bom"),
-    pytest.param(b"---\ntags: [daily]\n---\n# 2026-11-03\n\nSome paragraph\n\n\n", id="frontmatter-blank-lines"),
-    pytest.param(b"", id="empty"),
-])
+@pytest.mark.parametrize(
+    "old",
+    [
+        pytest.param(b"# 2026-11-03\n\n- 08:00 coffee\n", id="lf"),
+        pytest.param(b"# 2026-11-03\n\n- 08:00 coffee", id="no-final-newline"),
+        pytest.param(b"# 2026-11-03\r\n\r\n- 08:00 coffee\r\n", id="crlf"),
+        pytest.param(b"# 2026-11-03\r\n\r\n- 08:00 coffee", id="crlf-no-final-newline"),
+        pytest.param(b"# 2026-11-03\n\n- 08:00 caf\xe9 \xff\xfe\n", id="not-utf8"),
+        pytest.param(b"\xef\xbb\xbf# 2026-11-03\n\n- 08:00 coffee\n", id="bom"),
+        pytest.param(b"---\ntags: [daily]\n---\n# 2026-11-03\n\nSome paragraph\n\n\n", id="frontmatter-blank-lines"),
+        pytest.param(b"", id="empty"),
+    ],
+)
 def test_remember_keeps_the_existing_bytes(tmp_path: Path, old: bytes) -> None:
     write_notes(tmp_path, {REL: old})
     written = remember(tmp_path, "tea at ten", ["drink"], NOW)
     data = (tmp_path / REL).read_bytes()
     assert data.startswith(old)
-    added = data[len(old):]
+    added = data[len(old) :]
     assert added in (b"- 09:05 tea at ten #drink\n", b"\n- 09:05 tea at ten #drink\n")
     assert added.startswith(b"\n") == (old != b"" and not old.endswith(b"\n"))
     check_range(tmp_path, written)
@@ -200,8 +206,9 @@ def test_service_remember_keeps_the_daily_note_indexable(make_service: ServiceFa
 def test_service_recall_ranks_a_recent_daily_note_above_an_old_one(make_service: ServiceFactory) -> None:
     entry = "- 09:00 The otter logo was approved by the board.\n"
     old, new = "memory/2020-01-01.md", f"memory/{today()}.md"
-    service = make_service({old: entry, new: entry, "memory/cooking.md": "Pasta needs salted water.\n"},
-                           decay_weight=0.0)  # memo decay (memory/) would also lower the old note
+    service = make_service(
+        {old: entry, new: entry, "memory/cooking.md": "Pasta needs salted water.\n"}, decay_weight=0.0
+    )  # memo decay (memory/) would also lower the old note
     service.sync()
     plain = {h.path: h.score for h in service.search("otter logo approved").hits}
     # The same text: about the same similarity (0.03: issue 18's note and neighbour terms weigh the cosine
@@ -228,7 +235,8 @@ def test_context_always_holds_the_rule(make_service: ServiceFactory) -> None:
     result = service.context("how long do I boil pasta", 400)
     hard = result.tiers[0]
     assert hard.name == "hard" and [(i.path, i.start_line, i.text) for i in hard.items] == [
-        ("AGENTS.md", 2, "- Never answer in prose.")]
+        ("AGENTS.md", 2, "- Never answer in prose.")
+    ]
     assert result.text.startswith(f"{HEADERS['hard']}\n- Never answer in prose. (AGENTS.md:3)")
     assert "Pasta needs salted water" in result.text  # the relevant note is recalled
     assert result.used_tokens == service.ws.models.counter.count(result.text) <= 400
@@ -240,19 +248,24 @@ def test_context_always_holds_the_rule(make_service: ServiceFactory) -> None:
 def test_context_recent_tier_is_the_end_of_the_latest_daily_note(make_service: ServiceFactory) -> None:
     latest = "memory/2026-11-03.md"
     entries = "".join(f"- 1{n}:00 entry number {n} about the garden shed\n" for n in range(10))
-    service = make_service({**RULES, "memory/2026-11-01.md": "# 2026-11-01\n\n- 09:00 an older day\n",
-                            latest: "# 2026-11-03\n\n" + entries})
+    service = make_service(
+        {
+            **RULES,
+            "memory/2026-11-01.md": "# 2026-11-01\n\n- 09:00 an older day\n",
+            latest: "# 2026-11-03\n\n" + entries,
+        }
+    )
     service.sync()
     result = service.context("pasta", 200)
     recent = {t.name: t for t in result.tiers}["recent"]
     everything = recent_entries(service.root, latest)
     assert len(everything) == 10
     assert 1 <= len(recent.items) < 10
-    assert list(recent.items) == everything[-len(recent.items):]
+    assert list(recent.items) == everything[-len(recent.items) :]
     assert recent.items[-1].text == "- 19:00 entry number 9 about the garden shed"
     lines = (service.root / latest).read_text(encoding="utf-8").split("\n")
     for item in recent.items:
-        assert item.text == "\n".join(lines[item.start_line:item.end_line])  # verbatim
+        assert item.text == "\n".join(lines[item.start_line : item.end_line])  # verbatim
     assert recent.tokens <= int(200 * 0.3)
     assert "an older day" not in "".join(i.text for i in recent.items)
 
@@ -276,17 +289,23 @@ def test_context_budget_error_names_the_token_count(make_service: ServiceFactory
 
 
 def test_context_instruction_notes_order(make_service: ServiceFactory) -> None:
-    service = make_service({
-        "CLAUDE.md": "- Always use spaces in YAML.\n",
-        "memory/team/AGENTS.md": "- Always write tests first.\n",
-        "AGENTS.md": "# Agents\n\n- Never push to main.\n",
-        "memory/rules.md": "---\nbotbin: instructions\n---\n- Never force push.\n",
-        "MEMORY.md": "# Memory\n\n- Always sign commits.\n- Never commit secrets.\n",
-    })
+    service = make_service(
+        {
+            "CLAUDE.md": "- Always use spaces in YAML.\n",
+            "memory/team/AGENTS.md": "- Always write tests first.\n",
+            "AGENTS.md": "# Agents\n\n- Never push to main.\n",
+            "memory/rules.md": "---\nbotbin: instructions\n---\n- Never force push.\n",
+            "MEMORY.md": "# Memory\n\n- Always sign commits.\n- Never commit secrets.\n",
+        }
+    )
     service.sync()
     result = service.context("commits", 1000)
     assert [(i.path, i.start_line) for i in result.tiers[0].items] == [  # MEMORY.md is memory (issue 19)
-        ("AGENTS.md", 2), ("CLAUDE.md", 0), ("memory/rules.md", 3), ("memory/team/AGENTS.md", 0)]
+        ("AGENTS.md", 2),
+        ("CLAUDE.md", 0),
+        ("memory/rules.md", 3),
+        ("memory/team/AGENTS.md", 0),
+    ]
     rules = result.text.split("\n\n")[0].split("\n")[1:]
     assert rules == [i.render() for i in result.tiers[0].items]
 
@@ -302,7 +321,8 @@ def test_context_with_a_long_note(make_service: ServiceFactory) -> None:
 
 def test_context_with_a_long_soft_directive(make_service: ServiceFactory) -> None:
     rule = "You must always use tabs for indentation. " + " ".join(  # "should": advice, no rule in a note (issue 19)
-        f"Tabs keep indentation width {n} consistent." for n in range(60))
+        f"Tabs keep indentation width {n} consistent." for n in range(60)
+    )
     service = make_service({"memory/style.md": "# Style\n\n" + rule + "\n"})
     service.sync()
     result = service.context("tabs indentation", 4000)  # raises ContextLawError

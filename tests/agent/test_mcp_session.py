@@ -24,10 +24,16 @@ def workspace(tmp_path: Path, real_embedder: Any) -> Path:
 
     root = tmp_path / "workspace"
     shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
-    (root / "AGENTS.md").write_text("# Rules for the assistant\n\n- Never answer in prose: reply in bullet points.\n",
-                                    encoding="utf-8")
+    (root / "AGENTS.md").write_text(
+        "# Rules for the assistant\n\n- Never answer in prose: reply in bullet points.\n", encoding="utf-8"
+    )
     MemoryService(root, embedder=real_embedder, env={}).sync()
     return root
+
+
+def _text(result: Any) -> str:
+    """The text of a tool result's first content item (an error's message)."""
+    return str(result.content[0].text)
 
 
 def _data(result: Any) -> dict[str, Any]:
@@ -49,8 +55,11 @@ async def test_every_tool_over_a_real_session(workspace: Path) -> None:
         found = _data(await session.call_tool("search_memory", {"query": "which database did we choose", "k": 3}))
         assert len(found["hits"]) == 3 and all(0 <= h["score"] <= 1 for h in found["hits"])
 
-        saved = _data(await session.call_tool("remember", {"text": "We picked the otter logo for v2.",
-                                                           "tags": ["decision", "branding"]}))
+        saved = _data(
+            await session.call_tool(
+                "remember", {"text": "We picked the otter logo for v2.", "tags": ["decision", "branding"]}
+            )
+        )
         today = datetime.now().astimezone().strftime("%Y-%m-%d")
         assert saved["path"] == f"memory/{today}.md" and saved["indexed"] is True
         note = (workspace / saved["path"]).read_text(encoding="utf-8")
@@ -59,8 +68,9 @@ async def test_every_tool_over_a_real_session(workspace: Path) -> None:
         assert again["hits"][0]["path"] == saved["path"]
 
         # the user's rule reaches the context of an unrelated request
-        context = _data(await session.call_tool("get_context", {"query": "summarize the SMS provider work",
-                                                                "budget_tokens": 3000}))
+        context = _data(
+            await session.call_tool("get_context", {"query": "summarize the SMS provider work", "budget_tokens": 3000})
+        )
         assert "Never answer in prose" in context["text"]
         assert context["usedTokens"] <= 3000
         assert [t["name"] for t in context["tiers"]] == ["hard", "guidance", "soft", "recent", "recalled"]
@@ -71,11 +81,11 @@ async def test_every_tool_over_a_real_session(workspace: Path) -> None:
 
         # 5, not 50: MEMORY.md's 39 items are no longer hard rules (issue 19), the one AGENTS.md rule fits 50
         too_small = await session.call_tool("get_context", {"query": "anything", "budget_tokens": 5})
-        assert too_small.is_error and "hard rules" in too_small.content[0].text
+        assert too_small.is_error and "hard rules" in _text(too_small)
         empty = await session.call_tool("search_memory", {"query": "  "})
-        assert empty.is_error and "empty" in empty.content[0].text
+        assert empty.is_error and "empty" in _text(empty)
         bad_tag = await session.call_tool("remember", {"text": "x", "tags": ["two words"]})
-        assert bad_tag.is_error and "tag" in bad_tag.content[0].text
+        assert bad_tag.is_error and "tag" in _text(bad_tag)
 
 
 async def test_tool_schemas_tell_a_model_how_to_call_them(workspace: Path) -> None:
@@ -100,13 +110,15 @@ async def test_the_first_context_of_a_never_synced_workspace_has_every_rule(tmp_
     """No sleep and no wait for the start-up sync: the rules are read from the notes themselves."""
     root = tmp_path / "fresh"
     shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
-    (root / "AGENTS.md").write_text("# Rules\n\n- Never answer in prose.\n- Always cite the note you used.\n",
-                                    encoding="utf-8")
+    (root / "AGENTS.md").write_text(
+        "# Rules\n\n- Never answer in prose.\n- Always cite the note you used.\n", encoding="utf-8"
+    )
     params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(root)])
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        context = _data(await session.call_tool("get_context", {"query": "what is the capital of Peru",
-                                                                "budget_tokens": 400}))
+        context = _data(
+            await session.call_tool("get_context", {"query": "what is the capital of Peru", "budget_tokens": 400})
+        )
         assert "Never answer in prose" in context["text"] and "Always cite the note you used" in context["text"]
         hard = next(t for t in context["tiers"] if t["name"] == "hard")
         assert [i["path"] for i in hard["items"]][:2] == ["AGENTS.md", "AGENTS.md"]

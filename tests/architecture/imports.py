@@ -30,7 +30,8 @@ def modules() -> dict[str, Path]:
 def _is_type_checking(node: ast.If) -> bool:
     test = node.test
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _imports(tree: ast.AST) -> list[tuple[str, int]]:
@@ -47,8 +48,8 @@ def _imports(tree: ast.AST) -> list[tuple[str, int]]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.module, node.lineno))
             found.extend((f"{node.module}.{alias.name}", node.lineno) for alias in node.names)
-        for child in ast.iter_child_nodes(node):
-            visit(child)
+        for inner in ast.iter_child_nodes(node):
+            visit(inner)
 
     visit(tree)
     return found

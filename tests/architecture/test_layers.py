@@ -10,8 +10,17 @@ from architecture.imports import Edge, cycles, edges, modules
 #: Lowest first. A module may import modules of its own layer and of the layers below it, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("botbin", "botbin.errors", "botbin.config")),
-    ("leaves", ("botbin.parsing", "botbin.chunking", "botbin.directives", "botbin.aifbin", "botbin.crypto",
-                "botbin.embedding")),
+    (
+        "leaves",
+        (
+            "botbin.parsing",
+            "botbin.chunking",
+            "botbin.directives",
+            "botbin.aifbin",
+            "botbin.crypto",
+            "botbin.embedding",
+        ),
+    ),
     ("stores", ("botbin.index", "botbin.sync", "botbin.notes_io")),
     ("workspace", ("botbin.workspace",)),
     ("memory", ("botbin.memory",)),
@@ -22,8 +31,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 #: What an adapter may import at run time besides its own package: the composition root, the errors, the
 #: version, another adapter (``botbin mcp`` starts the MCP server), and the turn reader of ``botbin ingest``.
-ADAPTER_MAY_IMPORT = ("botbin.service", "botbin.errors", "botbin.cli", "botbin.lsp", "botbin.mcp",
-                      "botbin.memory.conversation.turns")
+ADAPTER_MAY_IMPORT = (
+    "botbin.service",
+    "botbin.errors",
+    "botbin.cli",
+    "botbin.lsp",
+    "botbin.mcp",
+    "botbin.memory.conversation.turns",
+)
 
 
 def _within(name: str, prefix: str) -> bool:
@@ -60,8 +75,11 @@ def test_no_import_cycle(graph: list[Edge]) -> None:
 
 
 def test_no_layer_imports_a_layer_above_it(graph: list[Edge]) -> None:
-    upward = [f"{e.source}:{e.line} imports {e.target} ({LAYERS[layer_of(e.source)][0]} -> "
-              f"{LAYERS[layer_of(e.target)][0]})" for e in graph if layer_of(e.target) > layer_of(e.source)]
+    upward = [
+        f"{e.source}:{e.line} imports {e.target} ({LAYERS[layer_of(e.source)][0]} -> {LAYERS[layer_of(e.target)][0]})"
+        for e in graph
+        if layer_of(e.target) > layer_of(e.source)
+    ]
     assert upward == []
 
 
@@ -72,9 +90,13 @@ def test_the_domain_never_imports_the_service(graph: list[Edge]) -> None:
 
 def test_adapters_go_through_the_service(graph: list[Edge]) -> None:
     adapters = layer_of("botbin.cli")
-    around = [f"{e.source}:{e.line} imports {e.target}" for e in graph
-              if layer_of(e.source) == adapters and e.target != "botbin"
-              and not any(_within(e.target, allowed) for allowed in ADAPTER_MAY_IMPORT)]
+    around = [
+        f"{e.source}:{e.line} imports {e.target}"
+        for e in graph
+        if layer_of(e.source) == adapters
+        and e.target != "botbin"
+        and not any(_within(e.target, allowed) for allowed in ADAPTER_MAY_IMPORT)
+    ]
     assert around == []
 
 

@@ -126,8 +126,9 @@ def test_the_lock_serializes_the_service_and_the_cli(reader: Reader) -> None:
         assert quick.stderr.startswith("botbin: error: ") and quick.stderr.count("\n") == 1, quick.stderr
         assert "another botbin process is syncing" in quick.stderr and LOCK_FILE in quick.stderr
         before = snapshot(ws)
-        waiting = subprocess.Popen(sync_cmd(ws), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env=PATIENT_ENV)
+        waiting = subprocess.Popen(
+            sync_cmd(ws), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=PATIENT_ENV
+        )
         time.sleep(5)  # it starts, scans and polls for the lock (filelock shows no sign of waiting)
         assert waiting.poll() is None, "the CLI sync did not wait for the lock"
         assert snapshot(ws) == before, "the CLI wrote while the service held the lock"
@@ -181,8 +182,7 @@ def test_interleaved_edits_and_syncs_lose_no_update(reader: Reader) -> None:
         (ws / moved).rename(ws / moved.replace(".md", f" r{round_no}.md"))
         new = f"notes/new {round_no}.md"
         (ws / new).write_text(generated_note(rng, f"New {round_no}"), encoding="utf-8")
-        cli = subprocess.Popen(sync_cmd(ws), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               env=PATIENT_ENV)
+        cli = subprocess.Popen(sync_cmd(ws), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=PATIENT_ENV)
         errors: list[BaseException] = []
         server = threading.Thread(target=_catch, args=(errors, svc.sync))
         time.sleep(rng.uniform(0, 1.5))
@@ -238,7 +238,8 @@ def assert_index_current(svc: MemoryService, last_edit: dict[str, str]) -> None:
 
 
 def test_a_sync_that_waited_for_the_lock_keeps_what_the_other_writer_synced(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = make_workspace(tmp_path / "ws", n=4)
     svc = service(ws)
     svc.sync()
@@ -260,7 +261,8 @@ def test_a_sync_that_waited_for_the_lock_keeps_what_the_other_writer_synced(
 
 
 def test_a_loaded_index_sees_what_the_cli_synced_while_the_service_waited(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     ws = make_workspace(tmp_path / "ws", n=4)
     svc = service(ws)
     svc.sync()

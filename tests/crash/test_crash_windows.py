@@ -65,8 +65,9 @@ def service(make_service: Callable[..., MemoryService]) -> Callable[[], MemorySe
     return lambda: make_service(root=ws, **SETTINGS)
 
 
-def test_crash_before_state_save_loses_no_embedding(service: Callable[[], MemoryService],
-                                                    fake_embedder: FakeEmbedder, tmp_path: Path) -> None:
+def test_crash_before_state_save_loses_no_embedding(
+    service: Callable[[], MemoryService], fake_embedder: FakeEmbedder, tmp_path: Path
+) -> None:
     svc = service()
     svc.sync()
     state_before = svc.state_path.read_bytes()
@@ -78,20 +79,33 @@ def test_crash_before_state_save_loses_no_embedding(service: Callable[[], Memory
     report = service().sync()
     assert fake_embedder.embedded == embedded, "the outputs written before the crash were not reused"
     assert (report.added, report.modified) == (("e.md",), ("a.md",))
-    reference = MemoryService(write_notes(tmp_path / "fresh", {p.relative_to(svc.root).as_posix(): p.read_bytes()
-                                                               for p in svc.root.rglob("*.md")
-                                                               if svc.output_dir not in p.parents}),
-                              SETTINGS, embedder=FakeEmbedder(), env={})
+    reference = MemoryService(
+        write_notes(
+            tmp_path / "fresh",
+            {
+                p.relative_to(svc.root).as_posix(): p.read_bytes()
+                for p in svc.root.rglob("*.md")
+                if svc.output_dir not in p.parents
+            },
+        ),
+        SETTINGS,
+        embedder=FakeEmbedder(),
+        env={},
+    )
     reference.sync()
     assert_same_store(svc.root, reference.root)
 
 
-@pytest.mark.parametrize("synced_before", [
-    pytest.param(True, id="state-file-exists"),
-    pytest.param(False, id="cold-sync-no-state-file"),
-])
-def test_output_of_a_note_deleted_after_a_crash_is_removed(service: Callable[[], MemoryService],
-                                                          synced_before: bool) -> None:
+@pytest.mark.parametrize(
+    "synced_before",
+    [
+        pytest.param(True, id="state-file-exists"),
+        pytest.param(False, id="cold-sync-no-state-file"),
+    ],
+)
+def test_output_of_a_note_deleted_after_a_crash_is_removed(
+    service: Callable[[], MemoryService], synced_before: bool
+) -> None:
     svc = service()
     if synced_before:
         svc.sync()

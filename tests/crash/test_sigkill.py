@@ -112,8 +112,9 @@ def launch(ws: Path, args: list[str], plan: Plan | None) -> Outcome:
     profile = None
     if not killed:
         moments = sorted((s[1] - wall0) / 1e9 for p, s in _written_files(ws).items() if s and s != before.get(p))
-        profile = Profile(elapsed_s, moments[0], moments[-1] - moments[0]) if moments else \
-            Profile(elapsed_s, elapsed_s, 0.0)
+        profile = (
+            Profile(elapsed_s, moments[0], moments[-1] - moments[0]) if moments else Profile(elapsed_s, elapsed_s, 0.0)
+        )
     return Outcome(killed, proc.returncode, out, err, profile)
 
 
@@ -151,10 +152,10 @@ def _text(m: Mutator) -> list[str]:
 
 
 RECIPES: dict[str, tuple[float, Callable[[Mutator], list[str]]]] = {
-    "bulk": (0.4, _bulk),    # 15-60 notes rewritten, nothing embedded: the longest write bursts per CPU second
-    "tree": (0.35, _tree),   # notes moved to new folders (outputs moved, embeddings reused) and deletes
-    "full": (0.15, _full),   # every output rewritten in groups of 512 chunks
-    "text": (0.1, _text),    # new text: the model loads (seconds of CPU) and embeds before the writes
+    "bulk": (0.4, _bulk),  # 15-60 notes rewritten, nothing embedded: the longest write bursts per CPU second
+    "tree": (0.35, _tree),  # notes moved to new folders (outputs moved, embeddings reused) and deletes
+    "full": (0.15, _full),  # every output rewritten in groups of 512 chunks
+    "text": (0.1, _text),  # new text: the model loads (seconds of CPU) and embeds before the writes
 }
 
 
@@ -187,12 +188,16 @@ def test_sigkill_at_random_moments_never_corrupts_and_converges(tmp_path: Path) 
     profiles: dict[str, Profile] = {}
     stats: Counter[str] = Counter()
     kills = runs = 0
+    args: list[str]
     while kills < KILLS:
         runs += 1
         assert runs < KILLS * 3, f"too many runs ended before their kill moment: {dict(stats)}"
         if runs == 1:  # the cold sync, once right after its first output is written (the state file is next)
-            kind, args, plan = "cold", [], Plan(anchor=ws / output_rel(note_paths(ws)[0], OUTPUT_DIR),
-                                                delay_s=rng.uniform(0, 0.3))
+            kind, args, plan = (
+                "cold",
+                [],
+                Plan(anchor=ws / output_rel(note_paths(ws)[0], OUTPUT_DIR), delay_s=rng.uniform(0, 0.3)),
+            )
             mutator.take_written()
         elif "cold" not in profiles:  # the rest of the cold sync, measured
             kind, args, plan = "cold", [], None
@@ -231,13 +236,19 @@ def test_sigkill_at_random_moments_never_corrupts_and_converges(tmp_path: Path) 
     assert_completed(fresh, reference)
     assert_same_store(ws, reference)
     for root in (ws, reference):
-        checked = subprocess.run([sys.executable, str(CHECKER), "--root", str(root), str(root / OUTPUT_DIR)],
-                                 capture_output=True, text=True, check=False)
+        checked = subprocess.run(
+            [sys.executable, str(CHECKER), "--root", str(root), str(root / OUTPUT_DIR)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         assert checked.returncode == 0, checked.stdout[-3000:]
     # A harness whose kills all missed the writes would prove little.
     assert stats["killed mid-write"] >= 10, dict(stats)
     summary = ", ".join(f"{k}: {v}" for k, v in sorted(stats.items()))
     shapes = {k: (round(p.end_s, 2), round(p.write_start_s, 2), round(p.write_span_s, 3)) for k, p in profiles.items()}
-    print(f"\nsigkill harness: {kills} kills in {runs} runs, {time.monotonic() - started:.0f} s; {summary}; "
-          f"deletes/renames held back (output not yet owned): {mutator.held_back}; "
-          f"profiles (end, first write, write span in s): {shapes}")
+    print(
+        f"\nsigkill harness: {kills} kills in {runs} runs, {time.monotonic() - started:.0f} s; {summary}; "
+        f"deletes/renames held back (output not yet owned): {mutator.held_back}; "
+        f"profiles (end, first write, write span in s): {shapes}"
+    )

@@ -27,9 +27,37 @@ BOTBIN = Path(sys.executable).with_name("botbin")
 #: The environment of every CLI run: no BOTBIN_* setting of the caller leaks in, and no network.
 ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}, "HF_HUB_OFFLINE": "1"}
 WORDS = [
-    "sync", "embed", "vector", "chunk", "memory", "note", "vault", "index", "search", "query", "model",
-    "token", "heading", "paragraph", "lock", "crash", "kill", "write", "rename", "delete", "folder",
-    "output", "state", "cache", "batch", "signal", "process", "disk", "recall", "context", "agent",
+    "sync",
+    "embed",
+    "vector",
+    "chunk",
+    "memory",
+    "note",
+    "vault",
+    "index",
+    "search",
+    "query",
+    "model",
+    "token",
+    "heading",
+    "paragraph",
+    "lock",
+    "crash",
+    "kill",
+    "write",
+    "rename",
+    "delete",
+    "folder",
+    "output",
+    "state",
+    "cache",
+    "batch",
+    "signal",
+    "process",
+    "disk",
+    "recall",
+    "context",
+    "agent",
 ]
 
 
@@ -42,11 +70,13 @@ def sync_cmd(ws: Path, *args: str) -> list[str]:
     return [str(BOTBIN), "sync", "-w", str(ws), "--json", *args]
 
 
-def run_sync(ws: Path, *args: str, env: dict[str, str] | None = None,
-             timeout_s: float = 300) -> subprocess.CompletedProcess[str]:
+def run_sync(
+    ws: Path, *args: str, env: dict[str, str] | None = None, timeout_s: float = 300
+) -> subprocess.CompletedProcess[str]:
     """Run `botbin sync` to the end."""
-    return subprocess.run(sync_cmd(ws, *args), capture_output=True, text=True, env=env or ENV,
-                          timeout=timeout_s, check=False)
+    return subprocess.run(
+        sync_cmd(ws, *args), capture_output=True, text=True, env=env or ENV, timeout=timeout_s, check=False
+    )
 
 
 def phrase(rng: random.Random, n: int) -> str:

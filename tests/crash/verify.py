@@ -150,13 +150,19 @@ def assert_same_store(got: Path, want: Path) -> None:
         a, b = _doc(got / rel), _doc(want / rel)
         assert _meta(a) == _meta(b), f"{rel}: metadata differs"
         shape = [(c.text, c.start_line, c.end_line, c.heading_path, c.kind, c.tokens, c.text_md5) for c in a.chunks]
-        assert shape == [(c.text, c.start_line, c.end_line, c.heading_path, c.kind, c.tokens, c.text_md5)
-                         for c in b.chunks], f"{rel}: chunks differ"
+        assert shape == [
+            (c.text, c.start_line, c.end_line, c.heading_path, c.kind, c.tokens, c.text_md5) for c in b.chunks
+        ], f"{rel}: chunks differ"
         if a.chunks:
-            np.testing.assert_allclose(np.stack([c.embedding for c in a.chunks]),
-                                       np.stack([c.embedding for c in b.chunks]), atol=2e-5, err_msg=rel)
+            np.testing.assert_allclose(
+                np.stack([c.embedding for c in a.chunks]),
+                np.stack([c.embedding for c in b.chunks]),
+                atol=2e-5,
+                err_msg=rel,
+            )
     state_a, state_b = state_on_disk(got), state_on_disk(want)
     assert state_a is not None and state_b is not None
-    assert {k: v for k, v in state_a.items() if k not in ("files", "last_sync")} == \
-        {k: v for k, v in state_b.items() if k not in ("files", "last_sync")}
+    assert {k: v for k, v in state_a.items() if k not in ("files", "last_sync")} == {
+        k: v for k, v in state_b.items() if k not in ("files", "last_sync")
+    }
     assert _entries(state_a) == _entries(state_b), "state entries differ"

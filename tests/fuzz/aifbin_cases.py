@@ -53,7 +53,9 @@ def _document(n_chunks: int, dim: int, text: str) -> AifBinDocument:
     rng = np.random.default_rng(n_chunks * 1000 + dim)
     source = f"# Note\n\n{text}\n".encode()
     meta: dict[str, Any] = {
-        "source": "memory/fuzz.md", "source_md5": "0" * 32, "source_bytes": len(source),
+        "source": "memory/fuzz.md",
+        "source_md5": "0" * 32,
+        "source_bytes": len(source),
         "model": {"name": "test/fuzz", "dim": dim, "normalized": True, "max_tokens": 256},
         "chunker": {"target_tokens": 256, "overlap_tokens": 32, "min_tokens": 50},
         "frontmatter": {"tags": ["a", "b"], "n": 2**40, "ratio": 0.5, "nested": {"x": [1, None, True]}},
@@ -61,9 +63,18 @@ def _document(n_chunks: int, dim: int, text: str) -> AifBinDocument:
         "source_text": source,
     }
     chunks = tuple(
-        ChunkRecord(i, f"{text} {i} ü 世界", 2 + i, 3 + i, ("Note", f"Part {i}"), sorted(KINDS)[i % 3], 7 + i,
-                    f"{i:032x}", rng.normal(size=dim).astype(np.float32),
-                    directives=({"modality": "must", "span": [0, 4]},) if i % 2 else ())
+        ChunkRecord(
+            i,
+            f"{text} {i} ü 世界",
+            2 + i,
+            3 + i,
+            ("Note", f"Part {i}"),
+            sorted(KINDS)[i % 3],
+            7 + i,
+            f"{i:032x}",
+            rng.normal(size=dim).astype(np.float32),
+            directives=({"modality": "must", "span": [0, 4]},) if i % 2 else (),
+        )
         for i in range(n_chunks)
     )
     return AifBinDocument(meta, chunks)
@@ -89,9 +100,13 @@ class Parts:
     @classmethod
     def of(cls, data: bytes) -> Parts:
         _, _, flags, _, meta_len, count = HEADER.unpack_from(data)
-        body = data[HEADER_SIZE + meta_len:]
-        return cls(flags, count, data[HEADER_SIZE:HEADER_SIZE + meta_len],
-                   zlib.decompress(body) if flags & FLAG_COMPRESSED else body)
+        body = data[HEADER_SIZE + meta_len :]
+        return cls(
+            flags,
+            count,
+            data[HEADER_SIZE : HEADER_SIZE + meta_len],
+            zlib.decompress(body) if flags & FLAG_COMPRESSED else body,
+        )
 
     def join(self, meta_len: int | None = None) -> bytes:
         """The file again (the body compressed when flag bit 0 is set); ``meta_len`` overrides the header."""
@@ -102,8 +117,26 @@ class Parts:
 
 # --- MessagePack length prefixes --------------------------------------------------------------------------------
 
-_FIXED = {0xC0: 0, 0xC2: 0, 0xC3: 0, 0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8,
-          0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8, 0xD4: 2, 0xD5: 3, 0xD6: 5, 0xD7: 9, 0xD8: 17}
+_FIXED = {
+    0xC0: 0,
+    0xC2: 0,
+    0xC3: 0,
+    0xCA: 4,
+    0xCB: 8,
+    0xCC: 1,
+    0xCD: 2,
+    0xCE: 4,
+    0xCF: 8,
+    0xD0: 1,
+    0xD1: 2,
+    0xD2: 4,
+    0xD3: 8,
+    0xD4: 2,
+    0xD5: 3,
+    0xD6: 5,
+    0xD7: 9,
+    0xD8: 17,
+}
 _BYTES = {0xC4: 1, 0xC5: 2, 0xC6: 4, 0xD9: 1, 0xDA: 2, 0xDB: 4}  # bin and str: width of the length field
 _EXT = {0xC7: 1, 0xC8: 2, 0xC9: 4}
 _ITEMS = {0xDC: (2, 1), 0xDD: (4, 1), 0xDE: (2, 2), 0xDF: (4, 2)}  # array/map: (width, values per item)
@@ -131,11 +164,11 @@ def length_fields(packed: bytes) -> list[tuple[int, int]]:
         elif b in _BYTES or b in _EXT:
             width = _BYTES.get(b) or _EXT[b]
             out.append((pos + 1, width))
-            pos += 1 + width + int.from_bytes(packed[pos + 1:pos + 1 + width], "big") + (b in _EXT)
+            pos += 1 + width + int.from_bytes(packed[pos + 1 : pos + 1 + width], "big") + (b in _EXT)
         elif b in _ITEMS:
             width, per = _ITEMS[b]
             out.append((pos + 1, width))
-            items, pos = int.from_bytes(packed[pos + 1:pos + 1 + width], "big") * per, pos + 1 + width
+            items, pos = int.from_bytes(packed[pos + 1 : pos + 1 + width], "big") * per, pos + 1 + width
         else:
             raise ValueError(f"byte {b:#x} at {pos} is never used by MessagePack")
         if items:
@@ -150,12 +183,12 @@ def inflate_length(packed: bytes, field: tuple[int, int], value: int, widen: boo
     largest value, or with ``widen`` rewritten as the 32-bit form (str32, array32, map32) holding ``value``."""
     pos, width = field
     if width:
-        return packed[:pos] + min(value, 256**width - 1).to_bytes(width, "big") + packed[pos + width:]
+        return packed[:pos] + min(value, 256**width - 1).to_bytes(width, "big") + packed[pos + width :]
     b = packed[pos]
     if not widen:
-        return packed[:pos] + bytes([b | (0x0F if b <= 0x9F else 0x1F)]) + packed[pos + 1:]
+        return packed[:pos] + bytes([b | (0x0F if b <= 0x9F else 0x1F)]) + packed[pos + 1 :]
     tag = 0xDF if b <= 0x8F else 0xDD if b <= 0x9F else 0xDB
-    return packed[:pos] + bytes([tag]) + min(value, 2**32 - 1).to_bytes(4, "big") + packed[pos + 1:]
+    return packed[:pos] + bytes([tag]) + min(value, 2**32 - 1).to_bytes(4, "big") + packed[pos + 1 :]
 
 
 # --- strategies ---------------------------------------------------------------------------------------------------
@@ -167,7 +200,7 @@ base_files = st.sampled_from(BASE_FILES)
 def truncated(draw: st.DrawFn, files: tuple[bytes, ...] = BASE_FILES) -> bytes:
     """A real file cut at any offset."""
     data = draw(st.sampled_from(files))
-    return data[:draw(st.integers(0, len(data)))]
+    return data[: draw(st.integers(0, len(data)))]
 
 
 @st.composite
@@ -202,7 +235,7 @@ _HEADERS = (b"", MAGIC, MAGIC + b"\x02", MAGIC + b"\x02\x00\x00\x00", MAGIC + b"
 
 
 def _head_and_metadata(data: bytes) -> bytes:
-    return data[:HEADER_SIZE + len(Parts.of(data).meta)]
+    return data[: HEADER_SIZE + len(Parts.of(data).meta)]
 
 
 @st.composite
@@ -213,13 +246,31 @@ def random_bytes(draw: st.DrawFn) -> bytes:
     return head + tail
 
 
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-(2**63), 2**64 - 1), st.floats(),
-                     st.text(max_size=20), st.binary(max_size=40))
-_values = st.recursive(_scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                          st.dictionaries(st.text(max_size=8), inner, max_size=4)),
-                       max_leaves=20)
-_CHUNK_KEYS = ("id", "text", "start_line", "end_line", "heading_path", "kind", "directives", "tokens",
-               "text_md5", "embedding")
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(),
+    st.text(max_size=20),
+    st.binary(max_size=40),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)),
+    max_leaves=20,
+)
+_CHUNK_KEYS = (
+    "id",
+    "text",
+    "start_line",
+    "end_line",
+    "heading_path",
+    "kind",
+    "directives",
+    "tokens",
+    "text_md5",
+    "embedding",
+)
 
 
 @st.composite
@@ -231,8 +282,9 @@ def random_structure(draw: st.DrawFn) -> bytes:
     if draw(st.booleans()):
         meta |= {"source": "a.md", "model": {"dim": dim}}
     right = st.binary(min_size=dim * 4, max_size=dim * 4)
-    chunk = st.fixed_dictionaries({}, optional={k: st.one_of(_values, right if k == "embedding" else _values)
-                                                 for k in _CHUNK_KEYS})
+    chunk = st.fixed_dictionaries(
+        {}, optional={k: st.one_of(_values, right if k == "embedding" else _values) for k in _CHUNK_KEYS}
+    )
     good = {"text": "t", "start_line": 0, "end_line": 1, "kind": "lore", "embedding": b"\0" * (dim * 4)}
     chunks = draw(st.lists(st.one_of(chunk, chunk.map(lambda c: {**good, **c}), _values), max_size=4))
     body: Any = chunks if draw(st.integers(0, 9)) else draw(_values)

@@ -45,7 +45,7 @@ def inflated(draw: st.DrawFn) -> bytes:
     """metadata_len, chunk_count or one MessagePack length prefix of the public metadata set huge."""
     data = draw(st.sampled_from(FILES))
     magic, version, flags, reserved, meta_len, count = HEADER.unpack_from(data)
-    meta, body = data[HEADER_SIZE:HEADER_SIZE + meta_len], data[HEADER_SIZE + meta_len:]
+    meta, body = data[HEADER_SIZE : HEADER_SIZE + meta_len], data[HEADER_SIZE + meta_len :]
     value = draw(st.one_of(st.sampled_from([2**32 - 1, 2**31, 2**16 - 1]), st.integers(0, 2**32 - 1)))
     where = draw(st.sampled_from(["metadata_len", "chunk_count", "metadata"]))
     if where == "metadata_len":
@@ -54,5 +54,5 @@ def inflated(draw: st.DrawFn) -> bytes:
         count = value
     else:
         pos, width = draw(st.sampled_from([f for f in length_fields(meta) if f[1]]))
-        meta = meta[:pos] + min(value, 256**width - 1).to_bytes(width, "big") + meta[pos + width:]
+        meta = meta[:pos] + min(value, 256**width - 1).to_bytes(width, "big") + meta[pos + width :]
     return struct.pack("<4sBBHII", magic, version, flags, reserved, meta_len, count) + meta + body

@@ -40,20 +40,131 @@ LONG_LINE_CHARS = 20_000
 BLOCK_KINDS = frozenset({"heading", "paragraph", "list_item", "code", "table", "quote", "html"})
 
 MD_PIECES = (
-    "# ", "## ", "###### ", "#tag", "#", "\n", "\n\n", "\r\n", "\r", "\t", "    ", "- ", "* ", "+ ", "1. ", "2) ",
-    "- [ ] ", "> ", ">> ", "`", "``", "```", "```python\n", "~~~", "\n```\n", "---", "\n---\n", "===", "[[", "]]",
-    "|", "| a | b |\n|---|---|\n", "[", "]", "](", "(", ")", "<!--", "-->", "<a:", "<div>", "http://x.y/",
-    "www.", '"', "'", "**", "_", "\\", ". ", "; ", ": ", "?", "Never push to main. ", "You must sign. ",
-    "Always use tabs", "don't ", "should ", "you may ", "Use ", "Important: ", "e.g. ", "\x00", "\ufeff",
-    "é", "世界。", "\u200b", "\u0301", "😀", "\u2028", "ǅ", "١٢٣",
+    "# ",
+    "## ",
+    "###### ",
+    "#tag",
+    "#",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\r",
+    "\t",
+    "    ",
+    "- ",
+    "* ",
+    "+ ",
+    "1. ",
+    "2) ",
+    "- [ ] ",
+    "> ",
+    ">> ",
+    "`",
+    "``",
+    "```",
+    "```python\n",
+    "~~~",
+    "\n```\n",
+    "---",
+    "\n---\n",
+    "===",
+    "[[",
+    "]]",
+    "|",
+    "| a | b |\n|---|---|\n",
+    "[",
+    "]",
+    "](",
+    "(",
+    ")",
+    "<!--",
+    "-->",
+    "<a:",
+    "<div>",
+    "http://x.y/",
+    "www.",
+    '"',
+    "'",
+    "**",
+    "_",
+    "\\",
+    ". ",
+    "; ",
+    ": ",
+    "?",
+    "Never push to main. ",
+    "You must sign. ",
+    "Always use tabs",
+    "don't ",
+    "should ",
+    "you may ",
+    "Use ",
+    "Important: ",
+    "e.g. ",
+    "\x00",
+    "\ufeff",
+    "é",
+    "世界。",
+    "\u200b",
+    "\u0301",
+    "😀",
+    "\u2028",
+    "ǅ",
+    "١٢٣",
 )
 YAML_PIECES = (
-    "tags: ", "tag: ", "aliases: ", "alias: ", "title: ", "date: ", "created: ", "botbin: instructions", "\n",
-    "  ", "- ", "[", "]", "{", "}", ", ", ": ", "&a ", "*a", "<<: *a", "!!binary ", "!!set ", "!!timestamp ",
-    "!!python/object:os.system ", "!!float ", "? ", "2026-13-45", "2026-11-03", "2026-11-03T10:00:00Z",
-    "12:30:00", "1e400", "-.inf", ".nan", "99999999999999999999999", "0x1F", "0o17", "~", "null", "yes",
-    '"\\ud800"', '"\\udfff\\ud83d"', '"\\x00"', '"\\U0001F600"', "'", '"', "|\n  ", ">-\n  ", "#", "%YAML 1.1",
-    "...", "é", "=",
+    "tags: ",
+    "tag: ",
+    "aliases: ",
+    "alias: ",
+    "title: ",
+    "date: ",
+    "created: ",
+    "botbin: instructions",
+    "\n",
+    "  ",
+    "- ",
+    "[",
+    "]",
+    "{",
+    "}",
+    ", ",
+    ": ",
+    "&a ",
+    "*a",
+    "<<: *a",
+    "!!binary ",
+    "!!set ",
+    "!!timestamp ",
+    "!!python/object:os.system ",
+    "!!float ",
+    "? ",
+    "2026-13-45",
+    "2026-11-03",
+    "2026-11-03T10:00:00Z",
+    "12:30:00",
+    "1e400",
+    "-.inf",
+    ".nan",
+    "99999999999999999999999",
+    "0x1F",
+    "0o17",
+    "~",
+    "null",
+    "yes",
+    '"\\ud800"',
+    '"\\udfff\\ud83d"',
+    '"\\x00"',
+    '"\\U0001F600"',
+    "'",
+    '"',
+    "|\n  ",
+    ">-\n  ",
+    "#",
+    "%YAML 1.1",
+    "...",
+    "é",
+    "=",
 )
 
 
@@ -65,16 +176,24 @@ def _pieces(alphabet: tuple[str, ...], max_pieces: int) -> st.SearchStrategy[str
 def long_lines(max_chars: int = LONG_LINE_CHARS) -> st.SearchStrategy[str]:
     """One short markdown-ish unit repeated up to ``max_chars`` characters (and an optional prefix)."""
     unit = _pieces(MD_PIECES, 4).filter(bool)
-    return st.builds(lambda pre, u, n: pre + u * max(1, n // len(u)), st.sampled_from(["", "a", "- ", "> "]), unit,
-                     st.integers(1, max_chars))
+    return st.builds(
+        lambda pre, u, n: pre + u * max(1, n // len(u)),
+        st.sampled_from(["", "a", "- ", "> "]),
+        unit,
+        st.integers(1, max_chars),
+    )
 
 
 def markdown_texts(max_chars: int = LONG_LINE_CHARS) -> st.SearchStrategy[str]:
     """Markdown-ish text: pieces, an optional YAML frontmatter before them, or a very long line."""
     body = _pieces(MD_PIECES, 80)
     front = st.builds(lambda y, b: f"---\n{y}\n---\n{b}", _pieces(YAML_PIECES, 30), body)
-    return st.one_of(body, front, long_lines(max_chars),
-                     st.builds("\n".join, st.lists(st.one_of(body, long_lines(max_chars // 4)), max_size=4)))
+    return st.one_of(
+        body,
+        front,
+        long_lines(max_chars),
+        st.builds("\n".join, st.lists(st.one_of(body, long_lines(max_chars // 4)), max_size=4)),
+    )
 
 
 def any_text(max_chars: int = LONG_LINE_CHARS) -> st.SearchStrategy[str]:
@@ -97,11 +216,22 @@ def _damage(data: bytes, draws: list[tuple[int, bytes]]) -> bytes:
 def note_bytes(max_chars: int = LONG_LINE_CHARS) -> st.SearchStrategy[bytes]:
     """A note's bytes: markdown text encoded (CRLF, a BOM, invalid UTF-8 or NUL bytes spliced in), or random."""
     text = markdown_texts(max_chars)
-    junk = st.lists(st.tuples(st.integers(0, 2**20), st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00",
-                                                                       b"\xef\xbb\xbf", b"\xe4\xb8"])), max_size=3)
-    encoded = st.builds(lambda t, crlf, bom, d: _damage((b"\xef\xbb\xbf" if bom else b"")
-                                                        + (t.replace("\n", "\r\n") if crlf else t).encode(), d),
-                        text, st.booleans(), st.booleans(), junk)
+    junk = st.lists(
+        st.tuples(
+            st.integers(0, 2**20),
+            st.sampled_from([b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x00", b"\xef\xbb\xbf", b"\xe4\xb8"]),
+        ),
+        max_size=3,
+    )
+    encoded = st.builds(
+        lambda t, crlf, bom, d: _damage(
+            (b"\xef\xbb\xbf" if bom else b"") + (t.replace("\n", "\r\n") if crlf else t).encode(), d
+        ),
+        text,
+        st.booleans(),
+        st.booleans(),
+        junk,
+    )
     return st.one_of(encoded, st.binary(max_size=3000))
 
 
@@ -155,7 +285,7 @@ def check_parse(text: str, path: str = "n.md") -> ParsedNote:
     for b in note.blocks:
         assert b.kind in BLOCK_KINDS and all(isinstance(h, str) for h in b.heading_path)
         assert previous_end <= b.start_line < b.end_line <= note.line_count
-        assert b.text == "\n".join(lines[b.start_line:b.end_line])
+        assert b.text == "\n".join(lines[b.start_line : b.end_line])
         previous_end = b.end_line
     if note.frontmatter_lines is not None:
         assert 0 <= note.frontmatter_lines[0] < note.frontmatter_lines[1] <= note.line_count
@@ -176,7 +306,7 @@ def check_lex(text: str) -> list[Cue]:
         for c in found:
             assert c.modality in MODALITIES
             assert previous <= c.sentence_start <= c.start < c.end <= c.sentence_end <= len(text)
-            assert text[c.start:c.end] == c.cue
+            assert text[c.start : c.end] == c.cue
             assert c.start <= c.action_start <= c.sentence_end
             previous = c.sentence_end
     assert {c.sentence_start for c in notes} <= {c.sentence_start for c in cues}
@@ -225,8 +355,14 @@ def check_prepare(rel: str, data: bytes, p: ChunkerParams) -> PreparedNote | Non
         return None
     check_chunks(prep.note, prep.chunks, p)
     vectors = np.ones((len(prep.chunks), 4), dtype=np.float32) / 2
-    doc = build_document(prep, vectors, ModelMeta("test/fuzz", 4, 256), p, "2026-01-01T00:00:00Z",
-                         "2026-01-01T00:00:00Z")
+    doc = build_document(
+        prep,
+        vectors.astype(np.float32),
+        ModelMeta("test/fuzz", 4, 256),
+        p,
+        "2026-01-01T00:00:00Z",
+        "2026-01-01T00:00:00Z",
+    )
     back = decode(encode(doc, compress=True), rel)
     assert len(back.chunks) == len(prep.chunks) and back.source_text == data
     return prep

@@ -34,8 +34,9 @@ from hypothesis import strategies as st
 from botbin.aifbin import AifBinDocument, decode, encode
 from botbin.errors import AifBinFormatError
 
-FUZZ = settings(max_examples=200, deadline=1000, database=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=200, deadline=1000, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def test_base_files_decode_to_their_documents() -> None:
@@ -113,8 +114,10 @@ def test_decoded_documents_encode_again(key: bytes) -> None:
     meta = msgpack.packb({key: 1, "source": "a.md", "model": {"dim": 1}})
     with pytest.raises(AifBinFormatError, match="not a string"):
         decode(Parts(0, 0, meta, msgpack.packb([])).join(), "x.aif-bin")
-    good = decode(Parts(0, 0, msgpack.packb({"k": key, "source": "a.md", "model": {"dim": 1}}),
-                        msgpack.packb([])).join(), "x.aif-bin")
+    good = decode(
+        Parts(0, 0, msgpack.packb({"k": key, "source": "a.md", "model": {"dim": 1}}), msgpack.packb([])).join(),
+        "x.aif-bin",
+    )
     assert decode(encode(good), "x.aif-bin").metadata == good.metadata
 
 

@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 
 from botbin.aifbin import HEADER, HEADER_SIZE, decode
 
-FUZZ = settings(max_examples=150, deadline=1000, database=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=150, deadline=1000, database=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def test_base_files_open_with_the_key() -> None:
@@ -50,4 +51,4 @@ def test_fuzz_random_ciphertext(tail: bytes, keep: int) -> None:
     """A real header and metadata followed by random bytes in place of the sealed block."""
     data = FILES[1]
     meta_len = HEADER.unpack_from(data)[4]
-    check_refused(data[:HEADER_SIZE + meta_len + keep] + tail)
+    check_refused(data[: HEADER_SIZE + meta_len + keep] + tail)

@@ -30,8 +30,13 @@ from markdown_cases import (
 
 from botbin.chunking import ChunkerParams
 
-FUZZ = settings(max_examples=100, deadline=1000, database=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=100,
+    deadline=1000,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -36,13 +36,15 @@ async def wait_until(predicate: Callable[[], Any], timeout_s: float = 60.0, what
 
 def progress_ended(client: LanguageClient, count: int = 1) -> bool:
     """True when at least ``count`` work-done progress reports have ended."""
-    ends = [r for reports in client.progress_reports.values() for r in reports
-            if isinstance(r, types.WorkDoneProgressEnd)]
+    ends = [
+        r for reports in client.progress_reports.values() for r in reports if isinstance(r, types.WorkDoneProgressEnd)
+    ]
     return len(ends) >= count
 
 
-async def start(client: LanguageClient, profile: str, folders: list[Path],
-                options: dict[str, Any] | None = None) -> None:
+async def start(
+    client: LanguageClient, profile: str, folders: list[Path], options: dict[str, Any] | None = None
+) -> None:
     """Initialize ``client`` with an editor profile, workspace folders and initializationOptions."""
     client.registrations = []  # type: ignore[attr-defined]
 
@@ -50,11 +52,13 @@ async def start(client: LanguageClient, profile: str, folders: list[Path],
     def on_register(params: types.RegistrationParams) -> None:
         client.registrations.append(params)  # type: ignore[attr-defined]
 
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(profile),
-        initialization_options=options or {},
-        workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
-    ))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(profile),
+            initialization_options=options or {},
+            workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
+        )
+    )
 
 
 async def request(client: LanguageClient, method: str, params: dict[str, Any]) -> Any:
@@ -91,8 +95,9 @@ def workspace(tmp_path: Path, synced_examples: Path) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def serve(folders: list[Path], options: dict[str, Any] | None = None,
-                profile: str = "visual_studio_code", wait: bool = True) -> AsyncIterator[LanguageClient]:
+async def serve(
+    folders: list[Path], options: dict[str, Any] | None = None, profile: str = "visual_studio_code", wait: bool = True
+) -> AsyncIterator[LanguageClient]:
     """Start a real ``botbin lsp`` for a test that prepares its own workspace; shut it down after."""
     client = await ClientServerConfig(server_command=SERVER).start()
     assert isinstance(client, LanguageClient)

@@ -34,10 +34,17 @@ def test_settings_from_plain_mapping() -> None:
 
 
 def test_settings_from_camel_case_keys() -> None:
-    options, problems = settings_from({"topK": 3, "outputDir": "out", "lockTimeoutS": 2.5, "vault": True,
-                                       "maxNoteBytes": 10, "batch_size": 8})
-    assert options == {"top_k": 3, "output_dir": "out", "lock_timeout_s": 2.5, "vault": True,
-                       "max_note_bytes": 10, "batch_size": 8}
+    options, problems = settings_from(
+        {"topK": 3, "outputDir": "out", "lockTimeoutS": 2.5, "vault": True, "maxNoteBytes": 10, "batch_size": 8}
+    )
+    assert options == {
+        "top_k": 3,
+        "output_dir": "out",
+        "lock_timeout_s": 2.5,
+        "vault": True,
+        "max_note_bytes": 10,
+        "batch_size": 8,
+    }
     assert problems == []
 
 
@@ -210,8 +217,16 @@ def test_folder_rel_path_and_uri_of_round_trip(folders: Folders, tmp_path: Path)
 def test_tracks_default_globs(folders: Folders, tmp_path: Path) -> None:
     folders.set_folders([uri(tmp_path)], {})
     tracked = ["MEMORY.md", "memory/a.md", "memory/2026/01/b.md"]
-    untracked = ["README.md", "notes/a.md", "memory/a.txt", "memory/a.MD", "sub/MEMORY.md",
-                 "memory/aifbin/x.md", "memory/.git/x.md", "memory/node_modules/x.md"]
+    untracked = [
+        "README.md",
+        "notes/a.md",
+        "memory/a.txt",
+        "memory/a.MD",
+        "sub/MEMORY.md",
+        "memory/aifbin/x.md",
+        "memory/.git/x.md",
+        "memory/node_modules/x.md",
+    ]
     for rel in tracked:
         assert folders.tracks(uri(tmp_path / rel)), rel
     for rel in untracked:
@@ -295,8 +310,9 @@ def test_request_sync_runs_a_sync_and_reports_it(folders: Folders, recorder: Rec
     assert hits and hits[0].path == "memory/2026-01-02.md"
 
 
-def test_requests_made_while_a_sync_runs_are_merged(folders: Folders, recorder: Recorder, tmp_path: Path,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_requests_made_while_a_sync_runs_are_merged(
+    folders: Folders, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     folder = open_workspace(folders, tmp_path / "ws", NOTES)
     calls: list[bool] = []
     real_sync = folder.service.sync
@@ -345,14 +361,17 @@ class FailingService:
         raise self.exc
 
 
-@pytest.mark.parametrize(("exc", "error", "model_error"), [
-    (ModelError("no model here"), "no model here", "no model here"),
-    (WorkspaceError("cannot be read", Path("ws")), None, None),
-    (RuntimeError("boom"), "internal error: boom", None),
-])
+@pytest.mark.parametrize(
+    ("exc", "error", "model_error"),
+    [
+        (ModelError("no model here"), "no model here", "no model here"),
+        (WorkspaceError("cannot be read", Path("ws")), None, None),
+        (RuntimeError("boom"), "internal error: boom", None),
+    ],
+)
 def test_a_failing_sync_is_reported_and_the_worker_goes_on(
-        folders: Folders, recorder: Recorder, tmp_path: Path, exc: Exception, error: str | None,
-        model_error: str | None) -> None:
+    folders: Folders, recorder: Recorder, tmp_path: Path, exc: Exception, error: str | None, model_error: str | None
+) -> None:
     good = open_workspace(folders, tmp_path / "good", NOTES)
     bad_root = tmp_path / "bad"
     bad_root.mkdir()

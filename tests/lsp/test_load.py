@@ -24,8 +24,17 @@ WINDOW = 100
 """Requests in flight at once."""
 GROWTH_LIMIT_MB = 30.0
 """Most resident memory the second burst may add over the first (warm-up) burst, MiB."""
-QUERIES = ["which database did we choose", "alerts", "SMS verification code", "deploy on Friday", "Postgres",
-           "release checklist", "on-call rotation", "what did we decide about caching", "ideas for later"]
+QUERIES = [
+    "which database did we choose",
+    "alerts",
+    "SMS verification code",
+    "deploy on Friday",
+    "Postgres",
+    "release checklist",
+    "on-call rotation",
+    "what did we decide about caching",
+    "ideas for later",
+]
 
 
 def rss_mb(pid: int) -> float:
@@ -51,8 +60,12 @@ def workload(root: Path, count: int, seed: int = 3) -> list[tuple[str, Any]]:
             position = types.Position(line, rng.randint(0, len(notes[uri][line])))
             calls.append((types.TEXT_DOCUMENT_HOVER, types.HoverParams(types.TextDocumentIdentifier(uri), position)))
         else:
-            calls.append(("botbin/search", {"query": rng.choice(queries), "k": rng.choice((1, 5, 10)),
-                                            "bestPerNote": rng.random() < 0.3}))
+            calls.append(
+                (
+                    "botbin/search",
+                    {"query": rng.choice(queries), "k": rng.choice((1, 5, 10)), "bestPerNote": rng.random() < 0.3},
+                )
+            )
     return calls
 
 
@@ -88,8 +101,13 @@ async def test_bursts_are_answered_and_memory_stays_flat(workspace: Path) -> Non
         assert client._server is not None
         pid = client._server.pid
         for note in sorted(workspace.rglob("*.md")):
-            client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(
-                uri=note.as_uri(), language_id="markdown", version=1, text=note.read_text(encoding="utf-8"))))
+            client.text_document_did_open(
+                types.DidOpenTextDocumentParams(
+                    types.TextDocumentItem(
+                        uri=note.as_uri(), language_id="markdown", version=1, text=note.read_text(encoding="utf-8")
+                    )
+                )
+            )
         calls = workload(workspace, REQUESTS)
         problems, shown = await burst(client, calls)  # warm-up: model, index, query cache, allocator pools
         assert problems == [] and shown > REQUESTS // 4
@@ -102,8 +120,9 @@ async def test_bursts_are_answered_and_memory_stays_flat(workspace: Path) -> Non
         uri = (workspace / "MEMORY.md").as_uri()
         lines = (workspace / "MEMORY.md").read_text(encoding="utf-8").split("\n")
         line = next(i for i, text in enumerate(lines) if len(text) > 40 and text[0].isalpha())
-        hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                                         types.Position(line, 0)))
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, 0))
+        )
         assert hover is not None and isinstance(hover.contents, types.MarkupContent)
         assert "Related memories" in hover.contents.value
 

@@ -28,10 +28,23 @@ async def test_bad_settings_fall_back_with_one_message(workspace: Path) -> None:
 async def test_configuration_change_reindexes_with_new_globs(workspace: Path) -> None:
     async with serve([workspace]) as client:
         before = (await request(client, "botbin/status", {}))["files"]
-        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-            settings={"botbin": {"exclude": ["memory/2026-11-0*.md"]}}))
-        await wait_until(lambda: len([r for rs in client.progress_reports.values() for r in rs
-                                      if isinstance(r, types.WorkDoneProgressEnd)]) >= 2, what="a second sync")
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(settings={"botbin": {"exclude": ["memory/2026-11-0*.md"]}})
+        )
+        await wait_until(
+            lambda: (
+                len(
+                    [
+                        r
+                        for rs in client.progress_reports.values()
+                        for r in rs
+                        if isinstance(r, types.WorkDoneProgressEnd)
+                    ]
+                )
+                >= 2
+            ),
+            what="a second sync",
+        )
         status = await request(client, "botbin/status", {})
         assert status["files"] < before
         paths = {h["path"] for h in (await request(client, "botbin/search", {"query": "alerts", "k": 20}))["hits"]}
@@ -43,8 +56,10 @@ async def test_conflicting_rules_are_published_as_diagnostics(workspace: Path) -
     agents.write_text("# Agent rules\n\n- Always commit secrets to the repo.\n", encoding="utf-8")
     async with serve([workspace]) as client:
         uri, memory_uri = agents.as_uri(), (workspace / "MEMORY.md").as_uri()
-        await wait_until(lambda: client.diagnostics.get(uri) and client.diagnostics.get(memory_uri),
-                         what="diagnostics on AGENTS.md and MEMORY.md")
+        await wait_until(
+            lambda: client.diagnostics.get(uri) and client.diagnostics.get(memory_uri),
+            what="diagnostics on AGENTS.md and MEMORY.md",
+        )
         diagnostics = client.diagnostics[uri]
         assert len(diagnostics) == 1 and len(client.diagnostics[memory_uri]) == 1
         (diagnostic,) = diagnostics
@@ -55,8 +70,10 @@ async def test_conflicting_rules_are_published_as_diagnostics(workspace: Path) -
         # fixing the rule clears both after the save
         agents.write_text("# Agent rules\n\n- Keep secrets in .env.local.\n", encoding="utf-8")
         client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri)))
-        await wait_until(lambda: len(client.diagnostics.get(uri, ())) == 0
-                         and len(client.diagnostics.get(memory_uri, ())) == 0, what="the diagnostics to clear")
+        await wait_until(
+            lambda: len(client.diagnostics.get(uri, ())) == 0 and len(client.diagnostics.get(memory_uri, ())) == 0,
+            what="the diagnostics to clear",
+        )
 
 
 async def test_unavailable_model_degrades_to_keyword_search(workspace: Path) -> None:
@@ -95,11 +112,24 @@ async def test_a_bad_request_is_answered_and_the_server_lives_on(workspace: Path
 async def test_several_workspace_folders_are_searched_together(workspace: Path, tmp_path: Path) -> None:
     other = tmp_path / "second"
     (other / "memory").mkdir(parents=True)
-    (other / "memory" / "garden.md").write_text("# Garden\n\nThe tomatoes need watering every evening.\n",
-                                                encoding="utf-8")
+    (other / "memory" / "garden.md").write_text(
+        "# Garden\n\nThe tomatoes need watering every evening.\n", encoding="utf-8"
+    )
     async with serve([workspace, other]) as client:
-        await wait_until(lambda: len([r for rs in client.progress_reports.values() for r in rs
-                                      if isinstance(r, types.WorkDoneProgressEnd)]) >= 2, what="both folders")
+        await wait_until(
+            lambda: (
+                len(
+                    [
+                        r
+                        for rs in client.progress_reports.values()
+                        for r in rs
+                        if isinstance(r, types.WorkDoneProgressEnd)
+                    ]
+                )
+                >= 2
+            ),
+            what="both folders",
+        )
         result = await request(client, "botbin/search", {"query": "watering tomatoes", "k": 3})
         assert result["hits"][0]["uri"] == (other / "memory" / "garden.md").as_uri()
         status = await request(client, "botbin/status", {})
@@ -131,8 +161,9 @@ def test_tcp_mode_serves_lsp(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "botbin", "lsp", "--tcp", str(port)],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "botbin", "lsp", "--tcp", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -160,8 +191,9 @@ def test_tcp_mode_serves_lsp(tmp_path: Path) -> None:
 async def test_context_and_remember_over_lsp(workspace: Path) -> None:
     (workspace / "AGENTS.md").write_text("# Rules\n\n- Never answer in prose.\n", encoding="utf-8")
     async with serve([workspace]) as client:
-        saved = await request(client, "botbin/remember", {"text": "The capybara dashboard theme shipped.",
-                                                         "tags": ["release"]})
+        saved = await request(
+            client, "botbin/remember", {"text": "The capybara dashboard theme shipped.", "tags": ["release"]}
+        )
         assert saved["path"].startswith("memory/") and saved["uri"].endswith(saved["path"])
         context = await request(client, "botbin/context", {"query": "what shipped today", "budgetTokens": 3000})
         assert "Never answer in prose" in context["text"] and "capybara" in context["text"]

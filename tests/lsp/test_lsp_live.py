@@ -56,21 +56,29 @@ async def test_save_then_search_finds_the_new_paragraph(client: LanguageClient) 
 async def test_outside_create_and_delete_are_picked_up(client: LanguageClient) -> None:
     note = client.root / "memory" / "outside.md"  # type: ignore[attr-defined]
     note.write_text("# Outside\n\nThe wombat incident happened in the staging cluster.\n", encoding="utf-8")
-    if client.profile == "visual_studio_code":  # this client watches files itself and tells the server
+    if (
+        getattr(client, "profile", None) == "visual_studio_code"
+    ):  # this client watches files itself and tells the server
         assert client.registrations  # type: ignore[attr-defined]
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-            [types.FileEvent(note.as_uri(), types.FileChangeType.Created)]))
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams([types.FileEvent(note.as_uri(), types.FileChangeType.Created)])
+        )
 
     await eventually(lambda: paths_for(client, "wombat incident staging"), lambda p: "memory/outside.md" in p)
     note.unlink()
-    if client.profile == "visual_studio_code":
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
-            [types.FileEvent(note.as_uri(), types.FileChangeType.Deleted)]))
+    if getattr(client, "profile", None) == "visual_studio_code":
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams([types.FileEvent(note.as_uri(), types.FileChangeType.Deleted)])
+        )
     await eventually(lambda: paths_for(client, "wombat incident staging"), lambda p: "memory/outside.md" not in p)
 
 
 async def test_execute_sync_command_and_reindex(client: LanguageClient) -> None:
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="botbin.sync"))
-    assert result["done"] is True and result["folders"][0]["error"] is None
+    assert result is not None and result["done"] is True and result["folders"][0]["error"] is None
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(command="botbin.reindex"))
-    assert result["done"] is True and result["folders"][0]["unchanged"] + len(result["folders"][0]["modified"]) == 16
+    assert (
+        result is not None
+        and result["done"] is True
+        and result["folders"][0]["unchanged"] + len(result["folders"][0]["modified"]) == 16
+    )

@@ -35,8 +35,9 @@ async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest, hel
 
 
 async def test_search_finds_the_help_page(client: LanguageClient) -> None:
-    result = await request(client, "botbin/search", {"query": "how do I link to another note", "k": 5,
-                                                     "bestPerNote": True})
+    result = await request(
+        client, "botbin/search", {"query": "how do I link to another note", "k": 5, "bestPerNote": True}
+    )
     paths = [h["path"] for h in result["hits"]]
     assert NOTE in paths[:3], paths
 
@@ -46,13 +47,16 @@ async def test_hover_relates_a_paragraph_to_other_pages(client: LanguageClient) 
     text = (root / NOTE).read_text(encoding="utf-8")
     lines = text.split("\n")
     body = lines.index("---", 1) + 1  # after the frontmatter
-    line = next(i for i in range(body, len(lines)) if lines[i].strip() and lines[i][0].isalpha()
-                and "link" in lines[i].lower())
+    line = next(
+        i for i in range(body, len(lines)) if lines[i].strip() and lines[i][0].isalpha() and "link" in lines[i].lower()
+    )
     uri = (root / NOTE).as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)))
-    hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                                     types.Position(line, 0)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text))
+    )
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, 0))
+    )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     links = re.findall(r"^\d+\. \[.*?[^\\]\]\((file://[^)\s]+)\)", hover.contents.value, re.MULTILINE)
     assert 3 <= len(links) <= 5

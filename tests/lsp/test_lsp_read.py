@@ -25,8 +25,9 @@ def module_workspace(tmp_path_factory: pytest.TempPathFactory, synced_examples: 
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=PROFILES, scope="module")
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest,
-                 module_workspace: Path) -> AsyncIterator[None]:
+async def client(
+    lsp_client: LanguageClient, request: pytest.FixtureRequest, module_workspace: Path
+) -> AsyncIterator[None]:
     lsp_client.profile = request.param  # type: ignore[attr-defined]
     lsp_client.root = module_workspace  # type: ignore[attr-defined]
     await start(lsp_client, request.param, [module_workspace])
@@ -75,10 +76,12 @@ async def test_hover_shows_related_memories_not_the_paragraph_itself(client: Lan
     uri = _uri(client, "MEMORY.md")
     text = (client.root / "MEMORY.md").read_text(encoding="utf-8")  # type: ignore[attr-defined]
     line = next(i for i, ln in enumerate(text.split("\n")) if "Never commit secrets" in ln)
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text)))
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(line, 5)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text=text))
+    )
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(line, 5))
+    )
     assert hover is not None and isinstance(hover.contents, types.MarkupContent)
     value = hover.contents.value
     assert "**Directive:** soft" in value and "prohibition" in value  # MEMORY.md is memory (issue 19)
@@ -91,8 +94,9 @@ async def test_hover_on_blank_line_is_empty(client: LanguageClient) -> None:
     uri = _uri(client, "MEMORY.md")
     text = (client.root / "MEMORY.md").read_text(encoding="utf-8")  # type: ignore[attr-defined]
     blank = next(i for i, ln in enumerate(text.split("\n")) if not ln.strip())
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(blank, 0)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(blank, 0))
+    )
     assert hover is None
 
 
@@ -100,17 +104,26 @@ async def test_hover_uses_the_unsaved_buffer_after_emoji(client: LanguageClient)
     """Positions count in the negotiated encoding (UTF-16 for VS Code, UTF-8 for Neovim 0.11)."""
     uri = _uri(client, "memory/scratch.md")
     first = "🧪🧪 héllo 日本語 notes about the pager rotation and on-call SMS alerts"
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text="# Scratch\n\n" + first + "\n")))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(uri=uri, language_id="markdown", version=1, text="# Scratch\n\n" + first + "\n")
+        )
+    )
     # an edit after the emoji, in client units: insert " tomorrow" at the end of line 2
     units = len(first.encode("utf-8")) if client.profile == "neovim" else len(first.encode("utf-16-le")) // 2  # type: ignore[attr-defined]
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        [types.TextDocumentContentChangePartial(
-            range=types.Range(types.Position(2, units), types.Position(2, units)), text=" tomorrow")],
-    ))
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(2, units + 3)))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            [
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(types.Position(2, units), types.Position(2, units)), text=" tomorrow"
+                )
+            ],
+        )
+    )
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(2, units + 3))
+    )
     assert hover is not None and hover.range is not None
     assert (hover.range.start.line, hover.range.end.line) == (2, 3)
     related = await request(client, "botbin/related", {"uri": uri, "position": {"line": 2, "character": 4}})

@@ -41,18 +41,21 @@ def partial(start: types.Position, end: types.Position, text: str) -> types.Text
 # -- lines ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "lines"), [
-    ("", [""]),
-    ("a", ["a"]),
-    ("a\n", ["a", ""]),
-    ("a\nb", ["a", "b"]),
-    ("a\r\nb", ["a", "b"]),
-    ("a\rb", ["a", "b"]),
-    ("a\r\rb", ["a", "", "b"]),
-    ("a\n\rb", ["a", "", "b"]),  # LF then CR is two line ends, not one
-    ("a\r\n\r\nb", ["a", "", "b"]),
-    ("\r\n", ["", ""]),
-])
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("", [""]),
+        ("a", ["a"]),
+        ("a\n", ["a", ""]),
+        ("a\nb", ["a", "b"]),
+        ("a\r\nb", ["a", "b"]),
+        ("a\rb", ["a", "b"]),
+        ("a\r\rb", ["a", "", "b"]),
+        ("a\n\rb", ["a", "", "b"]),  # LF then CR is two line ends, not one
+        ("a\r\n\r\nb", ["a", "", "b"]),
+        ("\r\n", ["", ""]),
+    ],
+)
 def test_split_lines_on_crlf_cr_lf(text: str, lines: list[str]) -> None:
     assert split_lines(text) == lines
 
@@ -68,7 +71,7 @@ def test_split_lines_keeps_characters_python_splitlines_splits_on(sep: str) -> N
 def test_line_starts() -> None:
     text = "ab\r\ncd\ref\ngh"
     assert line_starts(text) == [0, 4, 7, 10]
-    assert [text[s:s + 2] for s in line_starts(text)] == ["ab", "cd", "ef", "gh"]
+    assert [text[s : s + 2] for s in line_starts(text)] == ["ab", "cd", "ef", "gh"]
     assert line_starts("") == [0]
     assert line_starts("x\n") == [0, 2]
     assert len(line_starts(text)) == len(split_lines(text))
@@ -77,15 +80,18 @@ def test_line_starts() -> None:
 # -- columns ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("line", "units"), [
-    # (line, LSP column after each code point in utf-8, utf-16, utf-32)
-    (f"a{EMOJI}b", {UTF8: [0, 1, 5, 6], UTF16: [0, 1, 3, 4], UTF32: [0, 1, 2, 3]}),
-    (f"{CJK}{CJK}x", {UTF8: [0, 3, 6, 7], UTF16: [0, 1, 2, 3], UTF32: [0, 1, 2, 3]}),
-    (f"{E_ACUTE}t{E_ACUTE}", {UTF8: [0, 2, 3, 5], UTF16: [0, 1, 2, 3], UTF32: [0, 1, 2, 3]}),
-    (f"{COMBINING}x", {UTF8: [0, 1, 3, 4], UTF16: [0, 1, 2, 3], UTF32: [0, 1, 2, 3]}),
-    (f"{EMOJI}{EMOJI}", {UTF8: [0, 4, 8], UTF16: [0, 2, 4], UTF32: [0, 1, 2]}),
-    ("", {UTF8: [0], UTF16: [0], UTF32: [0]}),
-])
+@pytest.mark.parametrize(
+    ("line", "units"),
+    [
+        # (line, LSP column after each code point in utf-8, utf-16, utf-32)
+        (f"a{EMOJI}b", {UTF8: [0, 1, 5, 6], UTF16: [0, 1, 3, 4], UTF32: [0, 1, 2, 3]}),
+        (f"{CJK}{CJK}x", {UTF8: [0, 3, 6, 7], UTF16: [0, 1, 2, 3], UTF32: [0, 1, 2, 3]}),
+        (f"{E_ACUTE}t{E_ACUTE}", {UTF8: [0, 2, 3, 5], UTF16: [0, 1, 2, 3], UTF32: [0, 1, 2, 3]}),
+        (f"{COMBINING}x", {UTF8: [0, 1, 3, 4], UTF16: [0, 1, 2, 3], UTF32: [0, 1, 2, 3]}),
+        (f"{EMOJI}{EMOJI}", {UTF8: [0, 4, 8], UTF16: [0, 2, 4], UTF32: [0, 1, 2]}),
+        ("", {UTF8: [0], UTF16: [0], UTF32: [0]}),
+    ],
+)
 @pytest.mark.parametrize("encoding", ENCODINGS)
 def test_to_character_and_to_index_round_trip(line: str, units: dict[str, list[int]], encoding: str) -> None:
     columns = units[encoding]
@@ -223,19 +229,22 @@ def test_lines_range() -> None:
     assert lines_range(4, 1) == types.Range(start=pos(4, 0), end=pos(4, 0))  # never ends before it starts
 
 
-@pytest.mark.parametrize(("value", "name"), [
-    (types.PositionEncodingKind.Utf16, UTF16),
-    (types.PositionEncodingKind.Utf8, UTF8),
-    (types.PositionEncodingKind.Utf32, UTF32),
-    ("utf-8", UTF8),
-    ("utf-32", UTF32),
-    ("utf-16", UTF16),
-    ("UTF-8", UTF16),
-    ("latin-1", UTF16),
-    (None, UTF16),
-    (8, UTF16),
-    (object(), UTF16),
-])
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [
+        (types.PositionEncodingKind.Utf16, UTF16),
+        (types.PositionEncodingKind.Utf8, UTF8),
+        (types.PositionEncodingKind.Utf32, UTF32),
+        ("utf-8", UTF8),
+        ("utf-32", UTF32),
+        ("utf-16", UTF16),
+        ("UTF-8", UTF16),
+        ("latin-1", UTF16),
+        (None, UTF16),
+        (8, UTF16),
+        (object(), UTF16),
+    ],
+)
 def test_encoding_name(value: object, name: str) -> None:
     assert encoding_name(value) == name
 

@@ -12,8 +12,18 @@ def wire_names() -> dict[str, str]:
 
 def test_constants_are_unique() -> None:
     names = wire_names()
-    assert {"SEARCH", "RELATED", "STATUS", "CONTEXT", "REMEMBER", "COMMAND_SYNC", "COMMAND_REINDEX",
-            "PROGRESS_TITLE", "DIAGNOSTIC_SOURCE", "SERVER_NAME"} <= set(names)
+    assert {
+        "SEARCH",
+        "RELATED",
+        "STATUS",
+        "CONTEXT",
+        "REMEMBER",
+        "COMMAND_SYNC",
+        "COMMAND_REINDEX",
+        "PROGRESS_TITLE",
+        "DIAGNOSTIC_SOURCE",
+        "SERVER_NAME",
+    } <= set(names)
     methods = [v for k, v in names.items() if k not in ("SERVER_NAME", "DIAGNOSTIC_SOURCE")]
     assert len(methods) == len(set(methods))
     assert len(protocol.CUSTOM_REQUESTS) == len(set(protocol.CUSTOM_REQUESTS))
@@ -22,8 +32,13 @@ def test_constants_are_unique() -> None:
 
 
 def test_custom_requests_are_namespaced() -> None:
-    assert set(protocol.CUSTOM_REQUESTS) == {protocol.SEARCH, protocol.RELATED, protocol.STATUS, protocol.CONTEXT,
-                                             protocol.REMEMBER}
+    assert set(protocol.CUSTOM_REQUESTS) == {
+        protocol.SEARCH,
+        protocol.RELATED,
+        protocol.STATUS,
+        protocol.CONTEXT,
+        protocol.REMEMBER,
+    }
     for method in protocol.CUSTOM_REQUESTS:
         assert method.startswith("botbin/"), method
         assert method != "botbin/" and " " not in method

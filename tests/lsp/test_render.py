@@ -10,7 +10,7 @@ import pytest
 from lsprotocol import types
 from markdown_it import MarkdownIt
 
-from botbin.directives.partition import Directive, RuleCue
+from botbin.directives.partition import Directive, Kind, RuleCue
 from botbin.index.store import Hit
 from botbin.lsp.render import directive_line, hit_payload, hover_markdown, range_dict, symbol
 
@@ -19,16 +19,31 @@ URI = "file:///ws/memory/2026-01-02.md"
 
 def make_hit(**fields: Any) -> Hit:
     base: dict[str, Any] = {
-        "path": "memory/2026-01-02.md", "start_line": 4, "end_line": 9, "heading_path": ("Project", "Rules"),
-        "kind": "soft", "title": "Daily note", "snippet": "Always run the linter.",
-        "text": "## Rules\n\nAlways run the linter.\n", "score": 0.87654321, "cosine": 0.9, "bm25": 0.5,
+        "path": "memory/2026-01-02.md",
+        "start_line": 4,
+        "end_line": 9,
+        "heading_path": ("Project", "Rules"),
+        "kind": "soft",
+        "title": "Daily note",
+        "snippet": "Always run the linter.",
+        "text": "## Rules\n\nAlways run the linter.\n",
+        "score": 0.87654321,
+        "cosine": 0.9,
+        "bm25": 0.5,
     }
     return Hit(**{**base, **fields})
 
 
-def make_directive(cues: tuple[RuleCue, ...] = (), kind: str = "hard") -> Directive:
-    return Directive(path="MEMORY.md", kind=kind, text="- Never push to main.", start_line=3,  # type: ignore[arg-type]
-                     end_line=4, heading_path=("Rules",), cues=cues)
+def make_directive(cues: tuple[RuleCue, ...] = (), kind: Kind = "hard") -> Directive:
+    return Directive(
+        path="MEMORY.md",
+        kind=kind,
+        text="- Never push to main.",
+        start_line=3,
+        end_line=4,
+        heading_path=("Rules",),
+        cues=cues,
+    )
 
 
 NEVER = RuleCue(modality="prohibition", cue="Never", line=3, positive=False, action="push to main")
@@ -53,10 +68,19 @@ def test_range_dict() -> None:
 def test_hit_payload_is_camel_case_with_uri_and_whole_line_range() -> None:
     payload = hit_payload(make_hit(), URI)
     assert payload == {
-        "path": "memory/2026-01-02.md", "startLine": 4, "endLine": 9, "headingPath": ["Project", "Rules"],
-        "kind": "soft", "title": "Daily note", "snippet": "Always run the linter.", "score": 0.876543,
-        "cosine": 0.9, "bm25": 0.5, "uri": URI,
-        "snippetStartLine": 0, "snippetEndLine": 0,  # issue 18: the snippet sentence's lines (make_hit's defaults)
+        "path": "memory/2026-01-02.md",
+        "startLine": 4,
+        "endLine": 9,
+        "headingPath": ["Project", "Rules"],
+        "kind": "soft",
+        "title": "Daily note",
+        "snippet": "Always run the linter.",
+        "score": 0.876543,
+        "cosine": 0.9,
+        "bm25": 0.5,
+        "uri": URI,
+        "snippetStartLine": 0,
+        "snippetEndLine": 0,  # issue 18: the snippet sentence's lines (make_hit's defaults)
         "range": {"start": {"line": 4, "character": 0}, "end": {"line": 9, "character": 0}},
     }
     assert all("_" not in key for key in payload)
@@ -73,14 +97,16 @@ def test_hover_is_none_when_there_is_nothing_to_show() -> None:
 
 def test_hover_of_a_directive_alone() -> None:
     assert hover_markdown([], make_directive((NEVER,)), indexing=False, degraded=False) == (
-        "**Directive:** hard \u00b7 prohibition (\u201cNever\u201d)")
+        "**Directive:** hard \u00b7 prohibition (\u201cNever\u201d)"
+    )
     assert hover_markdown([], make_directive(), indexing=False, degraded=False) == "**Directive:** hard \u00b7 rule"
 
 
 def test_directive_line_escapes_the_cue() -> None:
     cue = replace(NEVER, cue="*never*")
     assert directive_line(make_directive((cue,), kind="soft")) == (
-        "**Directive:** soft \u00b7 prohibition (\u201c\\*never\\*\u201d)")
+        "**Directive:** soft \u00b7 prohibition (\u201c\\*never\\*\u201d)"
+    )
 
 
 def test_hover_while_indexing_with_no_hits() -> None:
@@ -97,8 +123,7 @@ def test_hover_lists_hits_with_link_to_first_line() -> None:
     assert markdown is not None
     header, first, second = markdown.split("\n\n")
     assert header == "**Related memories**"
-    assert first == (f"1. [Daily note]({URI}#L5) \u00b7 Project \u203a Rules \u00b7 0.88  \n"
-                     "   Always run the linter.")
+    assert first == (f"1. [Daily note]({URI}#L5) \u00b7 Project \u203a Rules \u00b7 0.88  \n   Always run the linter.")
     assert second.startswith("2. [Other](file:///ws/b.md#L1) \u00b7 Other \u00b7 0.50  \n")
     html = render(markdown)
     assert re.findall(r'<a href="([^"]+)">', html) == [f"{URI}#L5", "file:///ws/b.md#L1"]
@@ -113,7 +138,8 @@ def test_hover_skips_blank_headings() -> None:
 def test_hover_notes_indexing_and_degraded() -> None:
     hits = [(make_hit(), URI)]
     assert (hover_markdown(hits, None, indexing=True, degraded=False) or "").startswith(
-        "**Related memories** (indexing\u2026)\n\n")
+        "**Related memories** (indexing\u2026)\n\n"
+    )
     degraded = hover_markdown(hits, None, indexing=False, degraded=True) or ""
     assert degraded.startswith("**Related memories** (keyword match only: the model is unavailable)\n\n")
     both = hover_markdown(hits, None, indexing=True, degraded=True) or ""
@@ -165,17 +191,20 @@ def test_hover_uses_the_text_when_the_snippet_is_empty_and_shortens_it() -> None
     assert snippet.startswith("word word")
 
 
-@pytest.mark.parametrize("snippet", [
-    "--- rule ---",
-    "***",
-    "# not a heading",
-    "> not a quote",
-    "- Always use tabs. - Never push to main.",
-    "+ plus",
-    "1. First step",
-    "---",
-    "===",
-])
+@pytest.mark.parametrize(
+    "snippet",
+    [
+        "--- rule ---",
+        "***",
+        "# not a heading",
+        "> not a quote",
+        "- Always use tabs. - Never push to main.",
+        "+ plus",
+        "1. First step",
+        "---",
+        "===",
+    ],
+)
 def test_hover_snippet_that_starts_like_a_block_stays_text(snippet: str) -> None:
     html = render(hover_markdown([(make_hit(snippet=snippet), URI)], None, False, False) or "")
     assert html.count("<li>") == 1  # the hit itself, no list nested in it
@@ -192,7 +221,8 @@ def test_symbol() -> None:
     assert info.name == "Project \u203a Rules \u2014 Always run the linter."
     assert info.kind == types.SymbolKind.String
     assert info.location == types.Location(
-        uri=URI, range=types.Range(start=types.Position(4, 0), end=types.Position(9, 0)))
+        uri=URI, range=types.Range(start=types.Position(4, 0), end=types.Position(9, 0))
+    )
     assert info.container_name == "memory/2026-01-02.md"
 
 

@@ -39,8 +39,11 @@ def test_prune_then_restore(ws: Path) -> None:
     dry = json.loads(ok("prune", "--dry-run", "--json", cwd=ws))
     assert dry["dryRun"] and len(dry["archived"]) == 3 and not (ws / "memory/aifbin/archive.md").exists()
     done = json.loads(ok("prune", "--json", cwd=ws))
-    assert {m["path"] for m in done["archived"]} == {"memory/2026-11-02.md", "memory/2026-11-09.md",
-                                                     "memory/cooking.md"}
+    assert {m["path"] for m in done["archived"]} == {
+        "memory/2026-11-02.md",
+        "memory/2026-11-09.md",
+        "memory/cooking.md",
+    }
     assert "memory/cooking.md" in (ws / "memory/aifbin/archive.md").read_text()
     assert "cooking" not in ok("search", "pasta salted water", cwd=ws)
     cooking = next(m["id"] for m in done["archived"] if m["path"] == "memory/cooking.md")

@@ -36,11 +36,19 @@ def test_find_groups_reasons() -> None:
     m = np.eye(5, dtype=np.float32)
     m[1] = m[0]  # rows 0 and 1: the same embedding, different notes
     m[3] = m[2]  # rows 2 and 3: the same embedding, one note: not a recurrence
-    cands = [cand(0, "a.md"), cand(1, "b.md"), cand(2, "c.md", count=5), cand(3, "c.md"),
-             cand(4, "d.md", "I prefer tea over coffee in the morning.")]
+    cands = [
+        cand(0, "a.md"),
+        cand(1, "b.md"),
+        cand(2, "c.md", count=5),
+        cand(3, "c.md"),
+        cand(4, "d.md", "I prefer tea over coffee in the morning."),
+    ]
     groups = find_groups(cands, m, 0.85, 3)
     assert [(g.reason, [c.id for c in g.members]) for g in groups] == [
-        ("recurs", ["id0", "id1"]), ("reinforced", ["id2"]), ("stated", ["id4"])]
+        ("recurs", ["id0", "id1"]),
+        ("reinforced", ["id2"]),
+        ("stated", ["id4"]),
+    ]
     assert groups[2].sentence == "I prefer tea over coffee in the morning."
 
 
@@ -62,10 +70,14 @@ def test_consolidate_writes_linked_roots_once(make_service: ServiceFactory) -> N
     report = service.lifecycle.consolidate()
     text = (service.root / "memory/roots.md").read_text()
     assert text.startswith("# Roots\n") and BEGIN in text and END in text
-    assert "[memory/2026-11-02.md L3](2026-11-02.md), [memory/2026-11-09.md L3](2026-11-09.md)) · recurs in 2 " \
-           "notes" in text
-    assert "- I prefer short commit messages in the imperative. ([memory/2026-11-10.md L3](2026-11-10.md)) · " \
-           "stated" in text
+    assert (
+        "[memory/2026-11-02.md L3](2026-11-02.md), [memory/2026-11-09.md L3](2026-11-09.md)) · recurs in 2 "
+        "notes" in text
+    )
+    assert (
+        "- I prefer short commit messages in the imperative. ([memory/2026-11-10.md L3](2026-11-10.md)) · "
+        "stated" in text
+    )
     assert "install docs" not in text
     assert len(report.roots) == 2
     again = service.lifecycle.consolidate()
@@ -77,8 +89,10 @@ def test_consolidate_writes_linked_roots_once(make_service: ServiceFactory) -> N
 
 
 def test_reinforced_memos_consolidate(make_service: ServiceFactory) -> None:
-    service = make_service({"memory/notes.md": "# Hosts\n\nThe staging database lives on host kestrel-db-2.\n"},
-                           consolidate_min_reinforcement=2)
+    service = make_service(
+        {"memory/notes.md": "# Hosts\n\nThe staging database lives on host kestrel-db-2.\n"},
+        consolidate_min_reinforcement=2,
+    )
     service.sync()
     assert service.lifecycle.consolidate(dry_run=True).roots == ()
     service.search("staging database")
@@ -144,8 +158,9 @@ def llm() -> Iterator[tuple[str, type[_Llm]]]:
     server.shutdown()
 
 
-def test_an_abstractive_root_close_to_its_sources_is_kept(make_service: ServiceFactory, llm: Any,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_abstractive_root_close_to_its_sources_is_kept(
+    make_service: ServiceFactory, llm: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     url, handler = llm
     handler.answer = "Deploys go out from the blue cluster in Frankfurt."
     monkeypatch.setenv("BOTBIN_DISTILL_API_KEY", "sk-local")
@@ -170,8 +185,9 @@ def test_an_abstractive_root_far_from_its_sources_is_refused(make_service: Servi
     assert recurs.text.startswith("Deploys go out from the blue cluster in Frankfurt")
 
 
-def test_an_unreachable_endpoint_falls_back_to_extractive(make_service: ServiceFactory,
-                                                          caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unreachable_endpoint_falls_back_to_extractive(
+    make_service: ServiceFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     service = make_service(RECURRING, distill_endpoint="http://127.0.0.1:9/v1")
     service.sync()
     report = service.lifecycle.consolidate(dry_run=True)

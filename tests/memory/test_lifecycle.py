@@ -29,8 +29,11 @@ def counts(service: MemoryService) -> dict[str, int]:
 
 
 def digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in root.rglob("*.md") if "aifbin" not in p.parts}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in root.rglob("*.md")
+        if "aifbin" not in p.parts
+    }
 
 
 def test_memos_cover_every_chunk_outside_instruction_notes(make_service: ServiceFactory) -> None:
@@ -78,8 +81,9 @@ def test_decay_lowers_a_faded_memo_below_a_fresh_twin(make_service: ServiceFacto
     service.sync()
     service.search("release train Tuesday")  # both memos exist and are retrieved once
     later = datetime.now().astimezone() + timedelta(days=200)
-    service.lifecycle.reinforce([h for h in service.search("release train", reinforce=False).hits
-                                 if h.path == "memory/b.md"], now=later)
+    service.lifecycle.reinforce(
+        [h for h in service.search("release train", reinforce=False).hits if h.path == "memory/b.md"], now=later
+    )
     service.lifecycle.flush()  # retrievals are written in the background
     hits = service.lifecycle.rank(service.search("release train Tuesday", reinforce=False).hits, now=later)
     assert [h.path for h in hits] == ["memory/b.md", "memory/a.md"]
@@ -97,8 +101,10 @@ def test_prune_archives_faded_memos_and_restore_brings_them_back(make_service: S
     assert not service.lifecycle.store.archived_ids() and not (service.output_dir / "archive.md").exists()
     report = service.lifecycle.prune(now=later)
     assert len(report.archived) == 2 and report.live == 1
-    assert {h.path for h in service.search("staging database host lunch pasta", k=10).hits} <= {"memory/notes.md",
-                                                                                            "AGENTS.md"}
+    assert {h.path for h in service.search("staging database host lunch pasta", k=10).hits} <= {
+        "memory/notes.md",
+        "AGENTS.md",
+    }
     note = (service.output_dir / "archive.md").read_text()
     assert "memory/2026-01-05.md" in note and "> - The staging database lives on host kestrel-db-2." in note
     assert digests(service.root) == before  # the notes are untouched
@@ -113,8 +119,12 @@ def test_prune_archives_faded_memos_and_restore_brings_them_back(make_service: S
 
 
 def test_rules_are_never_archived(make_service: ServiceFactory) -> None:
-    service = make_service({"memory/rules.md": "# Rules\n\n- You must always run the tests before a release.\n",
-                            "memory/lunch.md": "# Lunch\n\n- Lunch was a pasta salad with olives.\n"})
+    service = make_service(
+        {
+            "memory/rules.md": "# Rules\n\n- You must always run the tests before a release.\n",
+            "memory/lunch.md": "# Lunch\n\n- Lunch was a pasta salad with olives.\n",
+        }
+    )
     service.sync()
     kinds = {h.path: h.kind for h in service.search("tests release lunch pasta", k=5).hits}
     assert kinds["memory/rules.md"] != "lore"
@@ -145,8 +155,9 @@ def test_a_deleted_note_drops_its_memos(make_service: ServiceFactory) -> None:
     assert "memory/notes.md" not in {m.path for m in service.lifecycle.store.all()}
 
 
-def test_an_unwritable_store_never_fails_a_search(make_service: ServiceFactory,
-                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unwritable_store_never_fails_a_search(
+    make_service: ServiceFactory, caplog: pytest.LogCaptureFixture
+) -> None:
     if os.geteuid() == 0:
         pytest.skip("root writes read-only files")
     service = make_service(NOTES)
@@ -172,8 +183,10 @@ def test_an_encrypted_store_keeps_no_chunk_digest_or_text_in_the_sidecar(tmp_pat
     from botbin.memory.memos import memo_id
     from conftest import FakeEmbedder, write_notes
 
-    ws = write_notes(tmp_path / "ws", {**NOTES, "botbin.toml": "encryption = true\nkdf_time_cost = 1\n"
-                                       "kdf_memory_kib = 8192\nkdf_parallelism = 1\n"})
+    ws = write_notes(
+        tmp_path / "ws",
+        {**NOTES, "botbin.toml": "encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n"},
+    )
     service = MemoryService(ws, {}, embedder=FakeEmbedder(), env={}, passphrase=lambda: "correct horse")
     service.sync()
     hit = service.search("staging database host", k=1).hits[0]

@@ -35,10 +35,12 @@ def test_merge_keeps_the_best_k_across_folders_with_their_tags() -> None:
 
 def test_recall_drops_unrelated_hits_and_explains_each_score(make_service: Callable[..., MemoryService]) -> None:
     today = datetime.now().astimezone().strftime("%Y-%m-%d")
-    service = make_service({
-        "memory/notes.md": "# Cats\n\nMy cat is called Miso and she likes the window seat.\n",
-        f"memory/{today}.md": f"# {today}\n\n- 09:00 Bought new tyres for the bicycle.\n",
-    })
+    service = make_service(
+        {
+            "memory/notes.md": "# Cats\n\nMy cat is called Miso and she likes the window seat.\n",
+            f"memory/{today}.md": f"# {today}\n\n- 09:00 Bought new tyres for the bicycle.\n",
+        }
+    )
     service.sync()
     hits = service.recall("what is the name of my cat", k=5).hits
     assert [h.path for h in hits] == ["memory/notes.md"]  # the bicycle note shares no word and no meaning
@@ -47,14 +49,16 @@ def test_recall_drops_unrelated_hits_and_explains_each_score(make_service: Calla
     assert hits[0].to_dict()["components"]["scope"] == 0.6
 
 
-def test_recall_keeps_search_order_unless_relevance_is_nearly_equal(
-        make_service: Callable[..., MemoryService]) -> None:
+def test_recall_keeps_search_order_unless_relevance_is_nearly_equal(make_service: Callable[..., MemoryService]) -> None:
     old = (datetime.now().astimezone() - timedelta(days=60)).strftime("%Y-%m-%d")
     today = datetime.now().astimezone().strftime("%Y-%m-%d")
-    service = make_service({
-        f"memory/{old}.md": f"# {old}\n\nThe database ran out of connections: the pool size was 5 per instance.\n",
-        f"memory/{today}.md": f"# {today}\n\n- 10:00 Lunch with the database team.\n",
-    }, decay_weight=0.0)
+    service = make_service(
+        {
+            f"memory/{old}.md": f"# {old}\n\nThe database ran out of connections: the pool size was 5 per instance.\n",
+            f"memory/{today}.md": f"# {today}\n\n- 10:00 Lunch with the database team.\n",
+        },
+        decay_weight=0.0,
+    )
     service.sync()
     query = "why did the database run out of connections pool"
     searched = [h.path for h in service.search(query, k=2).hits]
@@ -63,9 +67,11 @@ def test_recall_keeps_search_order_unless_relevance_is_nearly_equal(
 
 
 def test_a_deleted_or_excluded_note_is_never_returned(make_service: Callable[..., MemoryService]) -> None:
-    notes = {"memory/a.md": "# A\n\nThe zebrafish tank needs a new heater.\n",
-             "memory/Archive/b.md": "# B\n\nAn old zebrafish plan from last year.\n",
-             "memory/c.md": "# C\n\nZebrafish are small freshwater fish.\n"}
+    notes = {
+        "memory/a.md": "# A\n\nThe zebrafish tank needs a new heater.\n",
+        "memory/Archive/b.md": "# B\n\nAn old zebrafish plan from last year.\n",
+        "memory/c.md": "# C\n\nZebrafish are small freshwater fish.\n",
+    }
     service = make_service(notes)
     service.sync()
     (service.root / "memory" / "a.md").unlink()  # deleted, not synced since

@@ -15,35 +15,41 @@ NOW = datetime(2026, 11, 4, 12, 0, tzinfo=UTC)
 DEFAULT = RecencyPolicy()
 
 
-@pytest.mark.parametrize(("path", "instruction", "scope"), [
-    ("MEMORY.md", True, "instructions"),
-    ("AGENTS.md", True, "instructions"),
-    ("memory/team/CLAUDE.md", True, "instructions"),
-    ("memory/2026-11-03.md", True, "instructions"),  # an instruction note is one, whatever its name
-    ("memory/2026-11-03.md", False, "daily"),
-    ("2026-11-03.md", False, "daily"),
-    ("memory/journal/2026-11-03.md", False, "daily"),
-    ("memory/notes.md", False, "durable"),
-    ("memory/2026-11-03-standup.md", False, "durable"),
-    ("memory/2026-11-03.md.bak", False, "durable"),
-    ("memory/x2026-11-03.md", False, "durable"),
-    ("memory/2026-11.md", False, "durable"),
-])
+@pytest.mark.parametrize(
+    ("path", "instruction", "scope"),
+    [
+        ("MEMORY.md", True, "instructions"),
+        ("AGENTS.md", True, "instructions"),
+        ("memory/team/CLAUDE.md", True, "instructions"),
+        ("memory/2026-11-03.md", True, "instructions"),  # an instruction note is one, whatever its name
+        ("memory/2026-11-03.md", False, "daily"),
+        ("2026-11-03.md", False, "daily"),
+        ("memory/journal/2026-11-03.md", False, "daily"),
+        ("memory/notes.md", False, "durable"),
+        ("memory/2026-11-03-standup.md", False, "durable"),
+        ("memory/2026-11-03.md.bak", False, "durable"),
+        ("memory/x2026-11-03.md", False, "durable"),
+        ("memory/2026-11.md", False, "durable"),
+    ],
+)
 def test_scope_of(path: str, instruction: bool, scope: str) -> None:
     assert scope_of(path, instruction) == scope
 
 
-@pytest.mark.parametrize(("date", "hours"), [
-    ("2026-11-04", 12.0),  # a date alone is midnight UTC
-    ("2026-11-03", 36.0),
-    ("2026-11-04T06:00:00Z", 6.0),
-    ("2026-11-04T06:00:00+00:00", 6.0),
-    ("2026-11-04T08:00:00+02:00", 6.0),
-    ("2026-11-04T06:00:00", 6.0),  # naive: taken as UTC
-    ("2026-11-04T11:30", 0.5),
-    ("2026-11-05", 0.0),  # in the future: never negative
-    ("2030-01-01T00:00:00Z", 0.0),
-])
+@pytest.mark.parametrize(
+    ("date", "hours"),
+    [
+        ("2026-11-04", 12.0),  # a date alone is midnight UTC
+        ("2026-11-03", 36.0),
+        ("2026-11-04T06:00:00Z", 6.0),
+        ("2026-11-04T06:00:00+00:00", 6.0),
+        ("2026-11-04T08:00:00+02:00", 6.0),
+        ("2026-11-04T06:00:00", 6.0),  # naive: taken as UTC
+        ("2026-11-04T11:30", 0.5),
+        ("2026-11-05", 0.0),  # in the future: never negative
+        ("2030-01-01T00:00:00Z", 0.0),
+    ],
+)
 def test_age_hours(date: str, hours: float) -> None:
     assert age_hours(date, NOW) == pytest.approx(hours)
 
@@ -84,30 +90,38 @@ def test_custom_half_lives() -> None:
 weights = st.floats(0, 1)
 ages = st.one_of(st.none(), st.floats(0, 1e9))
 scopes = st.sampled_from(sorted(SCOPE_PREFERENCE))
-policies = st.builds(RecencyPolicy, recency_weight=weights, scope_weight=weights,
-                     daily_half_life_h=st.floats(1e-3, 1e6), durable_half_life_h=st.floats(1e-3, 1e6))
+policies = st.builds(
+    RecencyPolicy,
+    recency_weight=weights,
+    scope_weight=weights,
+    daily_half_life_h=st.floats(1e-3, 1e6),
+    durable_half_life_h=st.floats(1e-3, 1e6),
+)
 
 
 @settings(max_examples=300, deadline=None, database=None)
 @given(st.floats(allow_nan=False), scopes, ages, policies)
-def test_final_score_stays_in_unit_interval(similarity: float, scope: str, age: float | None,
-                                            policy: RecencyPolicy) -> None:
+def test_final_score_stays_in_unit_interval(
+    similarity: float, scope: str, age: float | None, policy: RecencyPolicy
+) -> None:
     score = final_score(similarity, scope, age, policy)
     assert math.isfinite(score) and 0.0 <= score <= 1.0
 
 
 @settings(max_examples=200, deadline=None, database=None)
 @given(st.floats(0, 1), scopes, ages)
-def test_final_score_is_the_similarity_when_both_weights_are_zero(similarity: float, scope: str,
-                                                                   age: float | None) -> None:
+def test_final_score_is_the_similarity_when_both_weights_are_zero(
+    similarity: float, scope: str, age: float | None
+) -> None:
     policy = RecencyPolicy(recency_weight=0.0, scope_weight=0.0)
     assert final_score(similarity, scope, age, policy) == similarity
 
 
 @settings(max_examples=200, deadline=None, database=None)
 @given(st.floats(0, 1), st.sampled_from(["daily", "durable"]), st.floats(0, 1e5), st.floats(0, 1e5), policies)
-def test_final_score_never_rises_with_age(similarity: float, scope: str, a: float, b: float,
-                                          policy: RecencyPolicy) -> None:
+def test_final_score_never_rises_with_age(
+    similarity: float, scope: str, a: float, b: float, policy: RecencyPolicy
+) -> None:
     young, old = sorted((a, b))
     assert final_score(similarity, scope, young, policy) >= final_score(similarity, scope, old, policy)
 
@@ -131,8 +145,11 @@ def test_recent_daily_note_outranks_an_old_one_at_equal_similarity() -> None:
 
 
 def test_scope_breaks_ties_durable_over_daily() -> None:
-    assert (final_score(0.5, "instructions", None, DEFAULT) > final_score(0.5, "durable", 0.0, DEFAULT)
-            > final_score(0.5, "daily", 0.0, DEFAULT))
+    assert (
+        final_score(0.5, "instructions", None, DEFAULT)
+        > final_score(0.5, "durable", 0.0, DEFAULT)
+        > final_score(0.5, "daily", 0.0, DEFAULT)
+    )
 
 
 def test_default_score_formula() -> None:

@@ -123,14 +123,26 @@ class ContextResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON shape (camelCase): ``{text, usedTokens, budgetTokens, tiers: [{name, tier, tokens, items, cut}]}``."""
+
         def item(i: Item) -> dict[str, Any]:
             return {"path": i.path, "startLine": i.start_line, "endLine": i.end_line, "text": i.text}
 
         return {
-            "text": self.text, "usedTokens": self.used_tokens, "budgetTokens": self.budget_tokens,
-            "indexing": self.indexing, "partialTiers": list(self.partial),
-            "tiers": [{"name": t.name, "tier": TIER_NUMBERS[t.name], "tokens": t.tokens,
-                       "items": [item(i) for i in t.items], "cut": [item(i) for i in t.cut]} for t in self.tiers],
+            "text": self.text,
+            "usedTokens": self.used_tokens,
+            "budgetTokens": self.budget_tokens,
+            "indexing": self.indexing,
+            "partialTiers": list(self.partial),
+            "tiers": [
+                {
+                    "name": t.name,
+                    "tier": TIER_NUMBERS[t.name],
+                    "tokens": t.tokens,
+                    "items": [item(i) for i in t.items],
+                    "cut": [item(i) for i in t.cut],
+                }
+                for t in self.tiers
+            ],
         }
 
 
@@ -147,8 +159,9 @@ def _render(tiers: Sequence[TierResult | _Tier]) -> str:
     return "\n\n".join(parts)
 
 
-def assemble(candidates: Candidates, budget_tokens: int, count: Callable[[str], int],
-             policy: Policy | None = None) -> ContextResult:
+def assemble(
+    candidates: Candidates, budget_tokens: int, count: Callable[[str], int], policy: Policy | None = None
+) -> ContextResult:
     """Fill ``budget_tokens`` tier by tier. ``count(text)`` is the token counter (additive over words).
 
     Raises ContextBudgetError if the hard rules alone exceed the budget; ContextLawError if the result
@@ -174,11 +187,16 @@ def assemble(candidates: Candidates, budget_tokens: int, count: Callable[[str], 
     if hard.tokens > budget_tokens:
         raise ContextBudgetError(
             f"the hard rules ({len(hard.items)}) need {hard.tokens} tokens, over the budget of {budget_tokens}; "
-            "raise the budget (no rule is dropped silently)")
+            "raise the budget (no rule is dropped silently)"
+        )
     tiers.append(hard)
     used = hard.tokens
-    caps = {"guidance": budget_tokens, "soft": int(budget_tokens * policy.soft_share),
-            "recent": int(budget_tokens * policy.recent_share), "recalled": budget_tokens}
+    caps = {
+        "guidance": budget_tokens,
+        "soft": int(budget_tokens * policy.soft_share),
+        "recent": int(budget_tokens * policy.recent_share),
+        "recalled": budget_tokens,
+    }
     for name in ("guidance", "soft", "recent", "recalled"):
         tier = _Tier(name)
         pool = list(getattr(candidates, name))
@@ -230,11 +248,11 @@ def check_laws(result: ContextResult, candidates: Candidates, count: Callable[[s
     for name, newest_first in (("soft", False), ("recent", True)):
         kept = list(by_name[name].items)
         pool = [i for i in getattr(candidates, name) if i in kept or not _dup(i, result, name)]
-        expect = pool[len(pool) - len(kept):] if newest_first else pool[:len(kept)]
+        expect = pool[len(pool) - len(kept) :] if newest_first else pool[: len(kept)]
         if kept != expect:
             problems.append(f"tier {name} is not a prefix of its candidates")
     seen = [i for t in result.tiers for i in t.items]
-    if any(a.overlaps(b) for k, a in enumerate(seen) for b in seen[k + 1:]):
+    if any(a.overlaps(b) for k, a in enumerate(seen) for b in seen[k + 1 :]):
         problems.append("a source passage appears twice")
     if problems:
         raise ContextLawError("context assembly broke a tier law: " + "; ".join(problems))

@@ -69,8 +69,12 @@ def _retried(old: bytes, entry: str, now: datetime) -> int | None:
     for start in range(len(lines) - len(want), -1, -1):
         stamp = _STAMP.match(lines[start])
         after = lines[start + len(want)] if start + len(want) < len(lines) else ""
-        if (stamp is None or lines[start][8:] != want[0][8:] or lines[start + 1:start + len(want)] != want[1:]
-                or after.startswith("  ")):  # a longer entry that begins the same way is another entry
+        if (
+            stamp is None
+            or lines[start][8:] != want[0][8:]
+            or lines[start + 1 : start + len(want)] != want[1:]
+            or after.startswith("  ")
+        ):  # a longer entry that begins the same way is another entry
             continue
         minutes = now.hour * 60 + now.minute - (int(stamp.group(1)) * 60 + int(stamp.group(2)))
         return start if 0 <= minutes <= RETRY_WINDOW_MIN else None
@@ -80,11 +84,12 @@ def _retried(old: bytes, entry: str, now: datetime) -> int | None:
 def retried_text(old: bytes, start: int, entry: str) -> str:
     """The entry as it already stands at line ``start`` of ``old``."""
     lines = _lines(old)
-    return "\n".join(lines[start:start + entry.count("\n") + 1])
+    return "\n".join(lines[start : start + entry.count("\n") + 1])
 
 
-def remember(root: Path, text: str, tags: list[str], now: datetime | None = None,
-             follow_symlinks: bool = False) -> Remembered:
+def remember(
+    root: Path, text: str, tags: list[str], now: datetime | None = None, follow_symlinks: bool = False
+) -> Remembered:
     """Append an entry to today's ``memory/YYYY-MM-DD.md`` (created with a ``# YYYY-MM-DD`` heading if
     new). The note's existing bytes are kept exactly; the new file replaces it atomically. The path comes
     from the date alone; a link (the note or ``memory/``) is written through only while it stays inside

@@ -48,9 +48,7 @@ def directive_report(ws: Workspace, path: str | None = None) -> DirectiveReport:
             chosen = directives_on_disk(ws.root, rel, ws.settings.instruction_notes)
             every = [*every, *chosen]
     keep = {id(d) for d in chosen}
-    conflicts = [
-        c for c in find_conflicts(every) if id(c.first.directive) in keep or id(c.second.directive) in keep
-    ]
+    conflicts = [c for c in find_conflicts(every) if id(c.first.directive) in keep or id(c.second.directive) in keep]
     return DirectiveReport(chosen, conflicts, tuple(warnings))
 
 

@@ -31,7 +31,10 @@ from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelErro
 def build_parser() -> argparse.ArgumentParser:
     common = common_flags()
     parser = argparse.ArgumentParser(
-        prog="botbin", parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="botbin",
+        parents=[common],
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Local-first semantic memory for markdown notes: sync to AIF-BIN v2, search by meaning.",
     )
     parser.add_argument("--version", action="version", version=f"botbin {__version__}")
@@ -43,8 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
-                        format="botbin: %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
+        format="botbin: %(levelname)s %(name)s: %(message)s",
+    )
     try:
         code: int = args.command(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit

@@ -49,11 +49,15 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
     memory = service(args, confirm=True)
     report = memory.sync(progress=progress_bar(0), encryption="encrypt")
     print_sync(report)
-    print(f"botbin: {memory.output_dir} is encrypted; keep the passphrase safe, it cannot be recovered",
-          file=sys.stderr)
+    print(
+        f"botbin: {memory.output_dir} is encrypted; keep the passphrase safe, it cannot be recovered", file=sys.stderr
+    )
     if not memory.settings.encryption:
-        print("botbin: botbin.toml does not say encryption = true; the store stays encrypted anyway "
-              "until `botbin decrypt`", file=sys.stderr)
+        print(
+            "botbin: botbin.toml does not say encryption = true; the store stays encrypted anyway "
+            "until `botbin decrypt`",
+            file=sys.stderr,
+        )
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
@@ -62,8 +66,10 @@ def cmd_decrypt(args: argparse.Namespace) -> int:
     report = memory.sync(progress=progress_bar(0), encryption="decrypt")
     print_sync(report)
     if memory.settings.encryption:
-        print("botbin: warning: botbin.toml still says encryption = true, so the next sync encrypts again",
-              file=sys.stderr)
+        print(
+            "botbin: warning: botbin.toml still says encryption = true, so the next sync encrypts again",
+            file=sys.stderr,
+        )
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
@@ -93,9 +99,17 @@ def cmd_search(args: argparse.Namespace) -> int:
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps({"hits": [h.to_dict() for h in result.hits], "degraded": result.degraded,
-                          "stale": result.stale,
-                          "indexedAt": result.indexed_at}, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "hits": [h.to_dict() for h in result.hits],
+                    "degraded": result.degraded,
+                    "stale": result.stale,
+                    "indexedAt": result.indexed_at,
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         print_hits(result.hits, filtered=filters != SearchFilters())
     return EXIT_OK
@@ -187,21 +201,22 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     return serve(args.tcp)
 
 
-
-
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add the core subcommands to the ``botbin`` parser."""
     p = add(sub, common, "sync", "sync changed notes into AIF-BIN files", cmd_sync)
     p.add_argument("--json", action="store_true", help="print a JSON report (always, even with no change)")
     p.add_argument("--full", action="store_true", help="re-read and re-chunk every note (embeddings are reused)")
-    p.add_argument("--prune", action="store_true",
-                   help="drop notes no longer tracked even when they are most of the index (their embeddings are "
-                        "kept for reuse)")
+    p.add_argument(
+        "--prune",
+        action="store_true",
+        help="drop notes no longer tracked even when they are most of the index (their embeddings are kept for reuse)",
+    )
 
     p = add(sub, common, "search", "search the synced notes by meaning", cmd_search)
     p.add_argument("query", nargs="?", help="what to look for, in your own words")
-    p.add_argument("--batch", type=Path, metavar="FILE.jsonl",
-                   help='one {"q": ...} per line in, one JSON result list per line out')
+    p.add_argument(
+        "--batch", type=Path, metavar="FILE.jsonl", help='one {"q": ...} per line in, one JSON result list per line out'
+    )
     p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
     p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
     p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
@@ -211,14 +226,24 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
     p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
-    p.add_argument("--per-note", type=int, default=None, metavar="N",
-                   help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)")
+    p.add_argument(
+        "--per-note",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)",
+    )
 
     p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
 
-    p = add(sub, common, "directives", "list the rules in the notes (hard and soft directives) and their conflicts",
-            cmd_directives)
+    p = add(
+        sub,
+        common,
+        "directives",
+        "list the rules in the notes (hard and soft directives) and their conflicts",
+        cmd_directives,
+    )
     p.add_argument("path", nargs="?", help="a note or folder (default: the whole workspace)")
     p.add_argument("--json", action="store_true", help="print JSON (0-based lines)")
 
@@ -228,8 +253,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = add(sub, common, "extract", "print the original note kept in a .aif-bin file, byte for byte", cmd_extract)
     p.add_argument("file", type=Path, help="a .aif-bin file (relative to the current folder or --workspace)")
-    p.add_argument("--out", "-o", dest="extract_to", type=Path, metavar="FILE",
-                   help="write to this file instead of stdout")
+    p.add_argument(
+        "--out", "-o", dest="extract_to", type=Path, metavar="FILE", help="write to this file instead of stdout"
+    )
 
     p = add(sub, common, "context", "the context block an agent gets for a request, within a token budget", cmd_context)
     p.add_argument("query", help="the task or question")
@@ -240,8 +266,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("text", help="what to remember")
     p.add_argument("--tag", action="append", default=[], help="a tag (repeatable)")
 
-    add(sub, common, "encrypt", "encrypt every .aif-bin file of the store in place (AES-256-GCM, Argon2id key)",
-        cmd_encrypt)
+    add(
+        sub,
+        common,
+        "encrypt",
+        "encrypt every .aif-bin file of the store in place (AES-256-GCM, Argon2id key)",
+        cmd_encrypt,
+    )
     add(sub, common, "decrypt", "turn an encrypted store back into plain .aif-bin files, in place", cmd_decrypt)
 
     add(sub, common, "mcp", "run the MCP server (stdio) for AI agents", cmd_mcp)
@@ -251,4 +282,3 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = add(sub, common, "watch", "sync whenever tracked notes change", cmd_watch)
     p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
-

@@ -32,25 +32,48 @@ Command = Callable[[argparse.Namespace], int]
 def common_flags() -> argparse.ArgumentParser:
     """The flags every subcommand takes (workspace and the settings that choose what is tracked)."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--workspace", "-w", type=Path, default=argparse.SUPPRESS,
-                        help="workspace folder (default: the current folder)")
-    common.add_argument("--include", action="append", default=argparse.SUPPRESS, metavar="GLOB",
-                        help="track notes matching GLOB (repeatable; replaces the configured list)")
-    common.add_argument("--exclude", action="append", default=argparse.SUPPRESS, metavar="GLOB",
-                        help="never track notes matching GLOB (repeatable)")
-    common.add_argument("--vault", action="store_true", default=argparse.SUPPRESS,
-                        help="vault mode: track every **/*.md note")
-    common.add_argument("--output-dir", dest="output_dir", default=argparse.SUPPRESS, metavar="DIR",
-                        help="output folder inside the workspace (default memory/aifbin)")
-    common.add_argument("--model", default=argparse.SUPPRESS, metavar="DIR",
-                        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)")
-    common.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS,
-                        help="log progress details to stderr")
+    common.add_argument(
+        "--workspace", "-w", type=Path, default=argparse.SUPPRESS, help="workspace folder (default: the current folder)"
+    )
+    common.add_argument(
+        "--include",
+        action="append",
+        default=argparse.SUPPRESS,
+        metavar="GLOB",
+        help="track notes matching GLOB (repeatable; replaces the configured list)",
+    )
+    common.add_argument(
+        "--exclude",
+        action="append",
+        default=argparse.SUPPRESS,
+        metavar="GLOB",
+        help="never track notes matching GLOB (repeatable)",
+    )
+    common.add_argument(
+        "--vault", action="store_true", default=argparse.SUPPRESS, help="vault mode: track every **/*.md note"
+    )
+    common.add_argument(
+        "--output-dir",
+        dest="output_dir",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="output folder inside the workspace (default memory/aifbin)",
+    )
+    common.add_argument(
+        "--model",
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
+    )
+    common.add_argument(
+        "--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help="log progress details to stderr"
+    )
     return common
 
 
-def add(sub: Any, common: argparse.ArgumentParser, name: str, help_text: str,
-        command: Command) -> argparse.ArgumentParser:
+def add(
+    sub: Any, common: argparse.ArgumentParser, name: str, help_text: str, command: Command
+) -> argparse.ArgumentParser:
     """Add subcommand ``name``, run by ``command``, with the common flags and the exit-code epilog."""
     parser: argparse.ArgumentParser = sub.add_parser(
         name, parents=[common], epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter, help=help_text

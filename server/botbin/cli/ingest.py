@@ -29,8 +29,13 @@ log = logging.getLogger(__name__)
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     """Add the conversation subcommands to the ``botbin`` parser."""
     p = add(sub, common, "ingest", "distil conversation turns (JSONL) into per-user soul files, then sync", cmd_ingest)
-    p.add_argument("files", nargs="+", type=Path, metavar="FILE.jsonl",
-                   help='one turn per line: {"role", "content", "timestamp", "session", "user"}; - reads stdin')
+    p.add_argument(
+        "files",
+        nargs="+",
+        type=Path,
+        metavar="FILE.jsonl",
+        help='one turn per line: {"role", "content", "timestamp", "session", "user"}; - reads stdin',
+    )
     p.add_argument("--user", default=None, help="the user of turns that name none (default: user)")
     p.add_argument("--dry-run", action="store_true", help="print the blocks instead of writing them")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -75,8 +80,9 @@ def _open_turns(path: Path, user: str | None) -> Iterator[Any]:
     return read_turns(path, user)
 
 
-def _ingest(observer: Any, files: list[Path], user: str | None, stop: _Stop, out: Callable[[str], None],
-            problems: list[str]) -> None:
+def _ingest(
+    observer: Any, files: list[Path], user: str | None, stop: _Stop, out: Callable[[str], None], problems: list[str]
+) -> None:
     """Observe every turn of ``files``. Stops (raising _Interrupted) on a signal."""
     for path in files:
         size = 1 if str(path) == "-" else observer.batch_size
@@ -140,22 +146,34 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if problems or failed else EXIT_OK
 
 
-def _summary(args: argparse.Namespace, observer: Any, problems: list[str], blocks: list[str],
-             sync_failed: bool) -> None:
+def _summary(
+    args: argparse.Namespace, observer: Any, problems: list[str], blocks: list[str], sync_failed: bool
+) -> None:
     stats = observer.stats
     skipped = sum(not p.endswith("(turn kept)") for p in problems)
-    summary = {"turnsRead": stats.turns, "linesSkipped": skipped,
-               "admitted": stats.admitted, "protectedRules": stats.protected, "blocksWritten": stats.blocks_written,
-               "duplicatesSkipped": stats.duplicates_skipped, "emptyBuffers": stats.empty_buffers,
-               "soulFiles": sorted(stats.soul_files), "dryRun": args.dry_run, "syncFailed": sync_failed}
+    summary = {
+        "turnsRead": stats.turns,
+        "linesSkipped": skipped,
+        "admitted": stats.admitted,
+        "protectedRules": stats.protected,
+        "blocksWritten": stats.blocks_written,
+        "duplicatesSkipped": stats.duplicates_skipped,
+        "emptyBuffers": stats.empty_buffers,
+        "soulFiles": sorted(stats.soul_files),
+        "dryRun": args.dry_run,
+        "syncFailed": sync_failed,
+    }
     if args.json:
         print(json.dumps({**summary, "problems": problems, "blocks": blocks}, ensure_ascii=False))
         return
-    rows = [("turns read", stats.turns), ("lines skipped", skipped), ("turns admitted", stats.admitted),
-            ("protected rules", stats.protected),
-            ("blocks written" if not args.dry_run else "blocks (dry run)", stats.blocks_written),
-            ("duplicates skipped", stats.duplicates_skipped),
-            ("soul files", ", ".join(sorted(stats.soul_files)) or "-")]
+    rows = [
+        ("turns read", stats.turns),
+        ("lines skipped", skipped),
+        ("turns admitted", stats.admitted),
+        ("protected rules", stats.protected),
+        ("blocks written" if not args.dry_run else "blocks (dry run)", stats.blocks_written),
+        ("duplicates skipped", stats.duplicates_skipped),
+        ("soul files", ", ".join(sorted(stats.soul_files)) or "-"),
+    ]
     for label, value in rows:
         print(f"{label:<19} {value}")
-

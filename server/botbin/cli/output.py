@@ -28,8 +28,15 @@ def print_sync(report: SyncReport) -> None:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     if not report.changed:
         return
-    extra = "".join(f", {len(paths)} {word}" for word, paths in (
-        ("excluded", report.excluded), ("renamed", report.renamed), ("re-chunked", report.rechunked)) if paths)
+    extra = "".join(
+        f", {len(paths)} {word}"
+        for word, paths in (
+            ("excluded", report.excluded),
+            ("renamed", report.renamed),
+            ("re-chunked", report.rechunked),
+        )
+        if paths
+    )
     print(
         f"synced: {len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted"
         f"{extra}, {report.unchanged} unchanged; {report.chunks_embedded} chunks embedded, "
@@ -111,12 +118,23 @@ def print_directives(report: DirectiveReport) -> None:
 def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
     meta = {k: v for k, v in doc.metadata.items() if k != "source_text"}
     chunks: list[dict[str, Any]] = [
-        {"id": c.id, "lines": [c.start_line, c.end_line], "headingPath": list(c.heading_path),
-         "kind": c.kind, "tokens": c.tokens}
+        {
+            "id": c.id,
+            "lines": [c.start_line, c.end_line],
+            "headingPath": list(c.heading_path),
+            "kind": c.kind,
+            "tokens": c.tokens,
+        }
         for c in doc.chunks
     ]
-    info = {"file": str(path), "bytes": path.stat().st_size, "flags": doc.flags, "chunkCount": len(doc.chunks),
-            "metadata": meta, "chunks": chunks}
+    info = {
+        "file": str(path),
+        "bytes": path.stat().st_size,
+        "flags": doc.flags,
+        "chunkCount": len(doc.chunks),
+        "metadata": meta,
+        "chunks": chunks,
+    }
     if as_json:
         print(json.dumps(info, ensure_ascii=False, default=str))
         return
@@ -127,8 +145,10 @@ def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
     print(f"synced:   {meta.get('synced_at')} (created {meta.get('created_at')})")
     print(f"chunks:   {len(doc.chunks)}")
     for c in chunks:
-        print(f"  #{c['id']:<3} lines {c['lines'][0] + 1}-{c['lines'][1]}  {c['tokens']:>3} tokens  "
-              f"{c['kind']:<4} {' > '.join(c['headingPath'])}")
+        print(
+            f"  #{c['id']:<3} lines {c['lines'][0] + 1}-{c['lines'][1]}  {c['tokens']:>3} tokens  "
+            f"{c['kind']:<4} {' > '.join(c['headingPath'])}"
+        )
 
 
 def _batch_query(line: str) -> tuple[str, int | None, float | None]:
@@ -146,8 +166,9 @@ def _batch_query(line: str) -> tuple[str, int | None, float | None]:
     return query, item.get("k"), item.get("alpha")
 
 
-def run_batch(service: MemoryService, path: Path, k: int | None, alpha: float | None,
-              filters: SearchFilters, best_per_note: bool) -> int:
+def run_batch(
+    service: MemoryService, path: Path, k: int | None, alpha: float | None, filters: SearchFilters, best_per_note: bool
+) -> int:
     """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once).
 
     A bad line is reported on stderr and answered with ``[]``, so output lines stay aligned with input lines.
@@ -169,7 +190,6 @@ def run_batch(service: MemoryService, path: Path, k: int | None, alpha: float | 
             print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
             print("[]", flush=True)
             continue
-        result = service.search(query, line_k or k, alpha if line_alpha is None else line_alpha, filters,
-                                best_per_note)
+        result = service.search(query, line_k or k, alpha if line_alpha is None else line_alpha, filters, best_per_note)
         print(json.dumps([h.to_dict() for h in result.hits], ensure_ascii=False), flush=True)
     return 0

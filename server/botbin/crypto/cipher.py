@@ -83,9 +83,16 @@ class StoreKdf:
     def to_metadata(self, file_salt: bytes) -> dict[str, Any]:
         """The ``kdf`` metadata map of one file."""
         p = self.params
-        return {"alg": "argon2id", "version": ARGON2_VERSION, "salt": self.salt, "time_cost": p.time_cost,
-                "memory_cost": p.memory_cost, "parallelism": p.parallelism,
-                "subkey": "hkdf-sha256", "file_salt": file_salt}
+        return {
+            "alg": "argon2id",
+            "version": ARGON2_VERSION,
+            "salt": self.salt,
+            "time_cost": p.time_cost,
+            "memory_cost": p.memory_cost,
+            "parallelism": p.parallelism,
+            "subkey": "hkdf-sha256",
+            "file_salt": file_salt,
+        }
 
     @staticmethod
     def new(params: KdfParams) -> StoreKdf:
@@ -98,8 +105,12 @@ def parse_kdf(meta: Any, name: str) -> tuple[StoreKdf, bytes]:
     if not isinstance(meta, dict) or meta.get("alg") != "argon2id" or meta.get("subkey") != "hkdf-sha256":
         raise AifBinFormatError("metadata 'kdf' is not an argon2id + hkdf-sha256 map", name)
     salt, file_salt = meta.get("salt"), meta.get("file_salt")
-    if not (isinstance(salt, bytes) and len(salt) == SALT_BYTES
-            and isinstance(file_salt, bytes) and len(file_salt) == SALT_BYTES):
+    if not (
+        isinstance(salt, bytes)
+        and len(salt) == SALT_BYTES
+        and isinstance(file_salt, bytes)
+        and len(file_salt) == SALT_BYTES
+    ):
         raise AifBinFormatError(f"metadata 'kdf' salts must be {SALT_BYTES} bytes", name)
     values = [meta.get(k) for k in ("time_cost", "memory_cost", "parallelism")]
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in values) or meta.get("version") != 19:
@@ -141,17 +152,27 @@ class Keyring:
             key = _DERIVED.get((self._id, kdf))
             if key is None:
                 p = kdf.params
-                key = hash_secret_raw(self._secret, kdf.salt, time_cost=p.time_cost, memory_cost=p.memory_cost,
-                                      parallelism=p.parallelism, hash_len=KEY_BYTES, type=Type.ID,
-                                      version=ARGON2_VERSION)
+                key = hash_secret_raw(
+                    self._secret,
+                    kdf.salt,
+                    time_cost=p.time_cost,
+                    memory_cost=p.memory_cost,
+                    parallelism=p.parallelism,
+                    hash_len=KEY_BYTES,
+                    type=Type.ID,
+                    version=ARGON2_VERSION,
+                )
                 _DERIVED[(self._id, kdf)] = key
             return key
 
     def file_key(self, kdf: StoreKdf, file_salt: bytes, name: str) -> bytes:
         """The 32-byte key of one file. Raises DecryptionError if the file belongs to another store."""
         if self.only is not None and kdf != self.only:
-            raise DecryptionError("encrypted with another store's salt or parameters than this store's "
-                                  "encryption.json; it cannot be read with this store's key", name)
+            raise DecryptionError(
+                "encrypted with another store's salt or parameters than this store's "
+                "encryption.json; it cannot be read with this store's key",
+                name,
+            )
         return _hkdf(self.store_key(kdf), file_salt, FILE_INFO)
 
     def check_value(self, kdf: StoreKdf) -> bytes:

@@ -20,8 +20,9 @@ from botbin.directives.partition import Directive, RuleCue
 from botbin.directives.words import IMPERATIVE_VERBS
 
 _WORD = re.compile(r"[\w'-]+")
-_FILLER = frozenset("to be the a an please ever always never any all that you we it your our just really also "
-                    "do does".split())
+_FILLER = frozenset(
+    "to be the a an please ever always never any all that you we it your our just really also do does".split()
+)
 _CLAUSE_END = re.compile(r"[,;:()\u2014]|\s-\s")
 _MAX_WORDS = 8
 #: At most this many conflicts are reported (a pasted list of 1000 contradicting rules stays readable).
@@ -50,19 +51,30 @@ class Conflict:
     def describe(self) -> str:
         """One line naming both rules and their 1-based lines: ``"Always use tabs" (AGENTS.md:7) conflicts ..."``."""
         a, b = self.first, self.second
-        return (f'"{a.cue.phrase}" ({a.directive.path}:{a.cue.line + 1}) conflicts with '
-                f'"{b.cue.phrase}" ({b.directive.path}:{b.cue.line + 1})')
-
+        return (
+            f'"{a.cue.phrase}" ({a.directive.path}:{a.cue.line + 1}) conflicts with '
+            f'"{b.cue.phrase}" ({b.directive.path}:{b.cue.line + 1})'
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON: ``{action, message, first: {path, line, kind, modality, cue, text}, second: {...}}``, 0-based lines."""
-        return {"action": self.action, "message": self.describe(),
-                "first": _ref_dict(self.first), "second": _ref_dict(self.second)}
+        return {
+            "action": self.action,
+            "message": self.describe(),
+            "first": _ref_dict(self.first),
+            "second": _ref_dict(self.second),
+        }
 
 
 def _ref_dict(ref: RuleRef) -> dict[str, Any]:
-    return {"path": ref.directive.path, "line": ref.cue.line, "kind": ref.directive.kind,
-            "modality": ref.cue.modality, "cue": ref.cue.cue, "text": ref.cue.phrase}
+    return {
+        "path": ref.directive.path,
+        "line": ref.cue.line,
+        "kind": ref.directive.kind,
+        "modality": ref.cue.modality,
+        "cue": ref.cue.cue,
+        "text": ref.cue.phrase,
+    }
 
 
 def _lemma(word: str) -> str:
@@ -98,7 +110,7 @@ def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
     repeated: set[tuple[str, str]] = set()
     for group in by_head.values():
         for i, (words_a, a) in enumerate(group):
-            for words_b, b in group[i + 1:]:
+            for words_b, b in group[i + 1 :]:
                 if a.cue.positive == b.cue.positive or words_a != words_b:
                     continue
                 if a.directive is b.directive and a.cue.line == b.cue.line and a.cue.cue == b.cue.cue:

@@ -78,9 +78,22 @@ _NEGATORS = ("not", "never", "don't", "doesn't", "isn't", "aren't")
 _BE = ("is", "are", "be", "been", "it's", "that's", "'s", "was", "were")
 #: "is better", not "was better" (a past judgement, not advice).
 _PRESENT_BE = ("is", "are", "be", "been", "it's", "that's", "'s", "you'd", "we'd", "had")
-_CONTRACTED = {"you've": "you", "we've": "we",
-               "you'll": "you", "you'd": "you", "you're": "you", "we'll": "we", "we'd": "we", "we're": "we",
-               "i'd": "i", "i'll": "i", "i'm": "i", "it's": "it", "that's": "that", "there's": "there"}
+_CONTRACTED = {
+    "you've": "you",
+    "we've": "we",
+    "you'll": "you",
+    "you'd": "you",
+    "you're": "you",
+    "we'll": "we",
+    "we'd": "we",
+    "we're": "we",
+    "i'd": "i",
+    "i'll": "i",
+    "i'm": "i",
+    "it's": "it",
+    "that's": "that",
+    "there's": "there",
+}
 
 
 def before(toks: Sequence[Tok], i: int, skip: frozenset[str] = w.ADVERBS) -> tuple[str, int]:
@@ -104,8 +117,10 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return _must(toks, i, subject)
     if word in ("should", "shouldn't", "ought"):
         after = word_at(toks, i + 2)
-        if (nxt == "have" and is_participle(after)) or any(t.word == "now" for t in toks[i:]) or (
-            subject in ("it", "this", "that", "there") and nxt in ("be", "work") and not is_participle(after)
+        if (
+            (nxt == "have" and is_participle(after))
+            or any(t.word == "now" for t in toks[i:])
+            or (subject in ("it", "this", "that", "there") and nxt in ("be", "work") and not is_participle(after))
         ):
             return None  # "It should work now", "You should have asked": expectation or hindsight
         negated = word.endswith("n't") or nxt in _NEG
@@ -130,14 +145,20 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("obligation", *span(toks, i, i), True)  # "Every PR needs a linked issue": a requirement
     if word == "no" and nxt == "need" and word_at(toks, i + 2) == "to":
         return ("permission", *span(toks, i, i + 2), True)
-    if word in ("nobody", "no") and (word == "nobody" or nxt == "one") and word_at(toks, i + 1 + (word == "no")) in (
-        "may", "can", "should", "must", "is", "shall"
-    ) and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall")):
+    if (
+        word in ("nobody", "no")
+        and (word == "nobody" or nxt == "one")
+        and word_at(toks, i + 1 + (word == "no")) in ("may", "can", "should", "must", "is", "shall")
+        and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall"))
+    ):
         return ("prohibition", *span(toks, i, i + 2 + (word == "no")), False)  # "Nobody may merge", "No one is to"
     if word in ("is", "are") and nxt == "to" and (subject in ("you", "u") or word_at(toks, i + 2) == "be"):
         return ("obligation", *span(toks, i, i + 1), True)  # "are to be reviewed", "you are to"
-    if word in ("is", "are") and nxt == "not" and word_at(toks, i + 2) in ("to", "optional") and (
-        subject == "you" or word_at(toks, i + 2) == "optional"
+    if (
+        word in ("is", "are")
+        and nxt == "not"
+        and word_at(toks, i + 2) in ("to", "optional")
+        and (subject == "you" or word_at(toks, i + 2) == "optional")
     ):
         neg = word_at(toks, i + 2) == "to"
         return ("prohibition" if neg else "obligation", *span(toks, i, i + 2), not neg)
@@ -151,17 +172,22 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("recommendation", *span(toks, i, i + 1), True)
     if word in ("allowed", "permitted", "forbidden", "prohibited", "banned", "required", "mandatory"):
         return _status_word(toks, i)
-    if word in ("fine", "ok", "okay", "acceptable", "free", "welcome") and nxt == "to" and (
-        raw in _BE or subject == "you"
+    if (
+        word in ("fine", "ok", "okay", "acceptable", "free", "welcome")
+        and nxt == "to"
+        and (raw in _BE or subject == "you")
     ):
         return ("permission", *span(toks, i, i + 1), True)
     if word == "permission" and nxt == "to" and "you" in (t.word for t in toks[:i]):
         return ("permission", *span(toks, i, i + 1), True)
     if word == "feel" and nxt == "free":
         return ("permission", *span(toks, i, i + 2), True)
-    if word in ("important", "essential", "crucial", "vital", "necessary") and nxt in ("to", "that") and (
-        raw in _BE or (i == 1 and toks[0].word == "is")
-    ) and not (nxt == "to" and _not_a_verb(word_at(toks, i + 2))):
+    if (
+        word in ("important", "essential", "crucial", "vital", "necessary")
+        and nxt in ("to", "that")
+        and (raw in _BE or (i == 1 and toks[0].word == "is"))
+        and not (nxt == "to" and _not_a_verb(word_at(toks, i + 2)))
+    ):
         return ("obligation", *span(toks, i, i + 1), True)
     if word in ("better", "best", "advisable", "recommended", "preferable", "worth") and (
         raw in _PRESENT_BE or (word in ("best", "better") and nxt == "to" and _only_hedges(toks, i))
@@ -180,9 +206,9 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("recommendation", *span(toks, i, i), True)
     if word == "under" and nxt == "no" and word_at(toks, i + 2) == "circumstances":
         return ("prohibition", *span(toks, i, i + 2), False)
-    if instructions and ((word in ("always", "never") and subject in w.RULE_SUBJECTS) or (
-        word in ("don't", "do") and subject == "you"
-    )):
+    if instructions and (
+        (word in ("always", "never") and subject in w.RULE_SUBJECTS) or (word in ("don't", "do") and subject == "you")
+    ):
         return _subject_adverb(toks, i)
     if word == "let's":
         return ("recommendation", *span(toks, i, i), True)
@@ -222,8 +248,12 @@ def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     if subject == "only":
         return None  # "only has to be bought once": a bound on what is needed, not a duty
     passive = word_at(toks, i + 2) == "be" and is_participle(word_at(toks, i + 3))
-    if subject in w.RULE_SUBJECTS or passive or i == 0 or (subject not in w.THIRD_PERSON and subject not in _BE
-                                                           and subject.isalpha() and subject != "to"):
+    if (
+        subject in w.RULE_SUBJECTS
+        or passive
+        or i == 0
+        or (subject not in w.THIRD_PERSON and subject not in _BE and subject.isalpha() and subject != "to")
+    ):
         return ("obligation", *span(toks, i, i + 1), True)
     return None
 
@@ -247,7 +277,7 @@ def _status_word(toks: Sequence[Tok], i: int) -> Found | None:
     """ "is not allowed", "are forbidden", "is required": a rule stated as a status ("Prohibited actions" is not)."""
     word = toks[i].word
     prev, j = before(toks, i, w.ADVERBS | {"not", "never"})
-    negated = any(t.word in _NEGATORS for t in toks[max(0, j):i])
+    negated = any(t.word in _NEGATORS for t in toks[max(0, j) : i])
     if prev not in _BE and prev not in ("isn't", "aren't") and word_at(toks, i + 1) != "to":
         return None
     if prev in ("was", "were"):

@@ -76,15 +76,23 @@ _LABEL = re.compile(r"[\s*_]*[a-z][a-z0-9 ]{0,30}(?::[*_]*|[*_]*:)\s", re.IGNORE
 #: Labels that name a speaker: what follows is a transcript line, not the note's own rule.
 _SPEAKERS = frozenset("user assistant bot ai human me system agent claude gpt chatgpt q a".split())
 #: Labels after which a command may follow ("Important: back up the database first").
-_RULE_LABELS = frozenset("important note rule rules tip warning caution reminder todo action policy always never "
-                         "critical required must mandatory hint nb do don't remember instructions instruction".split())
+_RULE_LABELS = frozenset(
+    "important note rule rules tip warning caution reminder todo action policy always never "
+    "critical required must mandatory hint nb do don't remember instructions instruction".split()
+)
 #: Common spellings without the apostrophe ("pls dont touch").
-_APOSTROPHE = {"dont": "don't", "doesnt": "doesn't", "cant": "can't", "shouldnt": "shouldn't",
-               "mustnt": "mustn't", "isnt": "isn't", "arent": "aren't", "youre": "you're"}
+_APOSTROPHE = {
+    "dont": "don't",
+    "doesnt": "doesn't",
+    "cant": "can't",
+    "shouldnt": "shouldn't",
+    "mustnt": "mustn't",
+    "isnt": "isn't",
+    "arent": "aren't",
+    "youre": "you're",
+}
 #: A bold or italic span opening a sentence, and what follows it: "**File explorer**:", "**Row height** sets".
 _EMPHASIS_LEAD = re.compile(r"(\*\*|__|\*|_)(?=\S)([^*_\n]{1,80}?)(?<=\S)\1[ \t]*(.?)")
-
-
 
 
 def _blank(m: re.Match[str]) -> str:
@@ -101,7 +109,7 @@ def _mask_fences(text: str) -> str:
         line_end = text.find("\n", m.end())
         close = closing.search(text, line_end + 1) if line_end >= 0 else None
         end = len(text) if close is None else close.end()
-        parts += [text[pos:m.start()], re.sub(r"[^\n]", FILLER, text[m.start():end])]
+        parts += [text[pos : m.start()], re.sub(r"[^\n]", FILLER, text[m.start() : end])]
         pos = end
     parts.append(text[pos:])
     return "".join(parts)
@@ -149,7 +157,7 @@ def _tokens(masked: str, start: int, end: int) -> list[Tok]:
         elif word == "lets":
             word = "let's"
         # a comma after masked code or a quote still ends the clause: "If it needs `sudo`, ask"
-        comma = masked[m.end():min(end, m.end() + 80)].lstrip(" \"'`" + FILLER)[:1] == ","
+        comma = masked[m.end() : min(end, m.end() + 80)].lstrip(" \"'`" + FILLER)[:1] == ","
         out.append(Tok(_APOSTROPHE.get(word, word), m.start(), m.end(), comma))
     return out
 
@@ -171,8 +179,9 @@ def lex(text: str, instructions: bool = True) -> list[Cue]:
         if cue is not None:
             modality, cs, ce, positive = cue
             word = masked[cs:ce].lower()
-            verb = (word in w.IMPERATIVE_VERBS and word not in CUE_VERBS) or (" " not in word and word not in TRIGGERS
-                                                                           and word not in CUE_VERBS)
+            verb = (word in w.IMPERATIVE_VERBS and word not in CUE_VERBS) or (
+                " " not in word and word not in TRIGGERS and word not in CUE_VERBS
+            )
             cues.append(Cue(modality, text[cs:ce], cs, ce, s, e, positive, cs if verb else ce))
     return cues
 
@@ -181,8 +190,6 @@ def classify(text: str, instructions: bool = True) -> Modality | None:
     """Modality of the first cue in ``text``, or None when it holds no directive (``instructions``: see lex)."""
     cues = lex(text, instructions)
     return cues[0].modality if cues else None
-
-
 
 
 def _is_term(masked: str, s: int, e: int) -> bool:
@@ -202,12 +209,14 @@ def _is_title(masked: str, toks: list[Tok]) -> bool:
     """True when the sentence opens with three or more words in Title Case ("Never Split the Difference")."""
     if len(toks) < 3:
         return False
-    words = [masked[t.start:t.end] for t in toks[:3]]
-    if masked[toks[0].end:toks[1].start] != " " or masked[toks[1].end:toks[2].start] != " ":
+    words = [masked[t.start : t.end] for t in toks[:3]]
+    if masked[toks[0].end : toks[1].start] != " " or masked[toks[1].end : toks[2].start] != " ":
         return False  # "Select **Settings** > **Privacy**": names of buttons, not a title
-    return all(x[:1].isupper() and x != "I" for x in (words[0], words[1])) and (
-        words[2][:1].isupper() or words[2].lower() in ("the", "a", "an", "of", "me", "to", "and")
-    ) and not all(x.isupper() for x in words)
+    return (
+        all(x[:1].isupper() and x != "I" for x in (words[0], words[1]))
+        and (words[2][:1].isupper() or words[2].lower() in ("the", "a", "an", "of", "me", "to", "and"))
+        and not all(x.isupper() for x in words)
+    )
 
 
 def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bool = True) -> Found | None:
@@ -215,7 +224,7 @@ def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bo
     if body.endswith("?") or (body.endswith(":") and _is_term(masked, s, e)):
         return None
     label = _LABEL.match(masked, s, e)
-    name = masked[s:label.end()].strip(" *_:\n").lower() if label else ""
+    name = masked[s : label.end()].strip(" *_:\n").lower() if label else ""
     if label and (name in ("example", "examples", "e.g", "eg", "for example") or name in _SPEAKERS):
         return None
     toks = _tokens(masked, s, e)

@@ -16,8 +16,11 @@ from botbin.directives.cues import FILLER, Found, Tok, is_past, span, word_at
 def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
     """Indices where a clause that may hold an imperative starts: the sentence start and after a lead clause."""
     i = 0
-    while i < len(toks) - 1 and toks[i].word in w.SKIP_OPENERS and not toks[i].comma_after and not (
-        toks[i].word == "to" and any(t.comma_after for t in toks[i:])
+    while (
+        i < len(toks) - 1
+        and toks[i].word in w.SKIP_OPENERS
+        and not toks[i].comma_after
+        and not (toks[i].word == "to" and any(t.comma_after for t in toks[i:]))
     ):  # "To avoid conflicts, disable X": a purpose clause leads, the command follows its comma
         i += 1
     starts = [i]
@@ -37,8 +40,15 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
 
 
 _HEDGED_LEAD = ("possible", "feasible", "practical", "doubt")
-_HEDGED_TAIL = (("when", "possible"), ("if", "possible"), ("where", "possible"), ("if", "you", "can"),
-                ("if", "feasible"), ("when", "practical"), ("where", "practical"))
+_HEDGED_TAIL = (
+    ("when", "possible"),
+    ("if", "possible"),
+    ("where", "possible"),
+    ("if", "you", "can"),
+    ("if", "feasible"),
+    ("when", "practical"),
+    ("where", "practical"),
+)
 _OPTIONAL_TAIL = (("if", "you", "like"), ("if", "you", "want"), ("if", "you", "prefer"), ("if", "you", "wish"))
 
 
@@ -48,7 +58,7 @@ def clause_start_cue(toks: Sequence[Tok], masked: str, s: int, bare: bool = True
     ``bare`` False (an ordinary note, see register.py): a plain imperative ("Click Settings", "Use tabs") is
     a step for a reader, not a rule; only deontic openers count ("Never", "Always", "Don't", "Make sure").
     """
-    lead = masked[s:toks[0].start]
+    lead = masked[s : toks[0].start]
     if any(ch.isalnum() or ch == FILLER for ch in lead):
         return None  # "- 14:00 sync with design", "`code` does": a time, a number or code opens it, not a verb
     for i in _at_clause_starts(toks):
@@ -61,11 +71,11 @@ def clause_start_cue(toks: Sequence[Tok], masked: str, s: int, bare: bool = True
             return ("recommendation", found[1], found[2], False)
         words = tuple(t.word for t in toks)
         hedged = toks[0].word in w.HEDGES or any(
-            words[k:k + len(t)] == t for t in _HEDGED_TAIL for k in range(len(words))
+            words[k : k + len(t)] == t for t in _HEDGED_TAIL for k in range(len(words))
         )
         if hedged and found[0] in ("obligation", "prohibition"):
             return ("recommendation", found[1], found[2], found[0] == "obligation")  # "Use rg when possible"
-        if found[0] == "obligation" and any(words[k:k + 3] in _OPTIONAL_TAIL for k in range(len(words))):
+        if found[0] == "obligation" and any(words[k : k + 3] in _OPTIONAL_TAIL for k in range(len(words))):
             return ("permission", *found[1:])  # "Swap the butter for olive oil if you like"
         return found
     return None
@@ -133,8 +143,10 @@ def _bare_opener(toks: Sequence[Tok], i: int) -> Found | None:
     word, nxt = toks[i].word, word_at(toks, i + 1)
     if word == "go" and nxt == "ahead":
         return ("permission", *span(toks, i, i + 1), True)
-    if (word == "go" and nxt == "easy") or word in ("favor", "favour", "aim") or (
-        word == "lean" and nxt in ("towards", "toward")
+    if (
+        (word == "go" and nxt == "easy")
+        or word in ("favor", "favour", "aim")
+        or (word == "lean" and nxt in ("towards", "toward"))
     ):
         return ("recommendation", *span(toks, i, i), True)
     if word in ("keep", "leave") and _keep_away(toks, i):
@@ -152,11 +164,13 @@ def _bare_opener(toks: Sequence[Tok], i: int) -> Found | None:
 
 
 def _keep_away(toks: Sequence[Tok], i: int) -> bool:
-    words = [t.word for t in toks[i + 1:]]
+    words = [t.word for t in toks[i + 1 :]]
     if toks[i].word == "leave":
         return "alone" in words
-    return any((a == "out" and b == "of") or (a == "away" and b == "from") for a, b in itertools.pairwise(words)) \
+    return (
+        any((a == "out" and b == "of") or (a == "away" and b == "from") for a, b in itertools.pairwise(words))
         or "off" in words
+    )
 
 
 def _unknown_verb(toks: Sequence[Tok], i: int) -> bool:
@@ -175,7 +189,7 @@ def _is_ban(toks: Sequence[Tok], i: int) -> bool:
     """ "No emojis in commit messages." is a ban; "No, we chose Postgres" and "No cache is used" are not."""
     if toks[i].comma_after or i + 1 >= len(toks) or toks[i + 1].word in w.NO_NOT_BAN:
         return False
-    rest = list(toks[i + 1:])
+    rest = list(toks[i + 1 :])
     for k, tok in enumerate(rest):
         if tok.word in _SUBORDINATORS:
             rest = rest[:k]  # "No force pushes after review has started": the verb is in the time clause
@@ -195,7 +209,7 @@ def _imperative(toks: Sequence[Tok], i: int) -> bool:
         return True
     if nxt.endswith("s") and word_at(toks, i + 2) in w.IMPERATIVE_VERBS:
         return False  # "Commit messages follow Conventional Commits": a plural noun and its verb
-    for tok in toks[i + 1:]:  # "Build failures on ARM are tracked": a noun phrase, then its verb
+    for tok in toks[i + 1 :]:  # "Build failures on ARM are tracked": a noun phrase, then its verb
         if tok.word in _SUBORDINATORS or tok.comma_after:
             return tok.word not in w.FINITE_AUX
         if tok.word in w.FINITE_AUX:

@@ -17,8 +17,9 @@ class Paragraph:
     directive: Directive | None
 
 
-def paragraph_at(text: str, path: str, line: int,
-                 instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> Paragraph | None:
+def paragraph_at(
+    text: str, path: str, line: int, instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES
+) -> Paragraph | None:
     """The block of note text holding 0-based ``line`` (headings and code count), or None on a blank line.
     Line numbers are LSP's: CRLF and CR end lines as LF does. ``instruction_globs``: the folder's
     ``instruction_notes`` setting."""

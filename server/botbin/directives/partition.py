@@ -38,8 +38,24 @@ DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = config.DEFAULT_INSTRUCTION_NOTES
 RULE_MODALITIES = frozenset({"obligation", "prohibition"})
 _GLOB_FLAGS = wglob.GLOBSTAR | wglob.IGNORECASE | wglob.DOTGLOB
 #: Frontmatter keys that describe the note rather than instruct: a frontmatter of only these is not a rule.
-_META_KEYS = frozenset({"botbin", "title", "tags", "tag", "aliases", "alias", "date", "created", "updated",
-                        "modified", "cssclasses", "publish", "permalink", "description"})
+_META_KEYS = frozenset(
+    {
+        "botbin",
+        "title",
+        "tags",
+        "tag",
+        "aliases",
+        "alias",
+        "date",
+        "created",
+        "updated",
+        "modified",
+        "cssclasses",
+        "publish",
+        "permalink",
+        "description",
+    }
+)
 _LEXED_KINDS = frozenset({"paragraph", "list_item", "quote"})
 
 
@@ -90,21 +106,35 @@ class Directive:
     def to_dict(self) -> dict[str, Any]:
         """The directive as AIF-BIN metadata and JSON (snake_case keys, as the rest of the metadata)."""
         return {
-            "kind": self.kind, "text": self.text, "start_line": self.start_line, "end_line": self.end_line,
+            "kind": self.kind,
+            "text": self.text,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
             "heading_path": list(self.heading_path),
-            "cues": [{"modality": c.modality, "cue": c.cue, "line": c.line, "positive": c.positive,
-                      "action": c.action} for c in self.cues],
+            "cues": [
+                {"modality": c.modality, "cue": c.cue, "line": c.line, "positive": c.positive, "action": c.action}
+                for c in self.cues
+            ],
         }
 
     @classmethod
     def from_dict(cls, path: str, raw: Any) -> Directive | None:
         """Rebuild from ``to_dict`` output; None when ``raw`` is not such a map (an older or foreign file)."""
         try:
-            cues = tuple(RuleCue(str(c["modality"]), str(c["cue"]), int(c["line"]), bool(c["positive"]),
-                                 str(c["action"])) for c in raw["cues"])
+            cues = tuple(
+                RuleCue(str(c["modality"]), str(c["cue"]), int(c["line"]), bool(c["positive"]), str(c["action"]))
+                for c in raw["cues"]
+            )
             kind: Kind = "hard" if raw["kind"] == "hard" else "soft"
-            return cls(path, kind, str(raw["text"]), int(raw["start_line"]), int(raw["end_line"]),
-                       tuple(str(h) for h in raw["heading_path"]), cues)
+            return cls(
+                path,
+                kind,
+                str(raw["text"]),
+                int(raw["start_line"]),
+                int(raw["end_line"]),
+                tuple(str(h) for h in raw["heading_path"]),
+                cues,
+            )
         except (KeyError, TypeError, ValueError):
             return None
 
@@ -144,7 +174,7 @@ def block_cues(block: Block, instruction: bool) -> list[Cue]:
 
 
 def _action(text: str, cue: Cue) -> str:
-    words = text[cue.action_start:cue.sentence_end].split()
+    words = text[cue.action_start : cue.sentence_end].split()
     return " ".join(words)
 
 
@@ -166,8 +196,9 @@ def _block_kind(block: Block, instruction: bool, has_cues: bool) -> Kind:
     return "soft" if has_cues and block.kind in _LEXED_KINDS else "lore"
 
 
-def partition_note(note: ParsedNote, source: str | None = None,
-                   instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> Partition:
+def partition_note(
+    note: ParsedNote, source: str | None = None, instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES
+) -> Partition:
     """Kinds of the blocks of ``note`` and its directives; ``source`` (the note's LF text) adds a hard frontmatter.
 
     ``instruction_globs``: the ``instruction_notes`` setting. Deterministic; never raises.
@@ -177,20 +208,30 @@ def partition_note(note: ParsedNote, source: str | None = None,
     directives: list[Directive] = []
     fm_lines = note.frontmatter_lines
     if instruction and source is not None and fm_lines and set(note.frontmatter.data) - _META_KEYS:
-        text = "\n".join(source.split("\n")[fm_lines[0]:fm_lines[1]])
+        text = "\n".join(source.split("\n")[fm_lines[0] : fm_lines[1]])
         directives.append(Directive(note.path, "hard", text, fm_lines[0], fm_lines[1], (), ()))
     for block in note.blocks:
         cues = block_cues(block, instruction)
         kind = _block_kind(block, instruction, bool(cues))
         kinds.append(kind)
         if kind != "lore":
-            directives.append(Directive(note.path, kind, block.text, block.start_line, block.end_line,
-                                        block.heading_path, _rule_cues(block.text, block.start_line, cues)))
+            directives.append(
+                Directive(
+                    note.path,
+                    kind,
+                    block.text,
+                    block.start_line,
+                    block.end_line,
+                    block.heading_path,
+                    _rule_cues(block.text, block.start_line, cues),
+                )
+            )
     return Partition(instruction, tuple(kinds), tuple(directives))
 
 
-def block_directive(note: ParsedNote, index: int,
-                    instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> Directive | None:
+def block_directive(
+    note: ParsedNote, index: int, instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES
+) -> Directive | None:
     """The directive that block ``index`` of ``note`` is, or None for lore (the lexer runs on that block only)."""
     block = note.blocks[index]
     instruction = is_instruction_note(note, instruction_globs)
@@ -198,8 +239,15 @@ def block_directive(note: ParsedNote, index: int,
     kind = _block_kind(block, instruction, bool(cues))
     if kind == "lore":
         return None
-    return Directive(note.path, kind, block.text, block.start_line, block.end_line, block.heading_path,
-                     _rule_cues(block.text, block.start_line, cues))
+    return Directive(
+        note.path,
+        kind,
+        block.text,
+        block.start_line,
+        block.end_line,
+        block.heading_path,
+        _rule_cues(block.text, block.start_line, cues),
+    )
 
 
 _CACHE: OrderedDict[tuple[str, str], tuple[ParsedNote, Partition | None]] = OrderedDict()
@@ -230,8 +278,9 @@ def parse_source(source: str, path: str) -> ParsedNote:
     return _cached(source, path)[1][0]
 
 
-def partition_source(source: str, path: str,
-                     instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> tuple[ParsedNote, Partition]:
+def partition_source(
+    source: str, path: str, instruction_globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES
+) -> tuple[ParsedNote, Partition]:
     """Parse and partition the LF-normalized text of note ``path``; cached by (path, MD5 of the text).
 
     For editors: hovering over an unsaved buffer re-partitions only when the text changed. Only the partition

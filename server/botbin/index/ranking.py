@@ -91,9 +91,16 @@ def neighbours(note_of_row: npt.NDArray[np.int64]) -> Neighbours:
     return Neighbours(np.where(has_prev, rows - 1, rows), np.where(has_next, rows + 1, rows), w_prev, w_next)
 
 
-def add_context(scores: npt.NDArray[np.float32], cosine: npt.NDArray[np.float32],
-                note_vectors: npt.NDArray[np.float32], note_of_row: npt.NDArray[np.int64], near: Neighbours,
-                query: npt.NDArray[np.float32], note_weight: float, neighbour_weight: float) -> npt.NDArray[np.float32]:
+def add_context(
+    scores: npt.NDArray[np.float32],
+    cosine: npt.NDArray[np.float32],
+    note_vectors: npt.NDArray[np.float32],
+    note_of_row: npt.NDArray[np.int64],
+    near: Neighbours,
+    query: npt.NDArray[np.float32],
+    note_weight: float,
+    neighbour_weight: float,
+) -> npt.NDArray[np.float32]:
     """In place: ``(score + note_weight * cos(query, note) + neighbour_weight * neighbours' mean cosine) /
     (1 + note_weight + neighbour_weight)``. ``cosine``: each row's cosine to the query. The division keeps the
     hybrid's scale (a chunk, its note and its neighbours that all match fully still score 1). No-op for 0, 0."""
@@ -107,8 +114,13 @@ def add_context(scores: npt.NDArray[np.float32], cosine: npt.NDArray[np.float32]
     return scores
 
 
-def capped_top_k(scores: npt.NDArray[np.float32], k: int, mask: npt.NDArray[np.bool_] | None,
-                 note_of_row: npt.NDArray[np.int64], cap: int) -> list[int]:
+def capped_top_k(
+    scores: npt.NDArray[np.float32],
+    k: int,
+    mask: npt.NDArray[np.bool_] | None,
+    note_of_row: npt.NDArray[np.int64],
+    cap: int,
+) -> list[int]:
     """Like top_k, with at most ``cap`` rows of one note (``note_of_row``); best first."""
     out: list[int] = []
     if k <= 0:

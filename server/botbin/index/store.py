@@ -92,10 +92,17 @@ class Hit:
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "path": self.path, "startLine": self.start_line, "endLine": self.end_line,
-            "headingPath": list(self.heading_path), "kind": self.kind, "title": self.title,
-            "snippet": self.snippet, "snippetStartLine": self.snippet_start_line,
-            "snippetEndLine": self.snippet_end_line, "score": round(self.score, 6), "cosine": round(self.cosine, 6),
+            "path": self.path,
+            "startLine": self.start_line,
+            "endLine": self.end_line,
+            "headingPath": list(self.heading_path),
+            "kind": self.kind,
+            "title": self.title,
+            "snippet": self.snippet,
+            "snippetStartLine": self.snippet_start_line,
+            "snippetEndLine": self.snippet_end_line,
+            "score": round(self.score, 6),
+            "cosine": round(self.cosine, 6),
             "bm25": round(self.bm25, 6),
         }
         if self.components:
@@ -176,21 +183,36 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
     tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
     date = info.get("date") if isinstance(info.get("date"), str) else None
     tokens = tuple(
-        np.fromiter((vocab.setdefault(t, len(vocab)) for t in bm25_terms(" ".join([title, *c.heading_path, c.text]))),
-                    dtype=np.int32)
+        np.fromiter(
+            (vocab.setdefault(t, len(vocab)) for t in bm25_terms(" ".join([title, *c.heading_path, c.text]))),
+            dtype=np.int32,
+        )
         for c in doc.chunks
     )
     chunks = tuple(replace(c, embedding=_NO_VECTOR) for c in doc.chunks)
     raw_directives = doc.metadata.get("directives")
     directives = tuple(
-        d for d in (Directive.from_dict(doc.source, r) for r in (raw_directives if isinstance(raw_directives, list)
-                                                                  else [])) if d is not None
+        d
+        for d in (
+            Directive.from_dict(doc.source, r) for r in (raw_directives if isinstance(raw_directives, list) else [])
+        )
+        if d is not None
     )
     md5 = doc.metadata.get("source_md5")
     created = doc.metadata.get("created_at")
-    return _Note(doc.source, title, tags, date, chunks, doc.embeddings(), tokens, directives,
-                 md5 if isinstance(md5, str) else None, doc.metadata.get("instruction") is True,
-                 created if isinstance(created, str) else None)
+    return _Note(
+        doc.source,
+        title,
+        tags,
+        date,
+        chunks,
+        doc.embeddings(),
+        tokens,
+        directives,
+        md5 if isinstance(md5, str) else None,
+        doc.metadata.get("instruction") is True,
+        created if isinstance(created, str) else None,
+    )
 
 
 class MemoryIndex:
@@ -253,8 +275,22 @@ class MemoryIndex:
     def chunk_refs(self) -> list[ChunkRef]:
         """Every chunk, by path then position; ``row`` indexes ``matrix()``."""
         asm = self._assemble()
-        return [ChunkRef(n.path, c.text_md5, c.start_line, c.end_line, c.kind, c.text, n.tags, n.date,
-                         n.created_at, n.instruction, i) for i, (n, c) in enumerate(asm.rows)]
+        return [
+            ChunkRef(
+                n.path,
+                c.text_md5,
+                c.start_line,
+                c.end_line,
+                c.kind,
+                c.text,
+                n.tags,
+                n.date,
+                n.created_at,
+                n.instruction,
+                i,
+            )
+            for i, (n, c) in enumerate(asm.rows)
+        ]
 
     def matrix(self) -> npt.NDArray[np.float32]:
         """float32 (len(self), dim): every chunk's embedding, rows as in ``chunk_refs()`` (not a copy)."""
@@ -288,14 +324,23 @@ class MemoryIndex:
             matrix = np.ascontiguousarray(np.vstack(mats)) if mats else np.zeros((0, self.dim or 0), np.float32)
             row = 0
             for note in notes:  # keep one copy of the vectors: each note's matrix becomes a view
-                note.matrix = matrix[row:row + len(note.chunks)]
+                note.matrix = matrix[row : row + len(note.chunks)]
                 row += len(note.chunks)
             bm25 = LexicalView(self._lexical, [n.path for n in notes])
             note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
             kinds = np.array([c.kind for _, c in rows], dtype="<U4")
-            self._assembled = _Assembled(matrix, rows, bm25, [n.path for n, _ in rows], notes, note_of_row, kinds,
-                                         self._visible(rows), note_centroids(matrix, [len(n.chunks) for n in notes]),
-                                         neighbours(note_of_row))
+            self._assembled = _Assembled(
+                matrix,
+                rows,
+                bm25,
+                [n.path for n, _ in rows],
+                notes,
+                note_of_row,
+                kinds,
+                self._visible(rows),
+                note_centroids(matrix, [len(n.chunks) for n in notes]),
+                neighbours(note_of_row),
+            )
         return self._assembled
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
@@ -367,8 +412,14 @@ class MemoryIndex:
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.bm25.idf(terms) if order else {}
         return [
-            self._hit(asm, i, weights, float(scores[i]), 0.0 if q is None else float(asm.matrix[i] @ q),
-                      float(bm25_raw[i]) / best if best > 0 else 0.0)
+            self._hit(
+                asm,
+                i,
+                weights,
+                float(scores[i]),
+                0.0 if q is None else float(asm.matrix[i] @ q),
+                float(bm25_raw[i]) / best if best > 0 else 0.0,
+            )
             for i in order
         ]
 
@@ -379,17 +430,28 @@ class MemoryIndex:
         last = max(chunk.start_line, chunk.end_line - 1)
         first_line = min(chunk.start_line + shown.start_line, last)
         return Hit(
-            path=note.path, start_line=chunk.start_line, end_line=chunk.end_line,
-            heading_path=chunk.heading_path, kind=chunk.kind, title=note.title,
-            snippet=shown.text, text=chunk.text,
-            score=score, cosine=cosine, bm25=bm25, date=note.date, instruction=note.instruction,
-            text_md5=chunk.text_md5, snippet_start_line=first_line,
+            path=note.path,
+            start_line=chunk.start_line,
+            end_line=chunk.end_line,
+            heading_path=chunk.heading_path,
+            kind=chunk.kind,
+            title=note.title,
+            snippet=shown.text,
+            text=chunk.text,
+            score=score,
+            cosine=cosine,
+            bm25=bm25,
+            date=note.date,
+            instruction=note.instruction,
+            text_md5=chunk.text_md5,
+            snippet_start_line=first_line,
             snippet_end_line=max(first_line + 1, min(chunk.start_line + shown.end_line, chunk.end_line)),
         )
 
 
-def load_index(files: list[Path], dim: int | None, damaged: list[Path] | None = None,
-               keyring: Keyring | None = None) -> tuple[MemoryIndex, list[str]]:
+def load_index(
+    files: list[Path], dim: int | None, damaged: list[Path] | None = None, keyring: Keyring | None = None
+) -> tuple[MemoryIndex, list[str]]:
     """Read AIF-BIN ``files`` into a new index (``keyring`` opens encrypted ones, in memory only); a bad
     file is skipped with a warning naming it (and is appended to ``damaged`` when given)."""
     index = MemoryIndex(dim)

@@ -47,7 +47,7 @@ def tokenize(text: str) -> list[str]:
     for match in _token_pattern().finditer(norm):
         word = match.group()
         if _CJK_RUN.fullmatch(word):
-            tokens.extend([word] if len(word) == 1 else [word[i:i + 2] for i in range(len(word) - 1)])
+            tokens.extend([word] if len(word) == 1 else [word[i : i + 2] for i in range(len(word) - 1)])
         else:
             tokens.append(word)
     return tokens

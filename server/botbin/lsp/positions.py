@@ -79,7 +79,7 @@ def apply_change(text: str, change: types.TextDocumentContentChangeEvent, encodi
     if isinstance(change, types.TextDocumentContentChangePartial):
         start = offset_at(text, change.range.start, encoding)
         end = offset_at(text, change.range.end, encoding)
-        return text[:start] + change.text + text[max(start, end):]
+        return text[:start] + change.text + text[max(start, end) :]
     return change.text
 
 

@@ -50,21 +50,27 @@ def directive_line(directive: Directive) -> str:
     return f"**Directive:** {directive.kind}{modality}"
 
 
-def hover_markdown(hits: list[tuple[Hit, str]], directive: Directive | None, indexing: bool,
-                   degraded: bool) -> str | None:
+def hover_markdown(
+    hits: list[tuple[Hit, str]], directive: Directive | None, indexing: bool, degraded: bool
+) -> str | None:
     """Markdown of the related-memories hover: each hit with its note, heading path, score, a snippet
     and a link to its first line; None when there is nothing to show."""
     parts: list[str] = []
     if directive is not None:
         parts.append(directive_line(directive))
     if hits:
-        parts.append("**Related memories**" + (" (indexing\u2026)" if indexing else "")
-                     + (" (keyword match only: the model is unavailable)" if degraded else ""))
+        parts.append(
+            "**Related memories**"
+            + (" (indexing\u2026)" if indexing else "")
+            + (" (keyword match only: the model is unavailable)" if degraded else "")
+        )
         for rank, (hit, uri) in enumerate(hits, 1):
             where = " \u203a ".join(_escape(h) for h in hit.heading_path if h.strip()) or _escape(hit.title)
             link = f"{uri}#L{hit.start_line + 1}"
-            parts.append(f"{rank}. [{_escape(hit.title)}]({link}) \u00b7 {where} \u00b7 {hit.score:.2f}  \n"
-                         f"   {_escape(_snippet(hit))}")
+            parts.append(
+                f"{rank}. [{_escape(hit.title)}]({link}) \u00b7 {where} \u00b7 {hit.score:.2f}  \n"
+                f"   {_escape(_snippet(hit))}"
+            )
     elif indexing:
         parts.append("_botbin is indexing; related memories appear when it is done._")
     return "\n\n".join(parts) if parts else None

@@ -136,8 +136,12 @@ class BotbinLanguageServer(LanguageServer):
                         self._progress.pop(uri, None)
                         continue
                     name = Path(uri_to_path(uri) or uri).name
-                    self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-                        title=protocol.PROGRESS_TITLE, message=name, percentage=0, cancellable=False))
+                    self.work_done_progress.begin(
+                        token,
+                        types.WorkDoneProgressBegin(
+                            title=protocol.PROGRESS_TITLE, message=name, percentage=0, cancellable=False
+                        ),
+                    )
         self.folders.request_sync(targets, full)
 
     def _sync_progress(self, folder: Folder, done: int, total: int) -> None:
@@ -174,5 +178,7 @@ def _summary(report: SyncReport | None) -> str:
     if report is None:
         return "done"
     excluded = f"{len(report.excluded)} excluded, " if report.excluded else ""
-    return (f"{len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted, "
-            f"{excluded}{report.unchanged} unchanged")
+    return (
+        f"{len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted, "
+        f"{excluded}{report.unchanged} unchanged"
+    )

@@ -24,8 +24,10 @@ import numpy.typing as npt
 
 log = logging.getLogger(__name__)
 
-PROMPT = ("Merge these notes into ONE short sentence that states the lasting fact or preference they share. "
-          "Use only what the notes say. Answer with the sentence alone.")
+PROMPT = (
+    "Merge these notes into ONE short sentence that states the lasting fact or preference they share. "
+    "Use only what the notes say. Answer with the sentence alone."
+)
 TIMEOUT_S = 60.0
 
 
@@ -40,8 +42,9 @@ class Closeness:
     accepted: bool
 
 
-def closeness(candidate: npt.NDArray[np.float32], sources: npt.NDArray[np.float32], min_centroid: float,
-              min_coverage: float) -> Closeness:
+def closeness(
+    candidate: npt.NDArray[np.float32], sources: npt.NDArray[np.float32], min_centroid: float, min_coverage: float
+) -> Closeness:
     """``candidate`` float32 (dim,) and ``sources`` float32 (n, dim), normalized rows."""
     centroid = sources.mean(axis=0)
     norm = float(np.linalg.norm(centroid))
@@ -50,15 +53,21 @@ def closeness(candidate: npt.NDArray[np.float32], sources: npt.NDArray[np.float3
     return Closeness(c, cover, c >= min_centroid and cover >= min_coverage)
 
 
-def complete(endpoint: str, model: str, sources: list[str], api_key: str | None = None,
-             timeout_s: float = TIMEOUT_S) -> str | None:
+def complete(
+    endpoint: str, model: str, sources: list[str], api_key: str | None = None, timeout_s: float = TIMEOUT_S
+) -> str | None:
     """The endpoint's one-sentence merge of ``sources`` (POST ``{endpoint}/chat/completions``), or None
     with a logged warning if it cannot be reached or answers with something unusable."""
-    body = json.dumps({
-        "model": model, "temperature": 0,
-        "messages": [{"role": "system", "content": PROMPT},
-                     {"role": "user", "content": "\n".join(f"- {s}" for s in sources)}],
-    }).encode()
+    body = json.dumps(
+        {
+            "model": model,
+            "temperature": 0,
+            "messages": [
+                {"role": "system", "content": PROMPT},
+                {"role": "user", "content": "\n".join(f"- {s}" for s in sources)},
+            ],
+        }
+    ).encode()
     headers = {"Content-Type": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"

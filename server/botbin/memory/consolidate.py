@@ -31,7 +31,8 @@ STABLE_FACT = re.compile(
     r"\b(?:I|we)\s+(?:really\s+)?(?:prefer|like|love|hate|dislike|always|never|usually|use|work|live)\b"
     r"|\bmy\s+(?:[\w'\u2019-]+\s+){0,3}(?:is|are|was|has|lives|works)\b|\b(?:called|named)\s+[A-Z]"
     r"|\bfavou?rite\b|\bprefers?\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 #: Words that make a rule lasting rather than a to-do ("Always run the tests" vs "Update the docs").
 DURABLE_RULE = re.compile(r"\b(?:always|never|must|must not|do not|don't|shall)\b", re.IGNORECASE)
 MAX_PAIRWISE = 20_000
@@ -79,8 +80,11 @@ class Root:
 def split_sentences(text: str) -> list[str]:
     """Sentences of a chunk of 3 words or more, whitespace collapsed (list and heading markers left out, and
     sentences that hold a code block)."""
-    return [" ".join(text[s:e].split()) for s, e in sentence_spans(text)
-            if len(text[s:e].split()) >= 3 and "```" not in text[s:e] and "~~~" not in text[s:e]]
+    return [
+        " ".join(text[s:e].split())
+        for s, e in sentence_spans(text)
+        if len(text[s:e].split()) >= 3 and "```" not in text[s:e] and "~~~" not in text[s:e]
+    ]
 
 
 def states_fact(sentence: str) -> bool:
@@ -103,7 +107,7 @@ def _recurring(cands: list[Candidate], matrix: npt.NDArray[np.float32], threshol
         return i
 
     for start in range(0, len(cands), 512):
-        sims = vecs[start:start + 512] @ vecs.T
+        sims = vecs[start : start + 512] @ vecs.T
         for a, b in zip(*np.nonzero(sims >= threshold), strict=True):
             i, j = start + int(a), int(b)
             if i < j and cands[i].path != cands[j].path:
@@ -114,8 +118,9 @@ def _recurring(cands: list[Candidate], matrix: npt.NDArray[np.float32], threshol
     return [g for g in groups.values() if len({cands[i].path for i in g}) >= 2]
 
 
-def find_groups(cands: list[Candidate], matrix: npt.NDArray[np.float32], duplicate_cosine: float,
-                min_reinforcement: int) -> list[Group]:
+def find_groups(
+    cands: list[Candidate], matrix: npt.NDArray[np.float32], duplicate_cosine: float, min_reinforcement: int
+) -> list[Group]:
     """Groups to consolidate, in a stable order (recurring, then reinforced, then stated; by path, line).
 
     ``matrix``: float32 (n, dim), normalized rows; a candidate's ``row`` points into it. Each candidate
@@ -143,8 +148,9 @@ def find_groups(cands: list[Candidate], matrix: npt.NDArray[np.float32], duplica
     return groups
 
 
-def extractive(group: Group, matrix: npt.NDArray[np.float32],
-               embed: Callable[[list[str]], npt.NDArray[np.float32]]) -> Root:
+def extractive(
+    group: Group, matrix: npt.NDArray[np.float32], embed: Callable[[list[str]], npt.NDArray[np.float32]]
+) -> Root:
     """The group's sentence closest to its centroid (or the stated sentence), verbatim."""
     if group.sentence is not None:
         return Root(group.sentence, group.members, group.reason)

@@ -135,8 +135,11 @@ class Lifecycle:
         """Report once that the memo store cannot be used; search goes on without it."""
         if not self._warned:
             self._warned = True
-            log.warning("memo store %s unavailable (%s); searching without decay and reinforcement",
-                        self.ws.output_dir / MEMO_FILE, exc)
+            log.warning(
+                "memo store %s unavailable (%s); searching without decay and reinforcement",
+                self.ws.output_dir / MEMO_FILE,
+                exc,
+            )
 
     def hide_archived(self, index: MemoryIndex) -> None:
         """``ensure`` for a search: archived memos hidden; never raises (a read-only store is logged once)."""
@@ -148,11 +151,18 @@ class Lifecycle:
     def _reconcile(self, refs: dict[str, ChunkRef], now: datetime) -> None:
         known = {m.id: m for m in self.store.all()}
         fresh = {i: r for i, r in refs.items() if i not in known}
-        moved = [i for i, r in refs.items() if i in known and
-                 (known[i].start_line, known[i].end_line, known[i].path) != (r.start_line, r.end_line, r.path)]
+        moved = [
+            i
+            for i, r in refs.items()
+            if i in known
+            and (known[i].start_line, known[i].end_line, known[i].path) != (r.start_line, r.end_line, r.path)
+        ]
         gone = [m for i, m in known.items() if i not in refs and m.archived_at is None]
-        seeds = [MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), () if self._key else r.tags)
-                 for i, r in refs.items() if i in fresh or i in moved]
+        seeds = [
+            MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), () if self._key else r.tags)
+            for i, r in refs.items()
+            if i in fresh or i in moved
+        ]
         if seeds:
             self.store.seed(seeds)
         pairs = []
@@ -192,8 +202,13 @@ class Lifecycle:
         for h in hits:
             memo = memos.get(memo_id(h.path, h.text_md5, self._key)) if h.text_md5 else None
             decay = self.decay(memo, now) if memo is not None else 1.0
-            out.append(replace(h, score=ranked(h.score, decay, weight),
-                               components=(*h.components, ("hybrid", h.score), ("decay", decay))))
+            out.append(
+                replace(
+                    h,
+                    score=ranked(h.score, decay, weight),
+                    components=(*h.components, ("hybrid", h.score), ("decay", decay)),
+                )
+            )
         out.sort(key=lambda h: h.score, reverse=True)
         return out
 
@@ -251,8 +266,12 @@ class Lifecycle:
         try:
             with self._lock:
                 refs = self.ensure()
-                wanted = [i for path, start, end in ranges for i in self._by_path.get(path, ())
-                          if refs[i].start_line < end and start < refs[i].end_line]
+                wanted = [
+                    i
+                    for path, start, end in ranges
+                    for i in self._by_path.get(path, ())
+                    if refs[i].start_line < end and start < refs[i].end_line
+                ]
         except Exception as exc:
             self._best_effort(exc)
             return
@@ -287,8 +306,13 @@ class Lifecycle:
         archived = tuple(replace(m, archived_at=now) for m, _ in chosen)
         return PruneReport(archived, threshold, len(live) - len(chosen), os.fspath(note), dry_run)
 
-    def restore(self, ids: Iterable[str] = (), path_glob: str | None = None, everything: bool = False,
-                now: datetime | None = None) -> RestoreReport:
+    def restore(
+        self,
+        ids: Iterable[str] = (),
+        path_glob: str | None = None,
+        everything: bool = False,
+        now: datetime | None = None,
+    ) -> RestoreReport:
         """Bring archived memos back into search: those of ``ids`` (a unique prefix is enough), of notes
         matching ``path_glob``, or all. Rewrites the archive note. Raises BotbinError."""
         from botbin.memory.notes import ARCHIVE_NOTE, archive_text, write_note
@@ -311,8 +335,10 @@ class Lifecycle:
                     chosen[m.id] = m
             if chosen:
                 self.store.restore(chosen, now)
-                write_note(self.ws.output_dir / ARCHIVE_NOTE,
-                           archive_text(self.store.all(), self.ws.settings.prune_threshold, now))
+                write_note(
+                    self.ws.output_dir / ARCHIVE_NOTE,
+                    archive_text(self.store.all(), self.ws.settings.prune_threshold, now),
+                )
                 self._seen = None
         return RestoreReport(tuple(chosen.values()), tuple(unknown))
 
@@ -320,8 +346,10 @@ class Lifecycle:
         from botbin.memory.consolidate import Candidate
 
         with self._lock:
-            return [Candidate(m.id, r.path, r.start_line, r.end_line, r.text, r.kind, m.reinforcement_count, r.row)
-                    for m, r in self.refresh(now)]
+            return [
+                Candidate(m.id, r.path, r.start_line, r.end_line, r.text, r.kind, m.reinforcement_count, r.row)
+                for m, r in self.refresh(now)
+            ]
 
     def consolidate(self, dry_run: bool = False, now: datetime | None = None) -> ConsolidateReport:
         """Distil recurring, reinforced and stated memos into the roots note (memory/roots.py)."""

@@ -45,8 +45,10 @@ CREATE TABLE IF NOT EXISTS memos (
 );
 CREATE INDEX IF NOT EXISTS memos_path ON memos(path);
 """
-_COLUMNS = ("id, path, start_line, end_line, created, last_retrieved, tags, reinforcement_count, decay_score, "
-            "archived_at, archived_text")
+_COLUMNS = (
+    "id, path, start_line, end_line, created, last_retrieved, tags, reinforcement_count, decay_score, "
+    "archived_at, archived_text"
+)
 
 
 def memo_id(path: str, text_md5: str, key: bytes | None = None) -> str:
@@ -93,10 +95,19 @@ class MemoSeed:
 
 def _row(r: tuple[object, ...]) -> Memo:
     (mid, path, start, end, created, last, tags, count, decay, archived, text) = r
-    return Memo(str(mid), str(path), int(str(start)), int(str(end)), datetime.fromisoformat(str(created)),
-                datetime.fromisoformat(str(last)) if last else None, tuple(json.loads(str(tags))), int(str(count)),
-                float(str(decay)), datetime.fromisoformat(str(archived)) if archived else None,
-                None if text is None else str(text))
+    return Memo(
+        str(mid),
+        str(path),
+        int(str(start)),
+        int(str(end)),
+        datetime.fromisoformat(str(created)),
+        datetime.fromisoformat(str(last)) if last else None,
+        tuple(json.loads(str(tags))),
+        int(str(count)),
+        float(str(decay)),
+        datetime.fromisoformat(str(archived)) if archived else None,
+        None if text is None else str(text),
+    )
 
 
 class MemoStore:
@@ -121,8 +132,10 @@ class MemoStore:
         except sqlite3.DatabaseError as exc:
             aside = self.path.with_name(self.path.name + ".damaged")
             os.replace(self.path, aside)
-            self.warnings.append(f"{self.path}: damaged memo store ({exc}); moved to {aside.name}, starting afresh "
-                                 "(reinforcement counts are lost, notes and index are not)")
+            self.warnings.append(
+                f"{self.path}: damaged memo store ({exc}); moved to {aside.name}, starting afresh "
+                "(reinforcement counts are lost, notes and index are not)"
+            )
             log.warning("%s", self.warnings[-1])
             os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             return self._connect()
@@ -161,7 +174,7 @@ class MemoStore:
         out: dict[str, Memo] = {}
         with self._lock:
             for start in range(0, len(wanted), 500):
-                part = wanted[start:start + 500]
+                part = wanted[start : start + 500]
                 marks = ",".join("?" * len(part))
                 for r in self._db.execute(f"SELECT {_COLUMNS} FROM memos WHERE id IN ({marks})", part):
                     out[str(r[0])] = _row(r)
@@ -187,8 +200,11 @@ class MemoStore:
                 "INSERT INTO memos (id, path, start_line, end_line, created, tags) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT(id) DO UPDATE SET path=excluded.path, start_line=excluded.start_line, "
                 "end_line=excluded.end_line, tags=excluded.tags",
-                [(s.id, s.path, s.start_line, s.end_line, s.created.isoformat(), json.dumps(list(s.tags)))
-                 for s in seeds])
+                [
+                    (s.id, s.path, s.start_line, s.end_line, s.created.isoformat(), json.dumps(list(s.tags)))
+                    for s in seeds
+                ],
+            )
         return self._count() - before
 
     def _count(self) -> int:
@@ -201,13 +217,18 @@ class MemoStore:
             for old, new in pairs:
                 db.execute(
                     "UPDATE memos SET (created, last_retrieved, reinforcement_count) = (SELECT created, "
-                    "last_retrieved, reinforcement_count FROM memos WHERE id = ?) WHERE id = ?", (old, new))
+                    "last_retrieved, reinforcement_count FROM memos WHERE id = ?) WHERE id = ?",
+                    (old, new),
+                )
 
     def reinforce(self, ids: Iterable[str], now: datetime) -> None:
         """One retrieval of each memo: count + 1, last retrieval ``now``, decay score 1."""
         with self._tx() as db:
-            db.executemany("UPDATE memos SET reinforcement_count = reinforcement_count + 1, last_retrieved = ?, "
-                           "decay_score = 1.0 WHERE id = ?", [(now.isoformat(), i) for i in dict.fromkeys(ids)])
+            db.executemany(
+                "UPDATE memos SET reinforcement_count = reinforcement_count + 1, last_retrieved = ?, "
+                "decay_score = 1.0 WHERE id = ?",
+                [(now.isoformat(), i) for i in dict.fromkeys(ids)],
+            )
 
     def set_decay(self, scores: dict[str, float]) -> None:
         with self._tx() as db:
@@ -216,14 +237,19 @@ class MemoStore:
     def archive(self, texts: dict[str, str | None], now: datetime) -> None:
         """Archive the memos of ``texts`` (id -> text to keep, None to keep none)."""
         with self._tx() as db:
-            db.executemany("UPDATE memos SET archived_at = ?, archived_text = ? WHERE id = ?",
-                           [(now.isoformat(), t, i) for i, t in texts.items()])
+            db.executemany(
+                "UPDATE memos SET archived_at = ?, archived_text = ? WHERE id = ?",
+                [(now.isoformat(), t, i) for i, t in texts.items()],
+            )
 
     def restore(self, ids: Iterable[str], now: datetime) -> None:
         """Bring archived memos back; a restore counts as a retrieval, so they do not fade again at once."""
         with self._tx() as db:
-            db.executemany("UPDATE memos SET archived_at = NULL, archived_text = NULL, last_retrieved = ?, "
-                           "decay_score = 1.0 WHERE id = ?", [(now.isoformat(), i) for i in ids])
+            db.executemany(
+                "UPDATE memos SET archived_at = NULL, archived_text = NULL, last_retrieved = ?, "
+                "decay_score = 1.0 WHERE id = ?",
+                [(now.isoformat(), i) for i in ids],
+            )
 
     def remove(self, ids: Iterable[str]) -> None:
         with self._tx() as db:

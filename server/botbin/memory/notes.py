@@ -33,10 +33,13 @@ def root_line(root: Root, roots_note: str) -> str:
     here = posixpath.dirname(roots_note) or "."
     links = ", ".join(
         f"[{c.path} {_lines(c.start_line, c.end_line)}]({posixpath.relpath(c.path, here).replace(' ', '%20')})"
-        for c in root.sources)
-    reason = {"recurs": f"recurs in {len({c.path for c in root.sources})} notes",
-              "reinforced": f"retrieved {max(c.reinforcement_count for c in root.sources)} times",
-              "stated": "stated"}.get(root.reason, root.reason)
+        for c in root.sources
+    )
+    reason = {
+        "recurs": f"recurs in {len({c.path for c in root.sources})} notes",
+        "reinforced": f"retrieved {max(c.reinforcement_count for c in root.sources)} times",
+        "stated": "stated",
+    }.get(root.reason, root.reason)
     how = ", abstractive" if root.abstractive else ""
     return f"- {root.text} ({links}) · {reason}{how}"
 
@@ -53,8 +56,10 @@ def with_roots(old: str | None, lines: list[str], title: str = "Roots") -> str:
     """The roots note's new text: ``lines`` appended inside the block (created at the end if missing)."""
     added = "".join(f"{line}\n" for line in lines)
     if old is None:
-        return (f"# {title}\n\nDurable memory distilled from recurring, reinforced and stated memos. Each line links "
-                f"to its sources.\n\n{BEGIN}\n{added}{END}\n")
+        return (
+            f"# {title}\n\nDurable memory distilled from recurring, reinforced and stated memos. Each line links "
+            f"to its sources.\n\n{BEGIN}\n{added}{END}\n"
+        )
     if BEGIN in old and END in old.split(BEGIN, 1)[1]:
         head, rest = old.split(BEGIN, 1)
         body, tail = rest.split(END, 1)
@@ -78,17 +83,21 @@ def write_note(path: Path, text: str) -> None:
 
 def archive_text(memos: list[Memo], threshold: float, now: datetime) -> str:
     """The archive note: every archived memo by note, with how to bring it back."""
-    out = [f"# botbin archive\n\nMemos archived by `botbin prune` (decay score under {threshold:g}). They are hidden "
-           "from search, not deleted: the notes themselves are unchanged. `botbin restore ID` (or `--all`, or "
-           f"`--path GLOB`) brings them back. Updated {now.isoformat(timespec='seconds')}.\n"]
+    out = [
+        f"# botbin archive\n\nMemos archived by `botbin prune` (decay score under {threshold:g}). They are hidden "
+        "from search, not deleted: the notes themselves are unchanged. `botbin restore ID` (or `--all`, or "
+        f"`--path GLOB`) brings them back. Updated {now.isoformat(timespec='seconds')}.\n"
+    ]
     path = None
     for m in sorted((m for m in memos if m.archived_at is not None), key=lambda m: (m.path, m.start_line)):
         if m.path != path:
             path = m.path
             out.append(f"\n## {m.path}\n")
         when = m.archived_at.date().isoformat() if m.archived_at else "?"
-        out.append(f"- `{m.id}` lines {m.start_line + 1}-{m.end_line}, archived {when}, retrieved "
-                   f"{m.reinforcement_count} times, decay {m.decay_score:.3f}")
+        out.append(
+            f"- `{m.id}` lines {m.start_line + 1}-{m.end_line}, archived {when}, retrieved "
+            f"{m.reinforcement_count} times, decay {m.decay_score:.3f}"
+        )
         if m.archived_text:
             out.extend(f"  > {line}" for line in m.archived_text.strip().splitlines())
     if path is None:

@@ -78,8 +78,9 @@ def consolidate(lc: Lifecycle, dry_run: bool, now: datetime) -> ConsolidateRepor
         rejected += refused
     path = ws.root / s.roots_note
     if (outside := outside_target(ws.root, s.roots_note)) is not None and not s.follow_symlinks:
-        raise BotbinError(f"the roots note links outside the workspace (to {outside}); botbin does not write there",
-                          path)
+        raise BotbinError(
+            f"the roots note links outside the workspace (to {outside}); botbin does not write there", path
+        )
     try:
         old = path.read_text(encoding="utf-8") if path.exists() else None
     except (OSError, UnicodeDecodeError) as exc:

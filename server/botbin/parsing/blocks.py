@@ -100,7 +100,7 @@ def _without_code_spans(text: str) -> str:
         if closing is None:
             i += 1
             continue
-        parts += [text[pos:runs[i][0]], " "]
+        parts += [text[pos : runs[i][0]], " "]
         pos, i = runs[closing][1], closing + 1
     parts.append(text[pos:])
     return "".join(parts)

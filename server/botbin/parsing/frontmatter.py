@@ -60,8 +60,10 @@ def to_plain(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, dt.datetime | dt.date | dt.time):
         return value.isoformat()
     if isinstance(value, dict):
-        return {_text(k if isinstance(k, str) else str(to_plain(k, _depth + 1))): to_plain(v, _depth + 1)
-                for k, v in value.items()}
+        return {
+            _text(k if isinstance(k, str) else str(to_plain(k, _depth + 1))): to_plain(v, _depth + 1)
+            for k, v in value.items()
+        }
     if isinstance(value, list | tuple | set | frozenset):
         return [to_plain(v, _depth + 1) for v in value]
     if isinstance(value, int) and not isinstance(value, bool) and not _INT_RANGE[0] <= value <= _INT_RANGE[1]:

@@ -75,10 +75,17 @@ class Searcher:
     def __init__(self, ws: Workspace, lifecycle: Lifecycle) -> None:
         self.ws, self.lifecycle = ws, lifecycle
 
-    def search(self, query: str, k: int | None = None, alpha: float | None = None,
-               filters: SearchFilters | None = None, best_per_note: bool = False,
-               query_vector: npt.NDArray[np.float32] | None = None, reinforce: bool = True,
-               per_note: int | None = None) -> SearchResult:
+    def search(
+        self,
+        query: str,
+        k: int | None = None,
+        alpha: float | None = None,
+        filters: SearchFilters | None = None,
+        best_per_note: bool = False,
+        query_vector: npt.NDArray[np.float32] | None = None,
+        reinforce: bool = True,
+        per_note: int | None = None,
+    ) -> SearchResult:
         """Stages 1, 2 and 4 to 6. Falls back to BM25 alone if the model cannot load.
 
         ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
@@ -104,9 +111,17 @@ class Searcher:
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
         while True:
             with self.ws.index.lock:
-                hits = index.search(query, vector, fetch, s.alpha if alpha is None else alpha, filters, best_per_note,
-                                    s.max_hits_per_note if per_note is None else per_note, s.note_weight,
-                                    s.neighbour_weight)
+                hits = index.search(
+                    query,
+                    vector,
+                    fetch,
+                    s.alpha if alpha is None else alpha,
+                    filters,
+                    best_per_note,
+                    s.max_hits_per_note if per_note is None else per_note,
+                    s.note_weight,
+                    s.neighbour_weight,
+                )
             fresh = freshness(self.ws.root, s, [h.path for h in hits])
             kept = [h for h in hits if h.path not in fresh.dropped]
             if len(kept) >= k or len(hits) < fetch:
@@ -120,8 +135,14 @@ class Searcher:
             self.lifecycle.reinforce(hits)
         return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at, fresh.stale)
 
-    def related(self, text: str, path: str | None = None, lines: tuple[int, int] | None = None,
-                k: int = 5, source_md5: str | None = None) -> SearchResult:
+    def related(
+        self,
+        text: str,
+        path: str | None = None,
+        lines: tuple[int, int] | None = None,
+        k: int = 5,
+        source_md5: str | None = None,
+    ) -> SearchResult:
         """Memories most related to ``text`` (a paragraph), best first, at most one per note, never the
         paragraph itself: hits of note ``path`` overlapping ``lines`` (0-based, end exclusive) are dropped.
 
@@ -137,15 +158,20 @@ class Searcher:
         result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False)
 
         def is_self(hit: Hit) -> bool:
-            return (hit.path == path and lines is not None
-                    and hit.start_line < lines[1] and lines[0] < hit.end_line)
+            return hit.path == path and lines is not None and hit.start_line < lines[1] and lines[0] < hit.end_line
 
         kept = _one_per_note(h for h in result.hits if not is_self(h))[:k]
         self.lifecycle.reinforce(kept)  # a hover shows these
         return replace(result, hits=kept)
 
-    def recall(self, query: str, k: int, filters: SearchFilters | None = None,
-               now: datetime | None = None, reinforce: bool = True) -> SearchResult:
+    def recall(
+        self,
+        query: str,
+        k: int,
+        filters: SearchFilters | None = None,
+        now: datetime | None = None,
+        reinforce: bool = True,
+    ) -> SearchResult:
         """Stage 3 on top of ``search``, relevance first: hits under the relevance floor are dropped, and
         recency and scope re-order only hits of nearly the same relevance (``relevance_first``); ``hit.score``
         becomes the agent score, in [0, 1], its parts in ``hit.components``."""
@@ -157,8 +183,12 @@ class Searcher:
             if not result.degraded and h.cosine < RELEVANCE_MIN_COSINE and h.bm25 < RELEVANCE_MIN_BM25:
                 continue  # unrelated: hardly any similarity and no real keyword match
             scope, age = scope_of(h.path, h.instruction), age_hours(h.date, now)
-            parts = (*h.components, ("similarity", h.score), ("recency", recency(scope, age, policy)),
-                     ("scope", SCOPE_PREFERENCE[scope]))
+            parts = (
+                *h.components,
+                ("similarity", h.score),
+                ("recency", recency(scope, age, policy)),
+                ("scope", SCOPE_PREFERENCE[scope]),
+            )
             scored.append((h.score, replace(h, score=final_score(h.score, scope, age, policy), components=parts)))
         ranked = relevance_first(scored, RELEVANCE_MARGIN)[:k]
         if reinforce:

@@ -55,8 +55,14 @@ class PreparedNote:
     """Decode and parse warnings, each naming the file."""
 
 
-def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerParams,
-                 md5: str | None = None, instruction_globs: Sequence[str] | None = None) -> PreparedNote:
+def prepare_note(
+    rel: str,
+    data: bytes,
+    counter: TokenCounter,
+    params: ChunkerParams,
+    md5: str | None = None,
+    instruction_globs: Sequence[str] | None = None,
+) -> PreparedNote:
     """Decode, parse and chunk the bytes of note ``rel`` (``md5``: their MD5 hex, if already known;
     ``instruction_globs``: the ``instruction_notes`` setting, default when None).
 
@@ -69,13 +75,17 @@ def prepare_note(rel: str, data: bytes, counter: TokenCounter, params: ChunkerPa
     decoded = decode_note(data, rel)
     stripped = strip_binary(parse_note(decoded.text, rel))  # drawings and base64 are not embedded
     note = stripped.note
-    part = partition_note(note, decoded.text) if instruction_globs is None else \
-        partition_note(note, decoded.text, instruction_globs)
+    part = (
+        partition_note(note, decoded.text)
+        if instruction_globs is None
+        else partition_note(note, decoded.text, instruction_globs)
+    )
     chunks = tuple(chunk_note(note, counter, params, part.kinds, split_kinds=part.instruction))
     digest = md5 or hashlib.md5(data).hexdigest()
     skipped = stripped.warning()
-    return PreparedNote(rel, data, digest, note, chunks, part,
-                        decoded.warnings + note.warnings + ((skipped,) if skipped else ()))
+    return PreparedNote(
+        rel, data, digest, note, chunks, part, decoded.warnings + note.warnings + ((skipped,) if skipped else ())
+    )
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,10 @@ log = logging.getLogger(__name__)
 MARKER_FILE = "encryption.json"
 #: passphrase() -> the passphrase, or None when none can be had (asked only when a store needs one).
 PassphraseFn = Callable[[], "str | None"]
-NEEDS_PASSPHRASE = ("give its passphrase in BOTBIN_PASSPHRASE, at the terminal prompt, or in the editor "
-                    "(VS Code: 'botbin: Set Passphrase for Encrypted Memory'; Obsidian: 'Unlock encrypted memory')")
+NEEDS_PASSPHRASE = (
+    "give its passphrase in BOTBIN_PASSPHRASE, at the terminal prompt, or in the editor "
+    "(VS Code: 'botbin: Set Passphrase for Encrypted Memory'; Obsidian: 'Unlock encrypted memory')"
+)
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,21 @@ class Marker:
 
     def to_json(self) -> bytes:
         p = self.kdf.params
-        return json.dumps({
-            "version": 1, "mode": self.mode,
-            "kdf": {"alg": "argon2id", "salt": self.kdf.salt.hex(), "time_cost": p.time_cost,
-                    "memory_cost": p.memory_cost, "parallelism": p.parallelism},
-            "check": self.check.hex(),
-        }, indent=1).encode()
+        return json.dumps(
+            {
+                "version": 1,
+                "mode": self.mode,
+                "kdf": {
+                    "alg": "argon2id",
+                    "salt": self.kdf.salt.hex(),
+                    "time_cost": p.time_cost,
+                    "memory_cost": p.memory_cost,
+                    "parallelism": p.parallelism,
+                },
+                "check": self.check.hex(),
+            },
+            indent=1,
+        ).encode()
 
 
 def read_marker(output_dir: Path) -> Marker | None:
@@ -69,9 +80,11 @@ def read_marker(output_dir: Path) -> Marker | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise PassphraseError(f"encryption marker is unreadable or damaged ({type(exc).__name__}: {exc}); "
-                              "restore it from a backup, or remove it and the encrypted outputs to rebuild", path) \
-            from exc
+        raise PassphraseError(
+            f"encryption marker is unreadable or damaged ({type(exc).__name__}: {exc}); "
+            "restore it from a backup, or remove it and the encrypted outputs to rebuild",
+            path,
+        ) from exc
     if marker.mode not in ("encrypted", "decrypting") or params.check() or len(marker.kdf.salt) != 16:
         raise PassphraseError("encryption marker has an unknown mode or bad key parameters", path)
     return marker
@@ -96,8 +109,9 @@ def _keyring(output_dir: Path, marker: Marker, passphrase: PassphraseFn) -> Keyr
         raise PassphraseError(f"this store is encrypted; {NEEDS_PASSPHRASE}", output_dir / MARKER_FILE)
     keyring = Keyring(secret, only=marker.kdf)
     if not keyring.verify(marker.kdf, marker.check):
-        raise PassphraseError("wrong passphrase for this encrypted store; nothing was read or changed",
-                              output_dir / MARKER_FILE)
+        raise PassphraseError(
+            "wrong passphrase for this encrypted store; nothing was read or changed", output_dir / MARKER_FILE
+        )
     return keyring
 
 
@@ -108,8 +122,9 @@ def open_keys(output_dir: Path, passphrase: PassphraseFn) -> StoreKeys | None:
     return None if marker is None else StoreKeys(_keyring(output_dir, marker, passphrase), marker)
 
 
-def writer_keys(output_dir: Path, settings: Settings, passphrase: PassphraseFn,
-                request: str | None = None) -> StoreKeys | None:
+def writer_keys(
+    output_dir: Path, settings: Settings, passphrase: PassphraseFn, request: str | None = None
+) -> StoreKeys | None:
     """Keys for a sync, under the workspace lock: creates the marker when ``settings.encryption`` (or
     ``request == "encrypt"``) asks for an encrypted store that has none; ``request == "decrypt"`` marks
     the store for decryption. Raises PassphraseError as open_keys does, also when a new store needs one."""
@@ -125,8 +140,13 @@ def writer_keys(output_dir: Path, settings: Settings, passphrase: PassphraseFn,
         keyring = Keyring(secret, only=kdf)
         marker = Marker(kdf, keyring.check_value(kdf), "encrypted")
         atomic_write(output_dir / MARKER_FILE, marker.to_json())
-        log.info("%s: new encrypted store (Argon2id t=%d, %d KiB, p=%d)", output_dir, params.time_cost,
-                 params.memory_cost, params.parallelism)
+        log.info(
+            "%s: new encrypted store (Argon2id t=%d, %d KiB, p=%d)",
+            output_dir,
+            params.time_cost,
+            params.memory_cost,
+            params.parallelism,
+        )
         return StoreKeys(keyring, marker)
     keys = StoreKeys(_keyring(output_dir, marker, passphrase), marker)
     wanted = {"encrypt": "encrypted", "decrypt": "decrypting"}.get(request or "", marker.mode)

@@ -93,8 +93,14 @@ class SyncContext:
 class _Run:
     """One sync run's working state."""
 
-    def __init__(self, ctx: SyncContext, state: SyncState, keep_documents: bool, written: WrittenFn | None,
-                 keys: StoreKeys | None) -> None:
+    def __init__(
+        self,
+        ctx: SyncContext,
+        state: SyncState,
+        keep_documents: bool,
+        written: WrittenFn | None,
+        keys: StoreKeys | None,
+    ) -> None:
         self.ctx, self.state, self.keep_documents, self.written = ctx, state, keep_documents, written
         self.cipher = keys.cipher if keys is not None else None
         self.cache = EmbeddingCache(ctx.model.name, keys.keyring if keys is not None else None)
@@ -115,8 +121,9 @@ class _Run:
         self.saved_at = time.monotonic()
         self.cache_sources: list[Path] = []
         """Outputs of deleted notes: read into the cache only if something needs embedding (renames)."""
-        self.spare = None if keys is not None else SpareTarget(ctx.output_dir / SPARE_FILE, ctx.model.name,
-                                                               ctx.model.dim)
+        self.spare = (
+            None if keys is not None else SpareTarget(ctx.output_dir / SPARE_FILE, ctx.model.name, ctx.model.dim)
+        )
         """Where removed notes' vectors go; None for an encrypted store (vectors reveal the text)."""
         self.spare_read = False
         self.full = False
@@ -128,9 +135,11 @@ class _Run:
         """Check one candidate note; queue it if its content changed. False if it vanished meanwhile."""
         limit, size = self.ctx.settings.max_note_bytes, st.size
         if size > limit:
-            self.failed.append(NoteFailure(
-                rel, f"{size:,} bytes is over max_note_bytes ({limit:,}); skipped, raise max_note_bytes to index it"
-            ))
+            self.failed.append(
+                NoteFailure(
+                    rel, f"{size:,} bytes is over max_note_bytes ({limit:,}); skipped, raise max_note_bytes to index it"
+                )
+            )
             return True
         try:  # refuses a note that became a link outside the workspace after the scan
             data = read_note(self.ctx.root, rel, self.ctx.settings.follow_symlinks)
@@ -141,14 +150,19 @@ class _Run:
             return True
         entry = self.state.files.get(rel)
         md5 = hashlib.md5(data).hexdigest()
-        if (entry is not None and entry.hash == md5 and not force
-                and output_intact(self.ctx.root / entry.output, entry.output_bytes)):
+        if (
+            entry is not None
+            and entry.hash == md5
+            and not force
+            and output_intact(self.ctx.root / entry.output, entry.output_bytes)
+        ):
             entry.restat(len(data), st.mtime_ns, st.ino, st.ctime_ns)
             self.dirty = True
             return True
         try:
-            prep = prepare_note(rel, data, self.ctx.counter(), self.ctx.params, md5,
-                                self.ctx.settings.instruction_notes)
+            prep = prepare_note(
+                rel, data, self.ctx.counter(), self.ctx.params, md5, self.ctx.settings.instruction_notes
+            )
         except BotbinError as exc:
             self.failed.append(NoteFailure(rel, exc.reason))
             return True
@@ -223,8 +237,16 @@ class _Run:
                         changed.remove(prep.rel)
                 continue
             self.state.files[prep.rel] = FileEntry(
-                prep.md5, now, len(prep.chunks), out_rel, len(prep.data), st.mtime_ns,
-                old.created_at if old and old.created_at else now, len(blob), st.ino, st.ctime_ns,
+                prep.md5,
+                now,
+                len(prep.chunks),
+                out_rel,
+                len(prep.data),
+                st.mtime_ns,
+                old.created_at if old and old.created_at else now,
+                len(blob),
+                st.ino,
+                st.ctime_ns,
             )
             if self.keep_documents:
                 self.documents[prep.rel] = doc
@@ -248,8 +270,11 @@ def _needs_full_check(state: SyncState, ctx: SyncContext) -> bool:
 
 def _renames(deleted: list[str], added: list[str], old: dict[str, str], state: SyncState) -> list[tuple[str, str]]:
     by_hash = {old[rel]: rel for rel in deleted}
-    return [(by_hash[state.files[rel].hash], rel) for rel in added
-            if rel in state.files and state.files[rel].hash in by_hash]
+    return [
+        (by_hash[state.files[rel].hash], rel)
+        for rel in added
+        if rel in state.files and state.files[rel].hash in by_hash
+    ]
 
 
 def output_intact(path: Path, expected_bytes: int) -> bool:
@@ -260,25 +285,37 @@ def output_intact(path: Path, expected_bytes: int) -> bool:
         return False
 
 
-def _candidates(scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool,
-                force_paths: frozenset[str]) -> tuple[list[str], int]:
+def _candidates(
+    scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool, force_paths: frozenset[str]
+) -> tuple[list[str], int]:
     """Notes that may have changed (new, or size/mtime/output differ), and the count of the rest."""
     out, unchanged = [], 0
     for rel, st in scan.files.items():
         entry = state.files.get(rel)
-        if (not force and rel not in force_paths and entry is not None
-                and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
-                and output_intact(ctx.root / entry.output, entry.output_bytes)):
+        if (
+            not force
+            and rel not in force_paths
+            and entry is not None
+            and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
+            and output_intact(ctx.root / entry.output, entry.output_bytes)
+        ):
             unchanged += 1
         else:
             out.append(rel)
     return out, unchanged
 
 
-def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: bool = False,
-                   keep_documents: bool = False, written: WrittenFn | None = None,
-                   force_paths: frozenset[str] = frozenset(), encryption: str | None = None,
-                   locked: Callable[[], None] | None = None, prune: bool = False) -> SyncReport:
+def sync_workspace(
+    ctx: SyncContext,
+    progress: ProgressFn | None = None,
+    full: bool = False,
+    keep_documents: bool = False,
+    written: WrittenFn | None = None,
+    force_paths: frozenset[str] = frozenset(),
+    encryption: str | None = None,
+    locked: Callable[[], None] | None = None,
+    prune: bool = False,
+) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
     ``full`` re-reads and re-chunks every note (embeddings still come from the cache when the text is
@@ -307,8 +344,11 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
     check_root(ctx.root)
     target = outside_target(ctx.root, ctx.settings.output_dir)
     if target is not None and not ctx.settings.follow_symlinks:
-        raise WorkspaceError(f"output_dir is a link to {target}, outside the workspace; nothing was written "
-                             "(set follow_symlinks = true to write there)", ctx.output_dir)
+        raise WorkspaceError(
+            f"output_dir is a link to {target}, outside the workspace; nothing was written "
+            "(set follow_symlinks = true to write there)",
+            ctx.output_dir,
+        )
     with workspace_lock(ctx.output_dir, ctx.settings.lock_timeout_s):
         if locked is not None:
             locked()
@@ -343,9 +383,7 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
             if progress is not None:
                 progress(done, len(candidates))
         run.flush()
-        gone = sorted(
-            rel for rel in state.files if (rel not in scan.files or rel in vanished) and not scan.covers(rel)
-        )
+        gone = sorted(rel for rel in state.files if (rel not in scan.files or rel in vanished) and not scan.covers(rel))
         removal = plan_removal(ctx.root, ctx.settings, gone, indexed, prune)
         run.warnings.extend(removal.warnings)
         gone = [*removal.deleted, *removal.excluded]
@@ -367,9 +405,19 @@ def sync_workspace(ctx: SyncContext, progress: ProgressFn | None = None, full: b
     # A re-chunked note is also counted unchanged: its bytes are what they were.
     unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
-        added=tuple(run.added), modified=tuple(run.modified), deleted=removal.deleted, excluded=removal.excluded,
-        kept_excluded=removal.kept, rechunked=tuple(run.rechunked), renamed=tuple(renamed),
-        unchanged=unchanged, failed=tuple(run.failed), warnings=tuple(run.warnings),
-        chunks_embedded=run.embedded, chunks_reused=run.reused,
-        elapsed_ms=(time.perf_counter() - started) * 1000, synced_at=state.last_sync, documents=run.documents,
+        added=tuple(run.added),
+        modified=tuple(run.modified),
+        deleted=removal.deleted,
+        excluded=removal.excluded,
+        kept_excluded=removal.kept,
+        rechunked=tuple(run.rechunked),
+        renamed=tuple(renamed),
+        unchanged=unchanged,
+        failed=tuple(run.failed),
+        warnings=tuple(run.warnings),
+        chunks_embedded=run.embedded,
+        chunks_reused=run.reused,
+        elapsed_ms=(time.perf_counter() - started) * 1000,
+        synced_at=state.last_sync,
+        documents=run.documents,
     )

@@ -32,7 +32,8 @@ def workspace_lock(output_dir: Path, timeout_s: float) -> Iterator[None]:
     except OSError as exc:  # after Timeout, which is an OSError too
         raise WorkspaceError(
             f"cannot create the output folder or its lock file ({exc.strerror or exc}); "
-            "is output_dir a file, or read-only?", output_dir,
+            "is output_dir a file, or read-only?",
+            output_dir,
         ) from exc
     try:
         yield

@@ -61,10 +61,17 @@ class SyncReport:
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON (camelCase), for ``botbin sync --json`` and the language server's sync commands."""
         return {
-            "added": list(self.added), "modified": list(self.modified), "deleted": list(self.deleted),
-            "excluded": list(self.excluded), "keptExcluded": list(self.kept_excluded),
-            "rechunked": list(self.rechunked), "renamed": [{"from": a, "to": b} for a, b in self.renamed],
-            "unchanged": self.unchanged, "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
-            "warnings": list(self.warnings), "chunksEmbedded": self.chunks_embedded,
-            "chunksReused": self.chunks_reused, "elapsedMs": round(self.elapsed_ms, 1),
+            "added": list(self.added),
+            "modified": list(self.modified),
+            "deleted": list(self.deleted),
+            "excluded": list(self.excluded),
+            "keptExcluded": list(self.kept_excluded),
+            "rechunked": list(self.rechunked),
+            "renamed": [{"from": a, "to": b} for a, b in self.renamed],
+            "unchanged": self.unchanged,
+            "failed": [{"path": f.path, "reason": f.reason} for f in self.failed],
+            "warnings": list(self.warnings),
+            "chunksEmbedded": self.chunks_embedded,
+            "chunksReused": self.chunks_reused,
+            "elapsedMs": round(self.elapsed_ms, 1),
         }

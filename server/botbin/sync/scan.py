@@ -125,7 +125,6 @@ def check_root(root: Path) -> None:
         raise WorkspaceError(f"workspace folder cannot be read ({exc.strerror}); nothing was changed", root) from exc
 
 
-
 def _inside(real: str, real_root: str) -> bool:
     """True if ``real`` is ``real_root`` or lies under it (both from os.path.realpath)."""
     return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
@@ -146,8 +145,11 @@ def write_target(root: Path, rel: str, follow_symlinks: bool, what: str) -> Path
     """
     outside = outside_target(root, rel)
     if outside is not None and not follow_symlinks:
-        raise BotbinError(f"{what} links outside the workspace (to {outside}); botbin does not write there "
-                          "unless follow_symlinks is set", root / rel)
+        raise BotbinError(
+            f"{what} links outside the workspace (to {outside}); botbin does not write there "
+            "unless follow_symlinks is set",
+            root / rel,
+        )
     path = (root / rel).resolve()
     try:
         read_only = path.exists() and not stat.S_IMODE(path.stat().st_mode) & stat.S_IWUSR
@@ -169,8 +171,7 @@ def read_note(root: Path, rel: str, follow_symlinks: bool) -> bytes:
         return path.read_bytes()
     real = os.path.realpath(path)
     if not _inside(real, os.path.realpath(root)):
-        raise OSError(errno.EXDEV, f"symbolic link to {real}, outside the workspace; not followed ({_HINT})",
-                      str(path))
+        raise OSError(errno.EXDEV, f"symbolic link to {real}, outside the workspace; not followed ({_HINT})", str(path))
     # Read the checked path itself, never a link swapped in since the check.
     fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, "rb") as handle:
@@ -236,8 +237,11 @@ class _Walk:
                 return
         else:
             target = "" if real == self.real_root else Path(os.path.relpath(real, self.real_root)).as_posix()
-            if any(p in ALWAYS_EXCLUDED_DIRS for p in target.split("/")) or target == self.out or \
-                    target.startswith(self.out + "/"):
+            if (
+                any(p in ALWAYS_EXCLUDED_DIRS for p in target.split("/"))
+                or target == self.out
+                or target.startswith(self.out + "/")
+            ):
                 return  # a link into .git or the output folder: never scanned, whatever its name
         self._linked.append(rel)
 
@@ -286,8 +290,11 @@ class _Walk:
             st = os.stat(path)
         except OSError as exc:
             if self.tracked(rel):
-                why = "its target does not exist" if isinstance(exc, FileNotFoundError) else \
-                    f"it cannot be followed ({exc.strerror})"
+                why = (
+                    "its target does not exist"
+                    if isinstance(exc, FileNotFoundError)
+                    else f"it cannot be followed ({exc.strerror})"
+                )
                 self._warn(rel, f"symbolic link skipped: {why}")
             return
         real = os.path.realpath(path)
@@ -311,8 +318,9 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
     check_root(root)
     walk = _Walk(root, settings)
     walk.run(walk_roots(settings.tracked_globs))
-    return ScanResult(dict(sorted(walk.files.items())), tuple(walk.unreadable), tuple(walk.warnings),
-                      tuple(walk.folders))
+    return ScanResult(
+        dict(sorted(walk.files.items())), tuple(walk.unreadable), tuple(walk.warnings), tuple(walk.folders)
+    )
 
 
 #: Most folder entries looked at when counting untracked notes (a huge tree is not walked to the end).
@@ -328,8 +336,11 @@ def untracked_notes_hint(root: Path, settings: Settings, scan: ScanResult) -> st
     out = settings.output_dir.strip("/")
     for folder, dirs, files in os.walk(root):
         rel = Path(os.path.relpath(folder, root)).as_posix()
-        dirs[:] = [d for d in dirs if not (d.startswith(".") or d in ALWAYS_EXCLUDED_DIRS
-                                           or (f"{rel}/{d}" if rel != "." else d) == out)]
+        dirs[:] = [
+            d
+            for d in dirs
+            if not (d.startswith(".") or d in ALWAYS_EXCLUDED_DIRS or (f"{rel}/{d}" if rel != "." else d) == out)
+        ]
         found += sum(1 for name in files if name.endswith(".md"))
         seen += len(dirs) + len(files)
         if seen > HINT_WALK_LIMIT:
@@ -338,5 +349,7 @@ def untracked_notes_hint(root: Path, settings: Settings, scan: ScanResult) -> st
     if not found:
         return None
     count = f"{found}{'+' if more else ''} markdown notes"
-    return (f"{root}: {count} here match no include glob ({', '.join(settings.tracked_globs)}), so none is "
-            "indexed; to index every note use `botbin sync --vault` or set `vault = true` in botbin.toml")
+    return (
+        f"{root}: {count} here match no include glob ({', '.join(settings.tracked_globs)}), so none is "
+        "indexed; to index every note use `botbin sync --vault` or set `vault = true` in botbin.toml"
+    )

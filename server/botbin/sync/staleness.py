@@ -50,7 +50,10 @@ def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
             stale.append(StaleNote(rel, "changed since the last sync"))
         elif not output_intact(root / entry.output, entry.output_bytes):
             stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
-    stale += [StaleNote(rel, EXCLUDED_REASON if on_disk(root, rel) else DELETED_REASON)
-              for rel in state.files if rel not in scan.files and not scan.covers(rel)]
+    stale += [
+        StaleNote(rel, EXCLUDED_REASON if on_disk(root, rel) else DELETED_REASON)
+        for rel in state.files
+        if rel not in scan.files and not scan.covers(rel)
+    ]
     hint = untracked_notes_hint(root, settings, scan)
     return Staleness(len(scan.files), tuple(stale), (*scan.warnings, *([hint] if hint else [])))

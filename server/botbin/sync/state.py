@@ -86,8 +86,12 @@ class SyncState:
     def to_json(self) -> str:
         """Compact JSON (the file of a 10,000-note vault is ~3 MB; pretty-printing doubles its cost)."""
         data = {
-            "version": self.version, "model": self.model, "chunker": self.chunker, "last_sync": self.last_sync,
-            "files": {rel: entry.to_dict() for rel, entry in self.files.items()}, "encrypted": self.encrypted,
+            "version": self.version,
+            "model": self.model,
+            "chunker": self.chunker,
+            "last_sync": self.last_sync,
+            "files": {rel: entry.to_dict() for rel, entry in self.files.items()},
+            "encrypted": self.encrypted,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -149,8 +153,10 @@ def _rebuilt(path: Path, output_dir: str | None, problem: str) -> tuple[SyncStat
     rel = output_dir if output_dir is not None else guess_output_rel(path.parent)
     state = rebuild_state(path.parent, rel) if rel is not None else SyncState()
     if state.files:
-        return state, [f"{path}: {problem}; rebuilt from {len(state.files)} AIF-BIN files (each note is "
-                       "re-checked by hash; nothing is re-embedded)"]
+        return state, [
+            f"{path}: {problem}; rebuilt from {len(state.files)} AIF-BIN files (each note is "
+            "re-checked by hash; nothing is re-embedded)"
+        ]
     if missing:
         return SyncState(), []
     return SyncState(), [f"{path}: {problem}; every note will be re-checked"]

@@ -59,8 +59,14 @@ def note_filter(root: Path, output_dir: str, folders: Iterable[Path] = ()) -> Ca
             return out not in p.parents
         if change == Change.deleted:
             return path in watched
-        return (change == Change.added and p != out and out not in p.parents and not p.name.startswith(".")
-                and p.name not in ALWAYS_EXCLUDED_DIRS and os.path.isdir(path))
+        return (
+            change == Change.added
+            and p != out
+            and out not in p.parents
+            and not p.name.startswith(".")
+            and p.name not in ALWAYS_EXCLUDED_DIRS
+            and os.path.isdir(path)
+        )
 
     return accept
 
@@ -74,10 +80,16 @@ async def watch_notes(root: Path, settings: Settings) -> AsyncIterator[list[str]
     catch_up = False  # a rebuilt watcher syncs once more: changes made while it started were not seen
     while True:
         folders = await loop.run_in_executor(None, watched_folders, root, settings)
-        async for changes in awatch(*folders, watch_filter=note_filter(root, settings.output_dir, folders),
-                                    debounce=settings.debounce_ms, step=50, recursive=False,
-                                    ignore_permission_denied=True, rust_timeout=IDLE_YIELD_MS,
-                                    yield_on_timeout=True):
+        async for changes in awatch(
+            *folders,
+            watch_filter=note_filter(root, settings.output_dir, folders),
+            debounce=settings.debounce_ms,
+            step=50,
+            recursive=False,
+            ignore_permission_denied=True,
+            rust_timeout=IDLE_YIELD_MS,
+            yield_on_timeout=True,
+        ):
             if not changes and not catch_up:
                 continue
             yield sorted(path for _, path in changes)
@@ -86,8 +98,13 @@ async def watch_notes(root: Path, settings: Settings) -> AsyncIterator[list[str]
                 break
 
 
-def watch_workspace(root: Path, settings: Settings, sync: Callable[[], SyncReport],
-                    report: Callable[[SyncReport], None], stop_after: int | None = None) -> int:
+def watch_workspace(
+    root: Path,
+    settings: Settings,
+    sync: Callable[[], SyncReport],
+    report: Callable[[SyncReport], None],
+    stop_after: int | None = None,
+) -> int:
     """``botbin watch``: ``sync()`` once, then after every burst of ``watch_notes``; returns 0 on Ctrl+C.
 
     ``stop_after``: stop after this many change-triggered syncs (tests). A failing sync is reported and

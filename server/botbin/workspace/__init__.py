@@ -59,17 +59,28 @@ class Workspace:
         Raises PassphraseError if it is missing or wrong."""
         return open_keys(self.output_dir, self.passphrase)
 
-    def sync(self, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
-             encryption: str | None = None, prune: bool = False) -> SyncReport:
+    def sync(
+        self,
+        progress: ProgressFn | None = None,
+        full: bool = False,
+        keep_documents: bool = False,
+        encryption: str | None = None,
+        prune: bool = False,
+    ) -> SyncReport:
         """Sync the notes and patch the loaded index as each note is written (workspace/syncing.py)."""
         from botbin.workspace.syncing import sync
 
         return sync(self, progress, full, keep_documents, encryption, prune)
 
 
-def open_workspace(root: Path, overrides: Mapping[str, Any] | None = None, embedder: Embedder | None = None,
-                   env: Mapping[str, str] | None = None, overrides_source: str = "command line",
-                   passphrase: PassphraseFn | None = None) -> Workspace:
+def open_workspace(
+    root: Path,
+    overrides: Mapping[str, Any] | None = None,
+    embedder: Embedder | None = None,
+    env: Mapping[str, str] | None = None,
+    overrides_source: str = "command line",
+    passphrase: PassphraseFn | None = None,
+) -> Workspace:
     """The Workspace of folder ``root``: settings from defaults, botbin.toml, ``env`` (default: the process
     environment) and ``overrides`` (named ``overrides_source`` in warnings). ``embedder`` replaces the model
     (tests, benchmarks); ``passphrase`` defaults to BOTBIN_PASSPHRASE of ``env``."""
@@ -88,6 +99,11 @@ def open_workspace(root: Path, overrides: Mapping[str, Any] | None = None, embed
         keys = open_keys(output_dir, secret)
         return keys.keyring if keys else None
 
-    handle = IndexHandle(root, output_dir / STATE_FILE,
-                         lambda: load_state(output_dir / STATE_FILE, settings.output_dir), model_facts, keyring)
+    handle = IndexHandle(
+        root,
+        output_dir / STATE_FILE,
+        lambda: load_state(output_dir / STATE_FILE, settings.output_dir),
+        model_facts,
+        keyring,
+    )
     return Workspace(root, settings, loaded.warnings, secret, models, handle)

@@ -42,10 +42,17 @@ class Status:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "workspace": self.workspace, "outputDir": self.output_dir, "stateFile": self.state_file,
-            "model": self.model, "files": self.files, "chunks": self.chunks, "lastSync": self.last_sync,
-            "tracked": self.tracked, "stale": [{"path": s.path, "reason": s.reason} for s in self.stale],
-            "warnings": list(self.warnings), "conflicts": [c.to_dict() for c in self.conflicts],
+            "workspace": self.workspace,
+            "outputDir": self.output_dir,
+            "stateFile": self.state_file,
+            "model": self.model,
+            "files": self.files,
+            "chunks": self.chunks,
+            "lastSync": self.last_sync,
+            "tracked": self.tracked,
+            "stale": [{"path": s.path, "reason": s.reason} for s in self.stale],
+            "warnings": list(self.warnings),
+            "conflicts": [c.to_dict() for c in self.conflicts],
             "encryption": self.encryption,
         }
 
@@ -72,7 +79,16 @@ def status(ws: Workspace, conflicts: Callable[[], list[Conflict]]) -> Status:
     except BotbinError as exc:  # an encrypted store without its passphrase still reports the rest
         warnings.append(str(exc))
     return Status(
-        str(ws.root), str(ws.output_dir), str(ws.state_path), model, len(state.files),
-        sum(e.chunks for e in state.files.values()), state.last_sync, found.tracked, found.stale,
-        (*ws.warnings, *warnings), tuple(found_conflicts), encryption,
+        str(ws.root),
+        str(ws.output_dir),
+        str(ws.state_path),
+        model,
+        len(state.files),
+        sum(e.chunks for e in state.files.values()),
+        state.last_sync,
+        found.tracked,
+        found.stale,
+        (*ws.warnings, *warnings),
+        tuple(found_conflicts),
+        encryption,
     )

@@ -10,8 +10,14 @@ if TYPE_CHECKING:
     from botbin.workspace import Workspace
 
 
-def sync(ws: Workspace, progress: ProgressFn | None = None, full: bool = False, keep_documents: bool = False,
-         encryption: str | None = None, prune: bool = False) -> SyncReport:
+def sync(
+    ws: Workspace,
+    progress: ProgressFn | None = None,
+    full: bool = False,
+    keep_documents: bool = False,
+    encryption: str | None = None,
+    prune: bool = False,
+) -> SyncReport:
     """Sync ``ws`` (see sync_workspace for errors). A loaded index is patched as each output is written, so
     searches during a long sync already see what is done: load it (``ws.index.get()``) first for that.
 
@@ -20,12 +26,21 @@ def sync(ws: Workspace, progress: ProgressFn | None = None, full: bool = False, 
     sync_workspace (notes no longer tracked leave the index even when most of it goes). A second sync of
     this process waits for the first (``ws.sync_lock``), rather than failing on the workspace's file lock.
     """
-    ctx = SyncContext(ws.root, ws.settings, ws.models.meta, lambda: ws.models.counter, lambda: ws.models.embedder,
-                      ws.passphrase)
+    ctx = SyncContext(
+        ws.root, ws.settings, ws.models.meta, lambda: ws.models.counter, lambda: ws.models.embedder, ws.passphrase
+    )
     with ws.sync_lock, ws.index.syncing():
         # another process's sync is noticed once the lock is ours: it may have synced while we waited
-        report = sync_workspace(ctx, progress, full, keep_documents=keep_documents, written=ws.index.patch,
-                                force_paths=ws.index.damaged, encryption=encryption,
-                                locked=ws.index.reload_if_synced_elsewhere, prune=prune)
+        report = sync_workspace(
+            ctx,
+            progress,
+            full,
+            keep_documents=keep_documents,
+            written=ws.index.patch,
+            force_paths=ws.index.damaged,
+            encryption=encryption,
+            locked=ws.index.reload_if_synced_elsewhere,
+            prune=prune,
+        )
         ws.index.synced(report)
     return report

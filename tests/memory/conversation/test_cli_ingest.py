@@ -15,8 +15,13 @@ import pytest
 from test_cli_directives import _LAUNCHER, botbin, ok
 
 TURNS = [
-    {"role": "Ana", "content": "My sister's dog is called Pretzel and he loves the beach.", "session": 1,
-     "timestamp": "2023-05-08T10:00:00", "user": "Ana"},
+    {
+        "role": "Ana",
+        "content": "My sister's dog is called Pretzel and he loves the beach.",
+        "session": 1,
+        "timestamp": "2023-05-08T10:00:00",
+        "user": "Ana",
+    },
     {"role": "Ben", "content": "Pretzel the dog sounds adorable, does your sister walk the dog daily?", "session": 1},
     {"role": "user", "content": "Never share my sister's address with anyone.", "session": 1, "user": "Ana"},
 ]
@@ -57,8 +62,14 @@ def test_dry_run_and_bad_lines(tmp_path: Path) -> None:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_mid_buffer_distils_the_buffer_first(tmp_path: Path, sig: signal.Signals) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}
-    proc = subprocess.Popen([sys.executable, "-c", _LAUNCHER, "-v", "ingest", "-", "--user", "Ana"], cwd=tmp_path,
-                            env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _LAUNCHER, "-v", "ingest", "-", "--user", "Ana"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert proc.stdin is not None and proc.stderr is not None
     try:
         for row in TURNS[:2]:  # two turns: the buffer (5) is not full, nothing is written yet

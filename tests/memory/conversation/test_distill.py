@@ -22,20 +22,31 @@ from botbin.memory.conversation.turns import Turn
 G = GateScore(1, 1, 0, 0, 1, 1, 0, 0, 1)
 
 
-def _item(n: int, content: str, admitted: bool = True, protected: bool = False, role: str = "Caroline",
-          when: datetime | None = None) -> BufferedTurn:
+def _item(
+    n: int,
+    content: str,
+    admitted: bool = True,
+    protected: bool = False,
+    role: str = "Caroline",
+    when: datetime | None = None,
+) -> BufferedTurn:
     return BufferedTurn(n, Turn(role, content, "caroline", "3", when), G, admitted, protected)
 
 
 def test_block_text() -> None:
-    buffer = [_item(12, "hi", admitted=False), _item(13, "I moved to Berlin\nin May.", when=datetime(2023, 5, 8)),
-              _item(14, "Never call me before 9am.\nNot even on Sundays.", False, True, "user"),
-              _item(15, "I moved to Berlin\nin May.")]
+    buffer = [
+        _item(12, "hi", admitted=False),
+        _item(13, "I moved to Berlin\nin May.", when=datetime(2023, 5, 8)),
+        _item(14, "Never call me before 9am.\nNot even on Sundays.", False, True, "user"),
+        _item(15, "I moved to Berlin\nin May."),
+    ]
     block = build_block(buffer, {})
     assert block is not None
-    assert block.text == ("## [Turns 12-15] session 3 · 2023-05-08\n\n"
-                          "- Caroline: I moved to Berlin in May.\n"
-                          "- Never call me before 9am. _(user: rule, verbatim)_\n  Not even on Sundays.\n")
+    assert block.text == (
+        "## [Turns 12-15] session 3 · 2023-05-08\n\n"
+        "- Caroline: I moved to Berlin in May.\n"
+        "- Never call me before 9am. _(user: rule, verbatim)_\n  Not even on Sundays.\n"
+    )
     assert build_block([_item(1, "hi", admitted=False)], {}) is None
     assert build_block([], {}) is None
     assert Block(1, 1, None, None, ("- a: b",)).header == "## [Turns 1-1]"
@@ -54,8 +65,11 @@ def test_a_rule_bullet_is_a_rule_to_the_partition() -> None:
     """Issue 19: the soul file's rule bullet opens with the rule, so the partition (an ordinary note) sees it."""
     from botbin.directives.partition import partition_source
 
-    text = "# ana\n\n## [Turns 1-1] session 1\n\n" + rule_bullet(
-        "user", "From now on, never schedule meetings for me before 10:00.") + "\n- Ana: I moved.\n"
+    text = (
+        "# ana\n\n## [Turns 1-1] session 1\n\n"
+        + rule_bullet("user", "From now on, never schedule meetings for me before 10:00.")
+        + "\n- Ana: I moved.\n"
+    )
     _, part = partition_source(text, "memory/soul/ana.md")
     (rule,) = part.directives
     assert (rule.kind, rule.modality, rule.start_line) == ("soft", "prohibition", 4)
@@ -64,7 +78,11 @@ def test_a_rule_bullet_is_a_rule_to_the_partition() -> None:
 
 def test_sentences() -> None:
     assert split_sentences("Hi there! I moved to Berlin. It is\ngreat?  Yes.") == [
-        "Hi there!", "I moved to Berlin.", "It is great?", "Yes."]
+        "Hi there!",
+        "I moved to Berlin.",
+        "It is great?",
+        "Yes.",
+    ]
     assert not needs_selection("One. Two. Three.")
     assert needs_selection(" ".join(["This is a sentence with some words."] * 8))
 

@@ -26,10 +26,15 @@ from botbin.memory.conversation.gate import (
 
 DIM = 384
 _finite = st.floats(-1.0, 1.0, allow_nan=False, width=32)
-texts = st.text(max_size=300) | st.sampled_from([
-    "cargo build fails with E0425 in src/main.rs: cannot find `foo_bar`",
-    "We decided to use PostgreSQL; see docs/adr/0003.md", "ok thanks!", "I moved to Berlin in May.", "",
-])
+texts = st.text(max_size=300) | st.sampled_from(
+    [
+        "cargo build fails with E0425 in src/main.rs: cannot find `foo_bar`",
+        "We decided to use PostgreSQL; see docs/adr/0003.md",
+        "ok thanks!",
+        "I moved to Berlin in May.",
+        "",
+    ]
+)
 
 
 def _unit(v: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -43,11 +48,21 @@ memories = st.integers(0, 6).flatmap(lambda n: arrays(np.float32, (n, DIM), elem
 
 @settings(max_examples=200, deadline=None)
 @given(texts, vectors, memories, memories)
-def test_every_field_is_in_the_unit_interval(text: str, vector: npt.NDArray[np.float32],
-                                             memory: npt.NDArray[np.float32], history: npt.NDArray[np.float32]) -> None:
+def test_every_field_is_in_the_unit_interval(
+    text: str, vector: npt.NDArray[np.float32], memory: npt.NDArray[np.float32], history: npt.NDArray[np.float32]
+) -> None:
     score = score_turn(text, vector, memory, history, set(content_words(text)[::2]))
-    for name in ("novelty", "semantic_novelty", "lexical_novelty", "repetition", "substance", "conversational",
-                 "technical", "density", "score"):
+    for name in (
+        "novelty",
+        "semantic_novelty",
+        "lexical_novelty",
+        "repetition",
+        "substance",
+        "conversational",
+        "technical",
+        "density",
+        "score",
+    ):
         assert 0.0 <= getattr(score, name) <= 1.0, (name, score)
 
 
@@ -62,7 +77,8 @@ def test_empty_memory_gives_maximal_novelty(text: str, vector: npt.NDArray[np.fl
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.characters(categories=["Ll", "Zs"]), max_size=200), vectors, memories)
 def test_purely_conversational_turns_get_the_conversational_score_exactly(
-        text: str, vector: npt.NDArray[np.float32], memory: npt.NDArray[np.float32]) -> None:
+    text: str, vector: npt.NDArray[np.float32], memory: npt.NDArray[np.float32]
+) -> None:
     score = score_turn(text, vector, memory)
     if technical_signals(text).total == 0:
         assert score.density == 0.0 and score.score == score.conversational
@@ -95,8 +111,13 @@ def _at_cosine(c: float) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float3
 
 
 def test_semantic_novelty_reads_the_cosine_on_a_band() -> None:
-    for cosine, expected in ((0.1, 1.0), (UNRELATED_COSINE, 1.0), ((UNRELATED_COSINE + SAME_COSINE) / 2, 0.5),
-                             (SAME_COSINE, 0.0), (0.99, 0.0)):
+    for cosine, expected in (
+        (0.1, 1.0),
+        (UNRELATED_COSINE, 1.0),
+        ((UNRELATED_COSINE + SAME_COSINE) / 2, 0.5),
+        (SAME_COSINE, 0.0),
+        (0.99, 0.0),
+    ):
         a, b = _at_cosine(cosine)
         score = score_turn("Caroline went to the support group", a, b[None, :])
         assert abs(score.semantic_novelty - expected) < 1e-4, (cosine, score)
@@ -117,9 +138,9 @@ def test_news_on_a_familiar_subject_is_novel_by_its_words() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(texts, vectors, memories, st.lists(st.text(max_size=12), max_size=20), st.lists(st.text(max_size=12)))
-def test_more_known_words_never_raise_the_score(text: str, vector: npt.NDArray[np.float32],
-                                                durable: npt.NDArray[np.float32], known: list[str],
-                                                extra: list[str]) -> None:
+def test_more_known_words_never_raise_the_score(
+    text: str, vector: npt.NDArray[np.float32], durable: npt.NDArray[np.float32], known: list[str], extra: list[str]
+) -> None:
     words = set(known) | set(content_words(" ".join([*extra, text[: len(text) // 2]])))
     before = score_turn(text, vector, durable, None, set(known))
     after = score_turn(text, vector, durable, None, set(known) | words)
@@ -137,9 +158,13 @@ def test_repetition_counts_near_repeats_and_saturates() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(texts, vectors, memories, memories, memories)
-def test_more_durable_memory_never_raises_the_score(text: str, vector: npt.NDArray[np.float32],
-                                                    durable: npt.NDArray[np.float32], extra: npt.NDArray[np.float32],
-                                                    history: npt.NDArray[np.float32]) -> None:
+def test_more_durable_memory_never_raises_the_score(
+    text: str,
+    vector: npt.NDArray[np.float32],
+    durable: npt.NDArray[np.float32],
+    extra: npt.NDArray[np.float32],
+    history: npt.NDArray[np.float32],
+) -> None:
     """Why a second ingestion of a log admits nothing new: its soul file only grew."""
     before = score_turn(text, vector, durable, history)
     after = score_turn(text, vector, np.concatenate([durable, extra]), history)

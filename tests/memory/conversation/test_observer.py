@@ -10,9 +10,14 @@ from botbin.memory.conversation.turns import Turn
 from botbin.service import MemoryService
 
 SOUL = "memory/soul/ana.md"
-TOPIC = ["the garden roses bloom red in the garden", "garden roses need water in the garden every day",
-         "the garden roses smell sweet in the garden", "garden roses grow tall near the garden fence",
-         "the garden roses attract bees in the garden", "garden roses were planted in the garden in May"]
+TOPIC = [
+    "the garden roses bloom red in the garden",
+    "garden roses need water in the garden every day",
+    "the garden roses smell sweet in the garden",
+    "garden roses grow tall near the garden fence",
+    "the garden roses attract bees in the garden",
+    "garden roses were planted in the garden in May",
+]
 
 
 def _turns(texts: list[str], session: str = "1", role: str = "Ana") -> list[Turn]:

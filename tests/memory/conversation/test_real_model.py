@@ -30,8 +30,13 @@ def _locomo_turns(sessions: int) -> list[Turn]:
     turns: list[Turn] = []
     for n in range(1, sessions + 1):
         for t in conv[f"session_{n}"]:
-            row = {"role": t["speaker"], "content": t["text"], "session": n, "user": "caroline",
-                   "timestamp": conv[f"session_{n}_date_time"]}
+            row = {
+                "role": t["speaker"],
+                "content": t["text"],
+                "session": n,
+                "user": "caroline",
+                "timestamp": conv[f"session_{n}_date_time"],
+            }
             turns.append(turn_from_object(row)[0])
     return turns
 
@@ -50,8 +55,10 @@ def test_locomo_conversation_then_planted_fact_is_found(tmp_path: Path, real_emb
     assert "- Caroline: " + PLANTED in soul
     assert "- Caroline: I went to a LGBTQ support group yesterday and it was so powerful." in soul
     assert results[-1].turn_number == len(turns)
-    for query, words in [("what is the name of my sister's dog", "Pretzel"),
-                         ("When did Caroline go to the LGBTQ support group?", "LGBTQ support group")]:
+    for query, words in [
+        ("what is the name of my sister's dog", "Pretzel"),
+        ("When did Caroline go to the LGBTQ support group?", "LGBTQ support group"),
+    ]:
         hit = service.search(query, k=1).hits[0]
         assert hit.path == "memory/soul/caroline.md" and words in hit.text
     again = TurnObserver(service.ws)  # the same conversation again: nothing new
@@ -59,6 +66,11 @@ def test_locomo_conversation_then_planted_fact_is_found(tmp_path: Path, real_emb
     again.flush()
     assert again.stats.blocks_written == 0
     assert (service.root / "memory/soul/caroline.md").read_text(encoding="utf-8") == soul
+
+
+def _text(result: Any) -> str:
+    """The text of a tool result's first content item (an error's message)."""
+    return str(result.content[0].text)
 
 
 def _data(result: Any) -> dict[str, Any]:
@@ -70,27 +82,35 @@ async def test_observe_turn_over_a_real_mcp_session(tmp_path: Path, real_embedde
     root = tmp_path / "ws"
     root.mkdir()
     params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(root)])
-    talk = [("user", "My sister's dog is called Pretzel."), ("assistant", "Pretzel is a lovely name for a dog!"),
-            ("user", "Never give Pretzel the dog any chocolate, remember that."),
-            ("assistant", "Understood: no chocolate for Pretzel the dog."),
-            ("user", "Pretzel the dog is a beagle who loves the beach.")]
+    talk = [
+        ("user", "My sister's dog is called Pretzel."),
+        ("assistant", "Pretzel is a lovely name for a dog!"),
+        ("user", "Never give Pretzel the dog any chocolate, remember that."),
+        ("assistant", "Understood: no chocolate for Pretzel the dog."),
+        ("user", "Pretzel the dog is a beagle who loves the beach."),
+    ]
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {t.name for t in (await session.list_tools()).tools}
         assert "observe_turn" in tools
-        replies = [_data(await session.call_tool("observe_turn", {"role": role, "content": text, "user": "Ana",
-                                                                  "session": "s1"})) for role, text in talk]
+        replies = [
+            _data(
+                await session.call_tool("observe_turn", {"role": role, "content": text, "user": "Ana", "session": "s1"})
+            )
+            for role, text in talk
+        ]
         assert [r["turn"] for r in replies] == [1, 2, 3, 4, 5] and replies[0]["soulFile"] == "memory/soul/ana.md"
         assert [r["protected"] for r in replies] == [False, False, True, False, False]
         blocks = [b for r in replies for b in r["distilled"]]  # a full buffer, or drift, distilled at least one
         assert blocks and all(b["status"] == "written" for b in blocks)
         assert blocks[0]["text"].startswith("## [Turns 1-") and " session s1 · " in blocks[0]["text"]
-        assert "- Never give Pretzel the dog any chocolate, remember that. _(user: rule, verbatim)_" in \
-            (root / "memory/soul/ana.md").read_text(encoding="utf-8")
+        assert "- Never give Pretzel the dog any chocolate, remember that. _(user: rule, verbatim)_" in (
+            root / "memory/soul/ana.md"
+        ).read_text(encoding="utf-8")
         found = _data(await session.call_tool("search_memory", {"query": "what is my sister's dog called", "k": 1}))
         assert found["hits"][0]["path"] == "memory/soul/ana.md" and "Pretzel" in found["hits"][0]["text"]
         bad = await session.call_tool("observe_turn", {"role": "user", "content": "x", "timestamp": "soon"})
-        assert bad.is_error and "ISO 8601" in bad.content[0].text
+        assert bad.is_error and "ISO 8601" in _text(bad)
 
 
 def _rpc(proc: subprocess.Popen[bytes], message: dict[str, Any]) -> dict[str, Any] | None:
@@ -112,15 +132,38 @@ def test_a_signal_to_the_mcp_server_distils_the_buffer(tmp_path: Path, sig: sign
     root = tmp_path / "ws"
     root.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}
-    proc = subprocess.Popen([sys.executable, "-m", "botbin", "mcp", "--workspace", str(root)], env=env,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "botbin", "mcp", "--workspace", str(root)],
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
-        _rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        _rpc(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            },
+        )
         _rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         for n, text in enumerate(["My sister's dog is called Pretzel.", "Pretzel the beagle loves the beach."], 2):
-            reply = _rpc(proc, {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
-                "name": "observe_turn", "arguments": {"role": "user", "content": text, "user": "Ana"}}})
+            reply = _rpc(
+                proc,
+                {
+                    "jsonrpc": "2.0",
+                    "id": n,
+                    "method": "tools/call",
+                    "params": {"name": "observe_turn", "arguments": {"role": "user", "content": text, "user": "Ana"}},
+                },
+            )
             assert reply is not None and not reply["result"].get("isError"), reply
         assert not (root / "memory/soul/ana.md").exists()  # two turns wait in the buffer
         proc.send_signal(sig)
@@ -132,12 +175,14 @@ def test_a_signal_to_the_mcp_server_distils_the_buffer(tmp_path: Path, sig: sign
     assert "## [Turns 1-2]" in soul and "- user: My sister's dog is called Pretzel." in soul
 
 
-
 def _observed_rule(tmp_path: Path, real_embedder: Any, rule: str) -> MemoryService:
     service = MemoryService(tmp_path / "ws", embedder=real_embedder, env={})
     observer = TurnObserver(service.ws)
-    results = list(observer.observe_all([Turn("user", "I just moved to Lisbon.", "ana", "1", None),
-                                         Turn("user", rule, "ana", "1", None)]))
+    results = list(
+        observer.observe_all(
+            [Turn("user", "I just moved to Lisbon.", "ana", "1", None), Turn("user", rule, "ana", "1", None)]
+        )
+    )
     observer.flush()
     assert results[-1].protected and not service.sync().failed
     return service

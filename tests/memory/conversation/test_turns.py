@@ -26,15 +26,22 @@ def _read(tmp_path: Path, data: bytes, user: str | None = None) -> list[Turn | L
 
 
 def test_fields_and_defaults(tmp_path: Path) -> None:
-    lines = [{"role": "user", "content": "hi", "timestamp": "2026-05-08T14:30:00Z", "session": 3, "user": "ana"},
-             {"role": " Caroline ", "content": "I moved.", "name": "Caro"}]
+    lines = [
+        {"role": "user", "content": "hi", "timestamp": "2026-05-08T14:30:00Z", "session": 3, "user": "ana"},
+        {"role": " Caroline ", "content": "I moved.", "name": "Caro"},
+    ]
     items = _read(tmp_path, "\n\n".join(json.dumps(x) for x in lines).encode())
     first, second = items
     assert isinstance(first, Turn) and isinstance(second, Turn)
     assert (first.role, first.user, first.session, first.line) == ("user", "ana", "3", 1)
     assert first.timestamp == datetime(2026, 5, 8, 14, 30, tzinfo=UTC)
-    assert (second.role, second.speaker, second.user, second.line, second.timestamp) == \
-        ("Caroline", "Caro", DEFAULT_USER, 3, None)
+    assert (second.role, second.speaker, second.user, second.line, second.timestamp) == (
+        "Caroline",
+        "Caro",
+        DEFAULT_USER,
+        3,
+        None,
+    )
 
 
 def test_default_user_applies_only_to_lines_without_one(tmp_path: Path) -> None:
@@ -43,18 +50,20 @@ def test_default_user_applies_only_to_lines_without_one(tmp_path: Path) -> None:
 
 
 def test_bad_lines_are_named_and_skipped_the_rest_goes_on(tmp_path: Path) -> None:
-    data = b"\n".join([
-        b'{"role": "user", "content": "one"}',
-        b"not json",
-        b'{"role": "user", "content": "caf\xe9"}',  # Latin-1, not UTF-8
-        b"[1, 2]",
-        b'{"content": "no role"}',
-        b'{"role": "user"}',
-        b'{"role": "user", "content": "   "}',
-        b'{"role": "user", "content": 5}',
-        b'{"role": "user", "content": "kept", "timestamp": "yesterday"}',
-        b'{"role": "user", "content": "last"}',
-    ])
+    data = b"\n".join(
+        [
+            b'{"role": "user", "content": "one"}',
+            b"not json",
+            b'{"role": "user", "content": "caf\xe9"}',  # Latin-1, not UTF-8
+            b"[1, 2]",
+            b'{"content": "no role"}',
+            b'{"role": "user"}',
+            b'{"role": "user", "content": "   "}',
+            b'{"role": "user", "content": 5}',
+            b'{"role": "user", "content": "kept", "timestamp": "yesterday"}',
+            b'{"role": "user", "content": "last"}',
+        ]
+    )
     items = _read(tmp_path, data)
     problems = [str(p) for p in items if isinstance(p, LineProblem)]
     path = str(tmp_path / "log.jsonl")
@@ -80,11 +89,14 @@ def test_empty_file_bom_and_content_parts(tmp_path: Path) -> None:
     assert isinstance(turn, Turn) and turn.content == "a\nb"
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    ("2023-05-08", datetime(2023, 5, 8)),
-    ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
-    (1_700_000_000, datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2023-05-08", datetime(2023, 5, 8)),
+        ("1:56 pm on 8 May, 2023", datetime(2023, 5, 8, 13, 56)),
+        (1_700_000_000, datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)),
+    ],
+)
 def test_timestamps(value: object, expected: datetime) -> None:
     assert parse_timestamp(value) == expected
 

@@ -53,8 +53,13 @@ def register(server: BotbinLanguageServer) -> None:
         folder = _folder(ls, raw)
         try:
             written, _report = await asyncio.get_running_loop().run_in_executor(
-                None, folder.service.remember, text, tags)
+                None, folder.service.remember, text, tags
+            )
         except BotbinError as exc:
             raise JsonRpcInvalidParams(str(exc)) from exc
-        return {"path": written.path, "uri": folder.uri_of(written.path), "text": written.text,
-                "range": range_dict(written.start_line, written.end_line)}
+        return {
+            "path": written.path,
+            "uri": folder.uri_of(written.path),
+            "text": written.text,
+            "range": range_dict(written.start_line, written.end_line),
+        }

@@ -18,9 +18,14 @@ async def run_sync(ls: BotbinLanguageServer, full: bool) -> dict[str, Any]:
     """Queue a sync of every folder, wait for it off the loop, and summarize each folder."""
     await ls.start_sync(full=full)
     done = await asyncio.get_running_loop().run_in_executor(None, ls.folders.wait_idle, COMMAND_WAIT_S)
-    folders = [{"uri": folder.uri, "error": folder.last_error,
-                **(folder.last_report.to_dict() if folder.last_report else _NO_REPORT)}
-               for folder in ls.folders.folders.values()]
+    folders = [
+        {
+            "uri": folder.uri,
+            "error": folder.last_error,
+            **(folder.last_report.to_dict() if folder.last_report else _NO_REPORT),
+        }
+        for folder in ls.folders.folders.values()
+    ]
     return {"done": done, "folders": folders}
 
 

@@ -25,8 +25,7 @@ def _location(folder: Folder, ref: RuleRef) -> types.Location:
     return types.Location(uri=folder.uri_of(ref.directive.path), range=lines_range(ref.cue.line, ref.cue.line + 1))
 
 
-def conflict_diagnostics(folder: Folder, conflicts: list[Conflict],
-                         related: bool) -> dict[str, list[types.Diagnostic]]:
+def conflict_diagnostics(folder: Folder, conflicts: list[Conflict], related: bool) -> dict[str, list[types.Diagnostic]]:
     """Diagnostics by note URI: each conflict marks both of its rules."""
     out: dict[str, list[types.Diagnostic]] = defaultdict(list)
     for conflict in conflicts:
@@ -34,12 +33,16 @@ def conflict_diagnostics(folder: Folder, conflicts: list[Conflict],
             location = _location(folder, there)
             info = [types.DiagnosticRelatedInformation(location, f'the other rule: "{there.cue.phrase}"')]
             where = f"{there.directive.path}:{there.cue.line + 1}"
-            out[folder.uri_of(here.directive.path)].append(types.Diagnostic(
-                range=lines_range(here.cue.line, here.cue.line + 1),
-                message=f'"{here.cue.phrase}" contradicts "{there.cue.phrase}" ({where})',
-                severity=types.DiagnosticSeverity.Warning, source=protocol.DIAGNOSTIC_SOURCE,
-                code="conflicting-directives", related_information=info if related else None,
-            ))
+            out[folder.uri_of(here.directive.path)].append(
+                types.Diagnostic(
+                    range=lines_range(here.cue.line, here.cue.line + 1),
+                    message=f'"{here.cue.phrase}" contradicts "{there.cue.phrase}" ({where})',
+                    severity=types.DiagnosticSeverity.Warning,
+                    source=protocol.DIAGNOSTIC_SOURCE,
+                    code="conflicting-directives",
+                    related_information=info if related else None,
+                )
+            )
     return out
 
 

@@ -24,8 +24,9 @@ log = logging.getLogger(__name__)
 HOVER_HITS = 5
 
 
-def related_hits(ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int, int] | None,
-                 k: int, source: str | None = None) -> tuple[list[tuple[Hit, str]], bool]:
+def related_hits(
+    ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int, int] | None, k: int, source: str | None = None
+) -> tuple[list[tuple[Hit, str]], bool]:
     """Hits related to ``text`` across all folders, best first, with their URIs; and whether degraded.
     ``source``: the whole note's current text; when it is what was indexed, the stored chunk embedding is used.
 

@@ -72,8 +72,9 @@ class Merged:
     """Hits of notes deleted or excluded since the last sync were left out."""
 
 
-def search_all(ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilters | None,
-               best_per_note: bool = False) -> Merged:
+def search_all(
+    ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilters | None, best_per_note: bool = False
+) -> Merged:
     """Search every folder and merge by score. Blocking: run in a worker thread."""
     results = ls.ask_folders(lambda folder: folder.service.search(query, k, None, filters, best_per_note))
     hits, degraded, indexed_at = merge(results, k)
@@ -89,26 +90,38 @@ def status(ls: BotbinLanguageServer) -> dict[str, Any]:
             report = folder.service.status().to_dict()
         except BotbinError as exc:
             folder.last_error = str(exc)
-            report = {"workspace": str(folder.root), "files": 0, "chunks": 0, "lastSync": None, "stale": [],
-                      "model": None, "conflicts": [], "warnings": [str(exc)],
-                      "encryption": "on" if isinstance(exc, PassphraseError) else "off"}
+            report = {
+                "workspace": str(folder.root),
+                "files": 0,
+                "chunks": 0,
+                "lastSync": None,
+                "stale": [],
+                "model": None,
+                "conflicts": [],
+                "warnings": [str(exc)],
+                "encryption": "on" if isinstance(exc, PassphraseError) else "off",
+            }
         report.update(uri=folder.uri, lastError=folder.last_error, modelError=folder.model_error)
         folders.append(report)
     last_syncs = [f["lastSync"] for f in folders if f["lastSync"]]
     degraded = any(f["modelError"] for f in folders)
     return {
-        "files": sum(f["files"] for f in folders), "chunks": sum(f["chunks"] for f in folders),
+        "files": sum(f["files"] for f in folders),
+        "chunks": sum(f["chunks"] for f in folders),
         "pending": sum(len(f["stale"]) for f in folders) + ls.folders.pending(),
         "lastSync": max(last_syncs, default=None),
         "model": folders[0]["model"] if folders else None,
-        "degraded": degraded, "indexing": ls.folders.indexing, "folders": folders,
+        "degraded": degraded,
+        "indexing": ls.folders.indexing,
+        "folders": folders,
     }
 
 
 def register(server: BotbinLanguageServer) -> None:
     @server.feature(types.WORKSPACE_SYMBOL)
-    async def workspace_symbol(ls: BotbinLanguageServer,
-                               params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+    async def workspace_symbol(
+        ls: BotbinLanguageServer, params: types.WorkspaceSymbolParams
+    ) -> list[types.SymbolInformation]:
         if not params.query.strip() or not ls.folders.folders:
             return []
         k = next(iter(ls.folders.folders.values())).service.settings.top_k
@@ -126,9 +139,15 @@ def register(server: BotbinLanguageServer) -> None:
         default_k = next(iter(ls.folders.folders.values())).service.settings.top_k if ls.folders.folders else 10
         k, filters = _k(raw.get("k"), default_k), _filters(raw.get("filters"))
         result = await asyncio.get_running_loop().run_in_executor(
-            None, search_all, ls, query, k, filters, bool(raw.get("bestPerNote", False)))
-        return {"hits": [hit_payload(h, uri) for h, uri in result.hits], "indexedAt": result.indexed_at,
-                "indexing": ls.folders.indexing, "degraded": result.degraded, "stale": result.stale}
+            None, search_all, ls, query, k, filters, bool(raw.get("bestPerNote", False))
+        )
+        return {
+            "hits": [hit_payload(h, uri) for h, uri in result.hits],
+            "indexedAt": result.indexed_at,
+            "indexing": ls.folders.indexing,
+            "degraded": result.degraded,
+            "stale": result.stale,
+        }
 
     @server.feature(protocol.RELATED)
     async def botbin_related(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
@@ -146,18 +165,19 @@ def register(server: BotbinLanguageServer) -> None:
             pos = types.Position(line_no, char_no)
             line = position_at(source, offset_at(source, pos, ls.encoding), ls.encoding).line
             found = ls.folders.folder_of(uri)
-            paragraph = paragraph_at(source, found[1] if found else uri, line,
-                                     found[0].service.settings if found else None)
+            paragraph = paragraph_at(
+                source, found[1] if found else uri, line, found[0].service.settings if found else None
+            )
             if paragraph is None:
                 return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
             text, lines = paragraph.block.text, (paragraph.block.start_line, paragraph.block.end_line)
         if not isinstance(text, str) or not text.strip():
             return {"hits": [], "indexing": ls.folders.indexing, "degraded": False}
         hits, degraded = await asyncio.get_running_loop().run_in_executor(
-            None, related_hits, ls, uri, text, lines, k, source if lines is not None else None)
+            None, related_hits, ls, uri, text, lines, k, source if lines is not None else None
+        )
         return {"hits": [hit_payload(h, u) for h, u in hits], "indexing": ls.folders.indexing, "degraded": degraded}
 
     @server.feature(protocol.STATUS)
     async def botbin_status(ls: BotbinLanguageServer, _params: Any) -> dict[str, Any]:
         return await asyncio.get_running_loop().run_in_executor(None, status, ls)
-

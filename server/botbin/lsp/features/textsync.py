@@ -24,10 +24,12 @@ WATCH_GLOB = "**/*.md"
 async def start_watching(ls: BotbinLanguageServer) -> None:
     """Ask the client to watch ``**/*.md``; when it cannot, watch each folder with watchfiles."""
     if ls.client_supports("workspace.did_change_watched_files.dynamic_registration"):
-        watcher = types.FileSystemWatcher(glob_pattern=WATCH_GLOB,
-                                          kind=types.WatchKind.Create | types.WatchKind.Change | types.WatchKind.Delete)
+        watcher = types.FileSystemWatcher(
+            glob_pattern=WATCH_GLOB, kind=types.WatchKind.Create | types.WatchKind.Change | types.WatchKind.Delete
+        )
         registration = types.Registration(
-            id=str(uuid.uuid4()), method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            id=str(uuid.uuid4()),
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=[watcher]),
         )
         try:

@@ -95,8 +95,12 @@ def needs_selection(text: str) -> bool:
     return len(text.split()) > LONG_TURN_WORDS and len(split_sentences(text)) > MAX_SENTENCES
 
 
-def select_sentences(sentences: Sequence[str], vectors: npt.NDArray[np.float32],
-                     centroid: npt.NDArray[np.float32], keep: int = MAX_SENTENCES) -> list[str]:
+def select_sentences(
+    sentences: Sequence[str],
+    vectors: npt.NDArray[np.float32],
+    centroid: npt.NDArray[np.float32],
+    keep: int = MAX_SENTENCES,
+) -> list[str]:
     """The ``keep`` sentences whose embeddings (``vectors``, float32 (len(sentences), 384)) are closest to
     ``centroid`` (float32 (384,)), in their original order; ties go to the earlier sentence."""
     if len(sentences) <= keep:
@@ -145,5 +149,10 @@ def build_block(buffer: Sequence[BufferedTurn], facts: Mapping[int, str]) -> Blo
     if not bullets:
         return None
     dated = next((t.turn.timestamp for t in buffer if t.turn.timestamp is not None), None)
-    return Block(buffer[0].number, buffer[-1].number, buffer[0].turn.session,
-                 dated.date().isoformat() if dated else None, tuple(dict.fromkeys(bullets)))
+    return Block(
+        buffer[0].number,
+        buffer[-1].number,
+        buffer[0].turn.session,
+        dated.date().isoformat() if dated else None,
+        tuple(dict.fromkeys(bullets)),
+    )

@@ -62,25 +62,155 @@ DENSITY_GAIN = 4.0
 #: Technical signals for which ``technical`` is 1 - 1/e (about 0.63).
 TECH_SCALE = 2.0
 
-_STOP = frozenset("""the and for are but not you your yours all any can had has have her him his how its our out
-she they them their then there these this those was were what when where which who why will with would could
-should about from into just like that than too very also been being did does doing don got get gets getting
-haha hahaha lol yeah yes yep nope okay hey hi hello thanks thank thx wow cool nice great awesome sure well
-really much more some such only own same so it's that's i'm you're we're they're i've you've i'll you'll
-me my mine we us one lot lots oh ah hmm um uh ok right good bye see soon""".split())  # noqa: SIM905
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "but",
+        "not",
+        "you",
+        "your",
+        "yours",
+        "all",
+        "any",
+        "can",
+        "had",
+        "has",
+        "have",
+        "her",
+        "him",
+        "his",
+        "how",
+        "its",
+        "our",
+        "out",
+        "she",
+        "they",
+        "them",
+        "their",
+        "then",
+        "there",
+        "these",
+        "this",
+        "those",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "could",
+        "should",
+        "about",
+        "from",
+        "into",
+        "just",
+        "like",
+        "that",
+        "than",
+        "too",
+        "very",
+        "also",
+        "been",
+        "being",
+        "did",
+        "does",
+        "doing",
+        "don",
+        "got",
+        "get",
+        "gets",
+        "getting",
+        "haha",
+        "hahaha",
+        "lol",
+        "yeah",
+        "yes",
+        "yep",
+        "nope",
+        "okay",
+        "hey",
+        "hi",
+        "hello",
+        "thanks",
+        "thank",
+        "thx",
+        "wow",
+        "cool",
+        "nice",
+        "great",
+        "awesome",
+        "sure",
+        "well",
+        "really",
+        "much",
+        "more",
+        "some",
+        "such",
+        "only",
+        "own",
+        "same",
+        "so",
+        "it's",
+        "that's",
+        "i'm",
+        "you're",
+        "we're",
+        "they're",
+        "i've",
+        "you've",
+        "i'll",
+        "you'll",
+        "me",
+        "my",
+        "mine",
+        "we",
+        "us",
+        "one",
+        "lot",
+        "lots",
+        "oh",
+        "ah",
+        "hmm",
+        "um",
+        "uh",
+        "ok",
+        "right",
+        "good",
+        "bye",
+        "see",
+        "soon",
+    ]
+)
 _WORD = re.compile(r"[^\W\d_]{3,}(?:'[^\W\d_]+)?")
-_PATH = re.compile(r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*\w|(?<![\w/-])\w[\w-]*+\.(?:py|pyi|js|mjs|"
-                   r"ts|tsx|jsx|md|json|jsonl|toml|ya?ml|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|zsh|"
-                   r"txt|csv|sql|html|css|scss|lock|cfg|ini|env|log|xml|proto|tf|dockerfile|gradle|swift)\b",
-                   re.IGNORECASE)
-_ERROR = re.compile(r"\b(?:[A-Z]{1,5}-?\d{3,5}|E[A-Z]{3,}|0x[0-9A-Fa-f]{4,}|[A-Z]\w*(?:Error|Exception|Warning)|"
-                    r"errno \d+|SIG[A-Z]{3,})\b|\b(?:HTTP|status|error|code|exit)\s*(?:code\s*)?[1-5]\d\d\b")
-_IDENTIFIER = re.compile(r"`[^`\n]+`|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|"
-                         r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|(?<![\w.])\w+(?:\.\w+)*+\(\)|(?<!\w)--?[a-z][\w-]+\b|"
-                         r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b")
-_DECISION = re.compile(r"\b(?:decided|decision|let'?s go with|we(?:'ll| will) (?:use|go with|switch)|going with|"
-                       r"settled on|agreed (?:on|to|that)|chose|chosen|switch(?:ed)? to|opted for|"
-                       r"from now on)\b", re.IGNORECASE)
+_PATH = re.compile(
+    r"(?<![\w/.~-])(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*\w|(?<![\w/-])\w[\w-]*+\.(?:py|pyi|js|mjs|"
+    r"ts|tsx|jsx|md|json|jsonl|toml|ya?ml|rs|go|java|kt|c|h|cc|cpp|hpp|cs|rb|php|sh|bash|zsh|"
+    r"txt|csv|sql|html|css|scss|lock|cfg|ini|env|log|xml|proto|tf|dockerfile|gradle|swift)\b",
+    re.IGNORECASE,
+)
+_ERROR = re.compile(
+    r"\b(?:[A-Z]{1,5}-?\d{3,5}|E[A-Z]{3,}|0x[0-9A-Fa-f]{4,}|[A-Z]\w*(?:Error|Exception|Warning)|"
+    r"errno \d+|SIG[A-Z]{3,})\b|\b(?:HTTP|status|error|code|exit)\s*(?:code\s*)?[1-5]\d\d\b"
+)
+_IDENTIFIER = re.compile(
+    r"`[^`\n]+`|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|"
+    r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|(?<![\w.])\w+(?:\.\w+)*+\(\)|(?<!\w)--?[a-z][\w-]+\b|"
+    r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"
+)
+_DECISION = re.compile(
+    r"\b(?:decided|decision|let'?s go with|we(?:'ll| will) (?:use|go with|switch)|going with|"
+    r"settled on|agreed (?:on|to|that)|chose|chosen|switch(?:ed)? to|opted for|"
+    r"from now on)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -145,8 +275,9 @@ def technical_signals(text: str) -> TechnicalSignals:
     rest = _PATH.sub(" ", text)
     errors = _ERROR.findall(rest)
     rest = _ERROR.sub(" ", rest)
-    return TechnicalSignals(len(text.split()), len(paths), len(errors), len(_IDENTIFIER.findall(rest)),
-                            len(_DECISION.findall(text)))
+    return TechnicalSignals(
+        len(text.split()), len(paths), len(errors), len(_IDENTIFIER.findall(rest)), len(_DECISION.findall(text))
+    )
 
 
 def content_words(text: str) -> list[str]:
@@ -176,8 +307,9 @@ def _max_cosine(vector: npt.NDArray[np.float32], rows: npt.NDArray[np.float32]) 
     return float(np.nan_to_num(rows @ vector, nan=0.0).max()) if rows.shape[0] else 0.0
 
 
-def memory_similarity(vector: npt.NDArray[np.float32], durable: npt.NDArray[np.float32],
-                      conversation: npt.NDArray[np.float32]) -> tuple[float, float]:
+def memory_similarity(
+    vector: npt.NDArray[np.float32], durable: npt.NDArray[np.float32], conversation: npt.NDArray[np.float32]
+) -> tuple[float, float]:
     """(semantic novelty, repetition) of a turn ``vector`` (float32 (384,), unit length) against the soul
     file's bullets ``durable`` and the conversation's earlier turns ``conversation`` (float32 (n, 384) each,
     unit rows; n may be 0)."""
@@ -185,8 +317,9 @@ def memory_similarity(vector: npt.NDArray[np.float32], durable: npt.NDArray[np.f
         return 1.0, 0.0
     closest = max(_max_cosine(vector, durable), _max_cosine(vector, conversation))
     novelty = _unit((SAME_COSINE - closest) / (SAME_COSINE - UNRELATED_COSINE))
-    repeats = np.count_nonzero(np.nan_to_num(conversation @ vector, nan=0.0) >= REPEAT_COSINE) \
-        if conversation.shape[0] else 0
+    repeats = (
+        np.count_nonzero(np.nan_to_num(conversation @ vector, nan=0.0) >= REPEAT_COSINE) if conversation.shape[0] else 0
+    )
     return novelty, _unit(float(repeats) / REPEAT_SATURATION)
 
 
@@ -198,9 +331,13 @@ def blend(conversational: float, technical: float, density: float) -> float:
     return _unit((1.0 - d) * c + d * t)
 
 
-def score_turn(text: str, vector: npt.NDArray[np.float32], durable: npt.NDArray[np.float32],
-               conversation: npt.NDArray[np.float32] | None = None,
-               known_words: AbstractSet[str] | None = None) -> GateScore:
+def score_turn(
+    text: str,
+    vector: npt.NDArray[np.float32],
+    durable: npt.NDArray[np.float32],
+    conversation: npt.NDArray[np.float32] | None = None,
+    known_words: AbstractSet[str] | None = None,
+) -> GateScore:
     """The gate's score of turn ``text`` with embedding ``vector`` (float32 (384,)) against the soul file's
     bullets ``durable`` and the conversation's earlier turns ``conversation`` (float32 (n, 384) each; None:
     none), whose content words (``content_words``) are ``known_words`` (None: no lexical novelty). Never
@@ -215,16 +352,28 @@ def score_turn(text: str, vector: npt.NDArray[np.float32], durable: npt.NDArray[
     signals = technical_signals(text)
     technical = _unit(1.0 - math.exp(-signals.total / TECH_SCALE))
     density = _unit(DENSITY_GAIN * signals.total / max(signals.words, 1))
-    return GateScore(novelty, semantic, lexical, repetition, sub, conversational, technical, density,
-                     blend(conversational, technical, density))
+    return GateScore(
+        novelty,
+        semantic,
+        lexical,
+        repetition,
+        sub,
+        conversational,
+        technical,
+        density,
+        blend(conversational, technical, density),
+    )
 
 
 #: Roles whose directives are the user's own rules (an assistant's "you should" is advice, not a rule; in a
 #: chat between named people, role = a name, directives are ordinary talk: "don't worry!").
 USER_ROLES = frozenset({"user", "human"})
 #: A rule meant to last says so; a one-off request ("fix the test") does not become a protected memory.
-_DURABLE = re.compile(r"\b(?:always|never|from now on|every time|whenever|going forward|in (?:the )?future|"
-                      r"remember|must|mustn'?t|do not|don'?t|ever again)\b", re.IGNORECASE)
+_DURABLE = re.compile(
+    r"\b(?:always|never|from now on|every time|whenever|going forward|in (?:the )?future|"
+    r"remember|must|mustn'?t|do not|don'?t|ever again)\b",
+    re.IGNORECASE,
+)
 
 
 def is_directive(role: str, text: str) -> bool:
@@ -236,5 +385,7 @@ def is_directive(role: str, text: str) -> bool:
         return False
     from botbin.directives.lexer import lex
 
-    return any(c.modality in ("obligation", "prohibition") and _DURABLE.search(text, c.sentence_start, c.sentence_end)
-               for c in lex(text, instructions=False))
+    return any(
+        c.modality in ("obligation", "prohibition") and _DURABLE.search(text, c.sentence_start, c.sentence_end)
+        for c in lex(text, instructions=False)
+    )

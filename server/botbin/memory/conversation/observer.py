@@ -53,15 +53,15 @@ class _Rows:
         rows = np.asarray(rows, dtype=np.float32).reshape(-1, self._data.shape[1])
         if self.n + len(rows) > len(self._data):
             grown = np.zeros((max(2 * len(self._data), self.n + len(rows)), self._data.shape[1]), dtype=np.float32)
-            grown[:self.n] = self._data[:self.n]
+            grown[: self.n] = self._data[: self.n]
             self._data = grown
-        self._data[self.n:self.n + len(rows)] = rows
+        self._data[self.n : self.n + len(rows)] = rows
         self.n += len(rows)
 
     @property
     def matrix(self) -> npt.NDArray[np.float32]:
         """The rows so far: a view, float32 (n, dim)."""
-        return self._data[:self.n]
+        return self._data[: self.n]
 
 
 @dataclass
@@ -95,9 +95,15 @@ class DistilledBlock:
     """Highest cosine to the blocks already in the soul file (0.0 for the first block)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"user": self.user, "soulFile": self.soul_file, "firstTurn": self.block.first_turn,
-                "lastTurn": self.block.last_turn, "status": self.status, "cosine": round(self.cosine, 4),
-                "text": self.block.text}
+        return {
+            "user": self.user,
+            "soulFile": self.soul_file,
+            "firstTurn": self.block.first_turn,
+            "lastTurn": self.block.last_turn,
+            "status": self.status,
+            "cosine": round(self.cosine, 4),
+            "text": self.block.text,
+        }
 
 
 @dataclass(frozen=True)
@@ -160,8 +166,10 @@ class TurnObserver:
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """float32 (len(texts), dim) unit rows, in calls of at most EMBED_BATCH texts."""
         dim = self.ws.models.meta.dim
-        parts = [np.asarray(self.ws.models.embedder.embed(texts[i:i + EMBED_BATCH]), dtype=np.float32)
-                 for i in range(0, len(texts), EMBED_BATCH)]
+        parts = [
+            np.asarray(self.ws.models.embedder.embed(texts[i : i + EMBED_BATCH]), dtype=np.float32)
+            for i in range(0, len(texts), EMBED_BATCH)
+        ]
         return np.concatenate(parts) if parts else np.zeros((0, dim), dtype=np.float32)
 
     def _state(self, user: str) -> _UserState:
@@ -174,8 +182,16 @@ class TurnObserver:
         blocks = parse_soul(text)
         dim = self.ws.models.meta.dim
         bullets = [b[2:] for blk in blocks for b in blk.bullets]
-        state = _UserState(user, rel, last_turn(blocks) + 1, _Rows(dim), _Rows(dim), _Rows(dim),
-                           {b for blk in blocks for b in blk.bullets}, {w for b in bullets for w in content_words(b)})
+        state = _UserState(
+            user,
+            rel,
+            last_turn(blocks) + 1,
+            _Rows(dim),
+            _Rows(dim),
+            _Rows(dim),
+            {b for blk in blocks for b in blk.bullets},
+            {w for b in bullets for w in content_words(b)},
+        )
         state.memory.add(self.embed(bullets))
         state.blocks.add(self.embed([blk.body for blk in blocks if blk.bullets]))
         self._users[user] = state
@@ -209,11 +225,13 @@ class TurnObserver:
             self.stats.protected += protected
             if len(state.buffer) >= settings.turn_buffer_size:
                 distilled += self._distill(state)
-            return ObserveResult(turn.user, state.rel, number, gate, admitted, protected, len(state.buffer),
-                                 tuple(distilled))
+            return ObserveResult(
+                turn.user, state.rel, number, gate, admitted, protected, len(state.buffer), tuple(distilled)
+            )
 
-    def observe_message(self, role: str, content: str, user: str | None = None, session: str | None = None,
-                        timestamp: str | None = None) -> ObserveResult:
+    def observe_message(
+        self, role: str, content: str, user: str | None = None, session: str | None = None, timestamp: str | None = None
+    ) -> ObserveResult:
         """``observe`` of one message as an agent sends it (the MCP tool). Raises TurnError for an empty role
         or content or a bad timestamp, and what ``observe`` raises."""
         return self.observe(tool_turn(role, content, user, session, timestamp))
@@ -263,7 +281,7 @@ class TurnObserver:
         facts: dict[int, str] = {}
         start = 0
         for item, group in zip(long, sentences, strict=True):
-            chosen = select_sentences(group, vectors[start:start + len(group)], center)
+            chosen = select_sentences(group, vectors[start : start + len(group)], center)
             facts[item.number] = " ".join(chosen)
             start += len(group)
         return facts
@@ -297,8 +315,9 @@ class TurnObserver:
         return [DistilledBlock(state.user, state.rel, block, "written" if self.write else "dry-run", cosine)]
 
 
-def tool_turn(role: str, content: str, user: str | None = None, session: str | None = None,
-              timestamp: str | None = None) -> Turn:
+def tool_turn(
+    role: str, content: str, user: str | None = None, session: str | None = None, timestamp: str | None = None
+) -> Turn:
     """A Turn from the MCP tool's arguments, stamped with the current local time when ``timestamp`` is None.
 
     Raises TurnError for an empty role or content, or a timestamp that is not ISO 8601.

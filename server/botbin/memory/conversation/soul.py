@@ -54,8 +54,10 @@ def soul_rel(soul_dir: str, user: str) -> str:
 def title(user: str) -> str:
     """The first lines of a new soul file."""
     name = " ".join(user.split()) or "user"
-    return (f"# Soul file: {name}\n\nWhat botbin distilled from conversations with {name} (`botbin ingest`, MCP "
-            "`observe_turn`). Edit freely: new blocks are only ever appended.\n")
+    return (
+        f"# Soul file: {name}\n\nWhat botbin distilled from conversations with {name} (`botbin ingest`, MCP "
+        "`observe_turn`). Edit freely: new blocks are only ever appended.\n"
+    )
 
 
 def parse_soul(text: str) -> list[SoulBlock]:
@@ -65,7 +67,7 @@ def parse_soul(text: str) -> list[SoulBlock]:
     blocks: list[SoulBlock] = []
     for i, head in enumerate(heads):
         end = heads[i + 1].start() if i + 1 < len(heads) else len(text)
-        section = text[head.end():end].split("\n")[1:]
+        section = text[head.end() : end].split("\n")[1:]
         bullets: list[str] = []
         for line in section:
             if line.startswith("- "):
@@ -74,8 +76,7 @@ def parse_soul(text: str) -> list[SoulBlock]:
                 bullets[-1] += "\n" + line.rstrip()
             elif line.startswith("#"):
                 break  # a heading of the person's own ends the block
-        blocks.append(SoulBlock(int(head.group(1)), int(head.group(2)),
-                                tuple(b.rstrip("\n") for b in bullets)))
+        blocks.append(SoulBlock(int(head.group(1)), int(head.group(2)), tuple(b.rstrip("\n") for b in bullets)))
     return blocks
 
 
@@ -145,7 +146,7 @@ def _append(path: Path, data: bytes) -> None:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         except OSError:
             with contextlib.suppress(OSError):

@@ -126,8 +126,7 @@ def _label(obj: dict[str, Any], key: str) -> str | None:
     return str(value).strip()
 
 
-def turn_from_object(obj: Any, default_user: str | None = None,
-                     line: int | None = None) -> tuple[Turn, str | None]:
+def turn_from_object(obj: Any, default_user: str | None = None, line: int | None = None) -> tuple[Turn, str | None]:
     """A Turn from one decoded JSON value, and a note about a dropped bad timestamp (else None).
 
     ``default_user`` is the user of an object without one (else DEFAULT_USER). Raises TurnError naming
