@@ -17,7 +17,7 @@ from botbin.memory.lifecycle import Lifecycle
 from botbin.notes_io import extract_source, read_document
 from botbin.search.params import ISO_DAY_PATTERN, MAX_K, check_alpha, check_filters, check_k
 from botbin.search.pipeline import Searcher, SearchResult, merge
-from botbin.sync.scan import TrackedMatcher, check_root, outside_target
+from botbin.sync.scan import check_root
 from botbin.workspace import Workspace, open_workspace
 from botbin.workspace.status import Status, status
 
@@ -32,21 +32,10 @@ if TYPE_CHECKING:
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn, SyncReport
 
-__all__ = [
-    "ISO_DAY_PATTERN",
-    "MAX_K",
-    "MemoryService",
-    "SearchFilters",
-    "SearchResult",
-    "check_alpha",
-    "check_filters",
-    "check_k",
-    "extract_source",
-    "merge",
-    "paragraph_at",
-    "read_document",
-    "single_threaded_blas",
-]
+# fmt: off
+__all__ = ["ISO_DAY_PATTERN", "MAX_K", "MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters",
+           "check_k", "extract_source", "merge", "paragraph_at", "read_document", "single_threaded_blas"]
+# fmt: on
 
 
 class MemoryService:
@@ -72,7 +61,6 @@ class MemoryService:
         self.lifecycle = Lifecycle(self.ws)
         """The memos: reinforcement, decay, prune, restore, consolidate (memory/lifecycle.py)."""
         self.searcher = Searcher(self.ws, self.lifecycle)
-        self._matcher: TrackedMatcher | None = None
 
     @property
     def root(self) -> Path:
@@ -119,11 +107,8 @@ class MemoryService:
         self.ws.models.embed_query("warm up")
 
     def tracks(self, rel: str) -> bool:
-        """True when note ``rel`` is one the scan would track: the globs match, and unless follow_symlinks is
-        set, no link takes it outside the workspace."""
-        if self._matcher is None:
-            self._matcher = TrackedMatcher(self.ws.settings)
-        return self._matcher(rel) and (self.ws.settings.follow_symlinks or outside_target(self.root, rel) is None)
+        """True when note ``rel`` is one the scan would track (``Workspace.tracks``)."""
+        return self.ws.tracks(rel)
 
     def watch(self, report: Callable[[SyncReport], None], stop_after: int | None = None) -> int:
         """``botbin watch``: sync now and after every burst of note changes (sync/watch.py)."""

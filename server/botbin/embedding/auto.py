@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from botbin.embedding.model import ModelSpec, model_info
+from botbin.embedding.model import ModelSpec, SpecEmbedder
 from botbin.embedding.onnx_backend import OnnxEmbedder
 from botbin.embedding.onnx_export import ExportOutcome, export_and_verify, find_export, find_failure
 from botbin.embedding.torch_backend import SentenceTransformerEmbedder
@@ -27,7 +27,7 @@ BACKEND_ENV = "BOTBIN_EMBED_BACKEND"
 """Environment override: 'torch' never uses ONNX, 'onnx' uses it for every call once exported."""
 
 
-class AutoEmbedder:
+class AutoEmbedder(SpecEmbedder):
     """Embeds with ONNX Runtime when a verified export of the model exists, else with torch.
 
     The export happens once per model and machine (onnx_export.py): right after the first torch embed of a
@@ -47,18 +47,6 @@ class AutoEmbedder:
         self._lock = threading.Lock()
         self.last_export: ExportOutcome | None = None
         """The outcome of this process's export, once one ran."""
-
-    @property
-    def model_id(self) -> str:
-        return self.spec.model_id
-
-    @property
-    def dim(self) -> int:
-        return model_info(self.spec)[0]
-
-    @property
-    def max_tokens(self) -> int:
-        return model_info(self.spec)[1]
 
     @property
     def backend(self) -> str:

@@ -144,3 +144,25 @@ def model_info(spec: ModelSpec) -> tuple[int, int]:
     except (OSError, ValueError):
         pass
     return dim, max_tokens
+
+
+class SpecEmbedder:
+    """What every embedder of a model folder ``spec`` says of itself, read from the folder's config files (the
+    weights are not loaded for this)."""
+
+    spec: ModelSpec
+
+    @property
+    def model_id(self) -> str:
+        """Stable model name (cache key part, AIF-BIN ``model.name``)."""
+        return self.spec.model_id
+
+    @property
+    def dim(self) -> int:
+        """Embedding size."""
+        return model_info(self.spec)[0]
+
+    @property
+    def max_tokens(self) -> int:
+        """Input limit in tokens, [CLS] and [SEP] included (sentence_bert_config.json's max_seq_length)."""
+        return model_info(self.spec)[1]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.embedding.model import ModelSpec, model_info
+from botbin.embedding.model import ModelSpec, SpecEmbedder
 from botbin.errors import ModelError
 
 SUPPORTED_MODULES = (
@@ -52,7 +52,7 @@ def mean_pool(hidden: npt.NDArray[np.float32], mask: npt.NDArray[np.int64]) -> n
     return out
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(SpecEmbedder):
     """The model through ONNX Runtime (CPU, fp32): same vectors as ``SentenceTransformerEmbedder`` (cosine >=
     0.9999, checked once at export), loaded with ``onnxruntime`` and ``tokenizers`` only."""
 
@@ -64,19 +64,6 @@ class OnnxEmbedder:
         self.batch_size = batch_size
         self.spin = spin
         self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.spec.model_id
-
-    @property
-    def dim(self) -> int:
-        return model_info(self.spec)[0]
-
-    @property
-    def max_tokens(self) -> int:
-        """Input limit in tokens, [CLS] and [SEP] included (sentence_bert_config.json's max_seq_length)."""
-        return model_info(self.spec)[1]
 
     @cached_property
     def _session(self) -> Any:

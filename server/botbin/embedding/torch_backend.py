@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.embedding.model import ModelSpec, WordPieceCounter, model_info
+from botbin.embedding.model import ModelSpec, SpecEmbedder, WordPieceCounter
 from botbin.errors import ModelError
 
 
-class SentenceTransformerEmbedder:
+class SentenceTransformerEmbedder(SpecEmbedder):
     """A sentence-transformers model, loaded on first use from a local folder only.
 
     Texts are batched by their exact token count (shortest first) rather than by character length as
@@ -28,10 +28,6 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self.device = device
         self._lock = threading.Lock()
-
-    @property
-    def model_id(self) -> str:
-        return self.spec.model_id
 
     @cached_property
     def _model(self) -> Any:
@@ -47,16 +43,6 @@ class SentenceTransformerEmbedder:
             return SentenceTransformer(str(self.spec.path), device=self.device, local_files_only=True)
         except Exception as exc:
             raise ModelError(f"cannot load the embedding model ({exc})", self.spec.path) from exc
-
-    @property
-    def dim(self) -> int:
-        """Embedding size, from the model's config files (the weights are not loaded for this)."""
-        return model_info(self.spec)[0]
-
-    @property
-    def max_tokens(self) -> int:
-        """Input limit in tokens, from sentence_bert_config.json."""
-        return model_info(self.spec)[1]
 
     @property
     def lock(self) -> threading.Lock:

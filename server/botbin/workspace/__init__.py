@@ -11,12 +11,14 @@ import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from botbin.config import Settings, load_settings
 from botbin.embedding import Embedder
 from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys
+from botbin.sync.scan import TrackedMatcher, outside_target
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 from botbin.workspace.handle import IndexHandle
 from botbin.workspace.models import Models
@@ -49,6 +51,15 @@ class Workspace:
     @property
     def state_path(self) -> Path:
         return self.output_dir / STATE_FILE
+
+    @cached_property
+    def _matcher(self) -> TrackedMatcher:
+        return TrackedMatcher(self.settings)
+
+    def tracks(self, rel: str) -> bool:
+        """True when note ``rel`` is one the scan would track: the globs match, and unless follow_symlinks is
+        set, no link takes it outside the workspace."""
+        return self._matcher(rel) and (self.settings.follow_symlinks or outside_target(self.root, rel) is None)
 
     def state(self) -> tuple[SyncState, list[str]]:
         """The sync state file and the problems found reading it."""
