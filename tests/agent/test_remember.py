@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from botbin.agent.remember import RETRY_WINDOW_MIN, remember
 
@@ -35,3 +36,33 @@ def test_a_retried_multi_line_entry_is_matched_whole(tmp_path: Path) -> None:
     other = remember(tmp_path, "Release checklist:\nrun the migrations", [], now)
     again = remember(tmp_path, "Release checklist:\nrun the migrations\ntag the build", [], now)
     assert again == first and other.start_line == first.end_line
+
+
+def test_remember_waits_for_the_servers_own_sync_and_is_then_searchable(tmp_path: Path) -> None:
+    """Issue 20 item 4: a sync of this process is running (an MCP server's start-up sync); remember queues behind
+    it instead of failing on the workspace lock, returns once its text is indexed, and a retry adds nothing."""
+    import threading
+    import time
+
+    from botbin.service import MemoryService
+    from conftest import FakeEmbedder, write_notes
+
+    class SlowEmbedder(FakeEmbedder):
+        def embed(self, texts: list[str]) -> Any:
+            time.sleep(0.5)  # the start-up sync is still embedding when remember is called
+            return super().embed(texts)
+
+    root = write_notes(
+        tmp_path / "ws", {f"memory/n{i}.md": f"# N{i}\n\nNote number {i} about herons.\n" for i in range(6)}
+    )
+    service = MemoryService(root, {"lock_timeout_s": 0.2}, embedder=SlowEmbedder(), env={})
+    startup = threading.Thread(target=service.sync)
+    startup.start()
+    time.sleep(0.2)
+    written, report = service.remember("The staging database moved to kestrel-db-3.", ["ops"])
+    startup.join()
+    assert not report.failed and written.path in report.added + report.modified
+    assert service.search("staging database kestrel", k=1).hits[0].path == written.path
+    again, _ = service.remember("The staging database moved to kestrel-db-3.", ["ops"])
+    assert again == written
+    assert (root / written.path).read_text(encoding="utf-8").count("kestrel-db-3") == 1
