@@ -81,3 +81,20 @@ def test_a_deleted_or_excluded_note_is_never_returned(make_service: Callable[...
     excluded = make_service(notes={}, root=service.root, exclude=["Archive"])  # a new setting, no sync yet
     paths = [h.path for h in excluded.search("zebrafish", k=3).hits]
     assert paths == ["memory/c.md"]
+
+
+def test_recency_reorders_more_when_the_request_speaks_of_time() -> None:
+    from botbin.search.pipeline import RELEVANCE_MARGIN, TIME_MARGIN, recency_margin
+
+    assert recency_margin("which charting library did we choose") == RELEVANCE_MARGIN
+    for query in (
+        "what did we decide lately",
+        "the latest deploy notes",
+        "what happened yesterday",
+        "anything new this week",
+        "what is the current on-call rotation",
+    ):
+        assert recency_margin(query) == TIME_MARGIN, query
+    scored = [(0.80, _hit("old", 0.40)), (0.72, _hit("new", 0.90))]
+    assert [h.path for h in relevance_first(scored, recency_margin("which library"))] == ["old", "new"]
+    assert [h.path for h in relevance_first(scored, recency_margin("the latest library"))] == ["new", "old"]

@@ -9,7 +9,8 @@ Stages, in order:
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
    relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
-   orders the rest, but never lifts a hit above one that is more than RELEVANCE_MARGIN more relevant.
+   orders the rest, but never lifts a hit above one that is more than a margin more relevant (a tie-break,
+   or TIME_MARGIN when the request speaks of time: "latest", "yesterday", "this week").
 4. **per-note cap and self-exclusion**: ``best_per_note`` keeps a note's best chunk; ``related`` drops the
    paragraph itself and keeps one hit per note.
 5. **freshness**: hits of notes deleted from disk or excluded by the settings since the last sync are left
@@ -21,6 +22,7 @@ Several folders (the language server's) are merged by score with ``merge``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -45,8 +47,21 @@ T = TypeVar("T")
 #: "the" or "my" is not a match).
 RELEVANCE_MIN_COSINE = 0.2
 RELEVANCE_MIN_BM25 = 0.5
-#: Recency and scope may place a hit above another only when their relevance differs by at most this much.
-RELEVANCE_MARGIN = 0.05
+#: Recency and scope may place a hit above another only when their relevance differs by at most this much: a
+#: tie-break for a request about a topic, a real preference for one about time ("what did we decide lately").
+RELEVANCE_MARGIN = 0.01
+TIME_MARGIN = 0.15
+_TIME_WORDS = re.compile(
+    r"\b(?:today|tonight|yesterday|tomorrow|recent(?:ly)?|latest|newest|lately|currently|current|now|ago|"
+    r"this (?:morning|afternoon|evening|week|month|quarter|year)|last (?:night|week|month|time|quarter|year)|"
+    r"(?:past|previous|next) (?:day|week|month|few)|so far|still)\b",
+    re.IGNORECASE,
+)
+
+
+def recency_margin(query: str) -> float:
+    """How far recency and scope may reorder agent recall for ``query``: TIME_MARGIN when it speaks of time."""
+    return TIME_MARGIN if _TIME_WORDS.search(query) else RELEVANCE_MARGIN
 
 
 @dataclass(frozen=True)
@@ -190,7 +205,7 @@ class Searcher:
                 ("scope", SCOPE_PREFERENCE[scope]),
             )
             scored.append((h.score, replace(h, score=final_score(h.score, scope, age, policy), components=parts)))
-        ranked = relevance_first(scored, RELEVANCE_MARGIN)[:k]
+        ranked = relevance_first(scored, recency_margin(query))[:k]
         if reinforce:
             self.lifecycle.reinforce(ranked)
         return replace(result, hits=ranked)
