@@ -215,17 +215,7 @@ def partition_note(
         kind = _block_kind(block, instruction, bool(cues))
         kinds.append(kind)
         if kind != "lore":
-            directives.append(
-                Directive(
-                    note.path,
-                    kind,
-                    block.text,
-                    block.start_line,
-                    block.end_line,
-                    block.heading_path,
-                    _rule_cues(block.text, block.start_line, cues),
-                )
-            )
+            directives.append(_directive(note, block, kind, cues))
     return Partition(instruction, tuple(kinds), tuple(directives))
 
 
@@ -237,8 +227,11 @@ def block_directive(
     instruction = is_instruction_note(note, instruction_globs)
     cues = block_cues(block, instruction)
     kind = _block_kind(block, instruction, bool(cues))
-    if kind == "lore":
-        return None
+    return None if kind == "lore" else _directive(note, block, kind, cues)
+
+
+def _directive(note: ParsedNote, block: Block, kind: Kind, cues: list[Cue]) -> Directive:
+    """Block ``block`` of ``note`` as a directive of ``kind``, with the lexer's ``cues`` located in the note."""
     return Directive(
         note.path,
         kind,
