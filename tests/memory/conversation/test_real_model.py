@@ -109,6 +109,14 @@ async def test_observe_turn_over_a_real_mcp_session(tmp_path: Path, real_embedde
         ).read_text(encoding="utf-8")
         found = _data(await session.call_tool("search_memory", {"query": "what is my sister's dog called", "k": 1}))
         assert found["hits"][0]["path"] == "memory/soul/ana.md" and "Pretzel" in found["hits"][0]["text"]
+        # the rule said in conversation reaches the guidance tier of a related request (issue 19)
+        context = _data(
+            await session.call_tool(
+                "get_context", {"query": "can I give Pretzel some chocolate", "budget_tokens": 1000}
+            )
+        )
+        guidance = next(t for t in context["tiers"] if t["name"] == "guidance")
+        assert any("Never give Pretzel the dog any chocolate" in i["text"] for i in guidance["items"]), guidance
         bad = await session.call_tool("observe_turn", {"role": "user", "content": "x", "timestamp": "soon"})
         assert bad.is_error and "ISO 8601" in _text(bad)
 
