@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import subprocess
 import sys
@@ -15,6 +16,12 @@ import pytest
 
 from botbin.embedding import SentenceTransformerEmbedder, resolve_model
 from botbin.service import MemoryService
+
+# The test process itself embeds with torch (the real_embedder fixture and the services it makes): it never also
+# loads ONNX Runtime, whose first import into this long-lived, many-threaded process once crashed it
+# (a segmentation fault during the import, seen once in CI-like runs and not reproduced). The ONNX tests give
+# their embedders their own env, and the CLI, MCP and LSP children use ONNX as a user's would.
+os.environ.setdefault("BOTBIN_EMBED_BACKEND", "torch")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
