@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from botbin.index.store import SearchFilters
+from botbin.index.hits import SearchFilters
 from botbin.parsing.frontmatter import parse_frontmatter
 from botbin.service import MemoryService
 

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, encode
-from botbin.index.store import Hit, MemoryIndex, SearchFilters, load_index
+from botbin.index.hits import Hit, SearchFilters
+from botbin.index.store import MemoryIndex, load_index
 
 DIM = 4
 

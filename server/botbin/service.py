@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from botbin.config import Settings
 from botbin.index.blas import single_threaded_blas
-from botbin.index.store import SearchFilters
+from botbin.index.hits import SearchFilters
 from botbin.memory.lifecycle import Lifecycle
 from botbin.notes_io import extract_source, read_document
 from botbin.search.params import ISO_DAY_PATTERN, MAX_K, check_alpha, check_filters, check_k

@@ -11,7 +11,7 @@ from lsprotocol import types
 from markdown_it import MarkdownIt
 
 from botbin.directives.partition import Directive, Kind, RuleCue
-from botbin.index.store import Hit
+from botbin.index.hits import Hit
 from botbin.lsp.render import directive_line, hit_payload, hover_markdown, range_dict, symbol
 
 URI = "file:///ws/memory/2026-01-02.md"

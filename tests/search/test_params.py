@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from botbin.index.store import SearchFilters
+from botbin.index.hits import SearchFilters
 from botbin.search.params import MAX_K, check_alpha, check_filters, check_k
 
 

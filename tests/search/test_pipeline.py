@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from botbin.index.store import Hit
+from botbin.index.hits import Hit
 from botbin.search.pipeline import SearchResult, merge, relevance_first
 from botbin.service import MemoryService
 

@@ -52,7 +52,7 @@ def indexing(ws: Workspace) -> bool:
 
 def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candidates:
     """Candidates of each tier for ``query`` from the indexed notes (and the latest daily note on disk)."""
-    from botbin.index.store import SearchFilters
+    from botbin.index.hits import SearchFilters
 
     ws = searcher.ws
     index, _ = ws.index.get()

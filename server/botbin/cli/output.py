@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from botbin.agent.rules import DirectiveReport
     from botbin.aifbin import AifBinDocument
     from botbin.directives.conflicts import Conflict
-    from botbin.index.store import Hit
+    from botbin.index.hits import Hit
     from botbin.service import MemoryService, SearchFilters
     from botbin.sync.engine import SyncReport
     from botbin.workspace.status import Status

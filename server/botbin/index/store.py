@@ -1,4 +1,5 @@
-"""The in-memory index: per-note entries, assembled on demand into one float32 matrix and one BM25."""
+"""The in-memory index: per-note entries, assembled on demand into one float32 matrix and one BM25 (what a
+search takes and gives is in index/hits.py)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from botbin.aifbin import AifBinDocument, ChunkRecord, decode
 from botbin.config import path_glob
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
+from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex, LexicalView
 from botbin.index.ranking import (
     MAX_HITS_PER_NOTE,
@@ -36,80 +38,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class SearchFilters:
-    """Restrict a search; every set field must match."""
-
-    path_glob: str | None = None
-    """Glob on the note's relative path (``**`` spans folders), e.g. ``memory/2026-11-*``."""
-    tag: str | None = None
-    """A note tag (case-insensitive; ``project`` also matches ``project/sub``)."""
-    kind: str | None = None
-    """Chunk kind: 'hard', 'soft' or 'lore'."""
-    date_from: str | None = None
-    """Earliest note date, ISO 8601 (inclusive)."""
-    date_to: str | None = None
-    """Latest note date, ISO 8601 (inclusive)."""
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One search result."""
-
-    path: str
-    """Relative POSIX path of the note."""
-    start_line: int
-    """0-based first line of the chunk."""
-    end_line: int
-    """0-based line after the chunk (exclusive)."""
-    heading_path: tuple[str, ...]
-    kind: str
-    title: str
-    snippet: str
-    """The chunk's sentence that best matches the query, as plain one-line text (index/snippet.py)."""
-    text: str
-    """The chunk's full text."""
-    score: float
-    """Hybrid score, alpha * cosine + (1 - alpha) * bm25, averaged with the note's and the neighbours' cosine
-    (ranking.add_context)."""
-    cosine: float
-    """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
-    bm25: float
-    """BM25 score normalized to [0, 1] by the query's best chunk."""
-    date: str | None = None
-    """The note's date (frontmatter or file name), ISO 8601, if it has one."""
-    instruction: bool = False
-    """True when the note is an instruction note (MEMORY.md, AGENTS.md, ...)."""
-    text_md5: str = ""
-    """MD5 hex of the chunk's embedded text: with ``path``, the chunk's memo key (memory/)."""
-    snippet_start_line: int = 0
-    """0-based note line where the snippet's sentence starts (within the chunk's lines)."""
-    snippet_end_line: int = 0
-    """0-based note line after the snippet's sentence (exclusive)."""
-    components: tuple[tuple[str, float], ...] = ()
-    """How later ranking stages made ``score`` (search/pipeline.py): ``hybrid`` (the index's score), ``decay``
-    (the memo's retention factor), ``recency`` and ``scope`` (agent recall), in the order applied."""
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "path": self.path,
-            "startLine": self.start_line,
-            "endLine": self.end_line,
-            "headingPath": list(self.heading_path),
-            "kind": self.kind,
-            "title": self.title,
-            "snippet": self.snippet,
-            "snippetStartLine": self.snippet_start_line,
-            "snippetEndLine": self.snippet_end_line,
-            "score": round(self.score, 6),
-            "cosine": round(self.cosine, 6),
-            "bm25": round(self.bm25, 6),
-        }
-        if self.components:
-            out["components"] = {name: round(value, 6) for name, value in self.components}
-        return out
-
-
 @dataclass
 class _Note:
     path: str
@@ -130,28 +58,6 @@ class _Note:
     """True for an instruction note (MEMORY.md, AGENTS.md, CLAUDE.md, frontmatter ``botbin: instructions``)."""
     created_at: str | None = None
     """When the note was first synced (AIF-BIN ``created_at``), ISO 8601."""
-
-
-@dataclass(frozen=True)
-class ChunkRef:
-    """One indexed chunk as the memo lifecycle sees it (memory/): its key, place and note facts."""
-
-    path: str
-    text_md5: str
-    start_line: int
-    """0-based first line."""
-    end_line: int
-    """0-based line after the chunk (exclusive)."""
-    kind: str
-    text: str
-    tags: tuple[str, ...]
-    date: str | None
-    """The note's date (frontmatter or file name), ISO 8601."""
-    created_at: str | None
-    """When the note was first synced, ISO 8601."""
-    instruction: bool
-    row: int
-    """Row of the chunk's embedding in ``MemoryIndex.matrix()``."""
 
 
 @dataclass

@@ -11,7 +11,7 @@ from botbin.lsp.positions import lines_range
 
 if TYPE_CHECKING:
     from botbin.directives.partition import Directive
-    from botbin.index.store import Hit
+    from botbin.index.hits import Hit
 
 _SNIPPET_CHARS = 220
 

@@ -17,7 +17,8 @@ from botbin.memory.memos import MEMO_FILE, Memo, MemoSeed, MemoStore, memo_id
 from botbin.memory.retention import DecayPolicy, age_days, decay_score, ranked
 
 if TYPE_CHECKING:
-    from botbin.index.store import ChunkRef, Hit, MemoryIndex
+    from botbin.index.hits import ChunkRef, Hit
+    from botbin.index.store import MemoryIndex
     from botbin.memory.consolidate import Candidate
     from botbin.memory.roots import ConsolidateReport
     from botbin.workspace import Workspace

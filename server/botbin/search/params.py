@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from botbin.index.store import SearchFilters
+from botbin.index.hits import SearchFilters
 
 #: Most hits one search returns.
 MAX_K = 1000

@@ -37,7 +37,7 @@ from botbin.sync.freshness import freshness
 from botbin.sync.scan import check_root
 
 if TYPE_CHECKING:
-    from botbin.index.store import Hit, SearchFilters
+    from botbin.index.hits import Hit, SearchFilters
     from botbin.memory.lifecycle import Lifecycle
     from botbin.workspace import Workspace
 

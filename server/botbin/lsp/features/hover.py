@@ -15,7 +15,7 @@ from botbin.lsp.render import hover_markdown
 from botbin.service import merge, paragraph_at
 
 if TYPE_CHECKING:
-    from botbin.index.store import Hit
+    from botbin.index.hits import Hit
     from botbin.lsp.folders import Folder
     from botbin.lsp.server import BotbinLanguageServer
     from botbin.search.pipeline import SearchResult

@@ -22,7 +22,7 @@ from botbin.lsp.render import hit_payload, symbol
 from botbin.service import SearchFilters, check_filters, check_k, merge, paragraph_at
 
 if TYPE_CHECKING:
-    from botbin.index.store import Hit
+    from botbin.index.hits import Hit
     from botbin.lsp.server import BotbinLanguageServer
 
 _FILTER_KEYS = {"pathGlob": "path_glob", "tag": "tag", "kind": "kind", "dateFrom": "date_from", "dateTo": "date_to"}
