@@ -9,7 +9,11 @@ ruff check server tests bench
 ruff format --check server tests bench
 mypy
 (cd tests && mypy --config-file mypy.ini)  # the tests, leniently: every call into botbin is checked
-python -m pytest -q "$@"
+# The ONNX Runtime tests get a process of their own: the main test process embeds with torch only (tests/conftest.py).
+python -m pytest -q --ignore=tests/test_embedding_onnx.py "$@"
+if [ $# -eq 0 ]; then
+  python -m pytest -q tests/test_embedding_onnx.py
+fi
 # TypeScript front ends live in extensions/* (npm workspaces); run their tests once any exists.
 if compgen -G "extensions/*/package.json" >/dev/null; then
   npm test --workspaces --if-present

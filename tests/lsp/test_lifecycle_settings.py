@@ -112,7 +112,7 @@ class Recorder:
 def _no_botbin_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """Folders reads BOTBIN_* variables; the caller's environment must not change these tests."""
     for name in list(os.environ):
-        if name.startswith("BOTBIN_"):
+        if name.startswith("BOTBIN_") and name != "BOTBIN_EMBED_BACKEND":  # tests/conftest.py says why it stays
             monkeypatch.delenv(name)
 
 
