@@ -33,7 +33,7 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_context_json_shape(ws: Path) -> None:
     out = json.loads(ok("context", "how long to cook pasta", "--budget", "300", "--json", cwd=ws))
-    assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers"}
+    assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers", "indexing", "partialTiers"}
     assert out["budgetTokens"] == 300 and 0 < out["usedTokens"] <= 300
     assert [(t["name"], t["tier"]) for t in out["tiers"]] == [
         ("hard", "1"),

@@ -104,8 +104,8 @@ def test_resync_edit_and_delete(synced: tuple[MemoryService, SyncReport]) -> Non
     edit = service.sync()
     assert edit.modified == ("Plugins/Graph view.md",)
     assert 1 <= edit.chunks_embedded <= 2 and edit.chunks_reused >= 1
-    hits = service.search("Zanzibar lighthouse keepers", k=1).hits
-    assert hits[0].path == "Plugins/Graph view.md"
+    hits = service.search("Zanzibar lighthouse keepers", k=3).hits  # issue 18's note-level fusion: not always first
+    assert "Plugins/Graph view.md" in [h.path for h in hits]
 
     gone = service.root / "Licenses and payment" / "Refund policy.md"
     gone.unlink()
