@@ -11,7 +11,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from botbin.aifbin import decode
-from lsp.conftest import request, serve, wait_until
+from lsp.conftest import progress_ended, request, serve, wait_until
 
 pytestmark = pytest.mark.model
 
@@ -32,17 +32,7 @@ async def test_configuration_change_reindexes_with_new_globs(workspace: Path) ->
             types.DidChangeConfigurationParams(settings={"botbin": {"exclude": ["memory/2026-11-0*.md"]}})
         )
         await wait_until(
-            lambda: (
-                len(
-                    [
-                        r
-                        for rs in client.progress_reports.values()
-                        for r in rs
-                        if isinstance(r, types.WorkDoneProgressEnd)
-                    ]
-                )
-                >= 2
-            ),
+            lambda: progress_ended(client, 2),
             what="a second sync",
         )
         status = await request(client, "botbin/status", {})
@@ -117,17 +107,7 @@ async def test_several_workspace_folders_are_searched_together(workspace: Path, 
     )
     async with serve([workspace, other]) as client:
         await wait_until(
-            lambda: (
-                len(
-                    [
-                        r
-                        for rs in client.progress_reports.values()
-                        for r in rs
-                        if isinstance(r, types.WorkDoneProgressEnd)
-                    ]
-                )
-                >= 2
-            ),
+            lambda: progress_ended(client, 2),
             what="both folders",
         )
         result = await request(client, "botbin/search", {"query": "watering tomatoes", "k": 3})
@@ -139,7 +119,7 @@ async def test_several_workspace_folders_are_searched_together(workspace: Path, 
 async def test_requests_answer_while_indexing(tmp_path: Path) -> None:
     import shutil
 
-    from lsp.conftest import EXAMPLES, progress_ended
+    from lsp.conftest import EXAMPLES
 
     root = tmp_path / "cold"
     shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
