@@ -10,7 +10,7 @@ synced with botbin's real sync (``MemoryService(ws, QUALITY_SETTINGS)``, the bun
 reuse that copy while the source notes are unchanged (``--fresh`` starts over). Three rankings, one best chunk per
 note, top 10: botbin's default (hybrid, the configured alpha), BM25 only (alpha 0) and vector only (alpha 1); for
 each, hit@1, hit@5, hit@10 and MRR@10 overall and per kind, plus the five worst misses of the default ranking. Each
-query is embedded once, by ``MemoryService.embed_query`` (what a search does), and its vector is saved beside the
+query is embedded once, by ``service.ws.models.embed_query`` (what a search does), and its vector is saved beside the
 workspace; ``--quick`` reuses those vectors (no model load when the query file has not changed: a few seconds) and
 leaves out the per-query table. A full run always embeds the queries again. Prints one JSON object on stdout;
 progress goes to stderr."""

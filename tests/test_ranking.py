@@ -149,3 +149,37 @@ def test_add_bm25_in_place_equals_the_dense_formula(alpha: float) -> None:
     dense = hybrid(cosine, normalize_bm25(raw), alpha)
     assert np.allclose(add_bm25(alpha * cosine, raw, alpha), dense, atol=1e-6)
     assert np.allclose(add_bm25(alpha * cosine, np.zeros(500, np.float32), alpha), alpha * cosine, atol=1e-7)
+
+
+def _context(scores: list[float], cosine: list[float], note_cos: list[float], max_loss: float) -> list[float]:
+    """add_context over one-chunk notes (no neighbours), note vectors chosen so that cos(query, note) = note_cos."""
+    from botbin.index.ranking import add_context, neighbours
+
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    notes = np.array([[c, np.sqrt(1 - c * c)] for c in note_cos], dtype=np.float32)
+    of_row = np.arange(len(scores), dtype=np.int64)
+    out = add_context(
+        np.array(scores, dtype=np.float32),
+        np.array(cosine, dtype=np.float32),
+        notes,
+        of_row,
+        neighbours(of_row),
+        q,
+        0.7,
+        0.4,
+        max_loss,
+    )
+    return [float(x) for x in out]
+
+
+def test_context_lifts_a_chunk_of_a_note_about_the_query_freely() -> None:
+    lifted = _context([0.3], [0.3], [0.9], max_loss=0.12)[0]
+    assert lifted == pytest.approx((0.3 + 0.7 * 0.9 + 0.4 * 0.3) / 2.1, abs=1e-6) and lifted > 0.3
+
+
+def test_context_lowers_a_strong_chunk_of_an_unrelated_note_by_at_most_max_loss() -> None:
+    # a fact planted in a note about something else: its own match 0.6, its note 0.0
+    bounded = _context([0.6], [0.6], [0.0], max_loss=0.12)[0]
+    assert bounded == pytest.approx(0.6 - 0.12, abs=1e-6)
+    free = _context([0.6], [0.6], [0.0], max_loss=1.0)[0]
+    assert free == pytest.approx((0.6 + 0.4 * 0.6) / 2.1, abs=1e-6) and free < bounded

@@ -9,6 +9,7 @@ import pytest
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, encode
 from botbin.index.hits import Hit, SearchFilters
+from botbin.index.ranking import CONTEXT_MAX_LOSS
 from botbin.index.store import MemoryIndex, load_index
 
 DIM = 4
@@ -365,7 +366,9 @@ def test_neighbour_term_lifts_a_chunk_among_related_ones() -> None:
         (0.7 * 2**-0.5 + 0.4 * (float(unit(1.0, 0.3, 0.0, 0.0) @ E0) + 1) / 2) / 1.4, abs=1e-6
     )
     [alone] = [h for h in idx.search("", E2, k=6, note_weight=0.0, max_hits_per_note=0) if h.text == "off"]
-    assert alone.score == pytest.approx((0.7 + 0.4 * 0.0) / 1.4, abs=1e-6)  # its one neighbour is orthogonal
+    # its one neighbour is orthogonal: the context lowers it, by at most CONTEXT_MAX_LOSS (its own match is 0.7)
+    assert alone.score == pytest.approx(0.7 - CONTEXT_MAX_LOSS, abs=1e-6)
+    assert (0.7 + 0.4 * 0.0) / 1.4 < alone.score < 0.7
 
 
 def test_hits_per_note_are_capped_by_default() -> None:
