@@ -81,7 +81,7 @@ class BotbinLanguageServer(LanguageServer):
     def folder_failed(self, folder: Folder, exc: BotbinError) -> None:
         """A read request (search, hover) failed for one folder: keep the reason for status, and say so at
         once when it is a locked store (else the user only sees "no hits")."""
-        folder.last_error = str(exc)
+        folder.failed(exc)
         if isinstance(exc, PassphraseError):
             self.show_once(f"botbin: {exc}")
 
