@@ -45,8 +45,8 @@ def ts_type(schema: dict[str, Any], literals: dict[tuple[str, ...], str]) -> str
         inner = ts_type(schema.get("items", {}), literals)
         return f"({inner})[]" if "|" in inner else f"{inner}[]"
     if kind == "object":
-        values = schema.get("additionalProperties")
-        return f"Record<string, {ts_type(values, literals)}>" if isinstance(values, dict) else "Record<string, unknown>"
+        extra = schema.get("additionalProperties")
+        return f"Record<string, {ts_type(extra, literals)}>" if isinstance(extra, dict) else "Record<string, unknown>"
     scalars = {"string": "string", "integer": "number", "number": "number", "boolean": "boolean", "null": "null"}
     if isinstance(kind, str) and kind in scalars:
         return scalars[kind]
