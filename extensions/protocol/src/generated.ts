@@ -121,6 +121,26 @@ export interface ErrorData {
   message: string;
 }
 
+/**
+ * `botbin/error` (a notification): a workspace folder's sync or read failed. Sent before the
+ * `window/showMessage` that says the same to people, so a client can act on `kind` (offer the passphrase)
+ * and leave out that message, which it knows by `shownAs`.
+ */
+export interface ErrorReport {
+  /**
+   * What went wrong: `locked` (an encrypted store without its passphrase), `wrong_passphrase`,
+   * `model_unavailable`, `workspace_missing`, `busy` (another process syncs), `bad_request` (the params),
+   * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `internal` (a bug), `error`.
+   */
+  kind: ErrorKind;
+  /** The reason in words, for people (may change between versions: never match on it). */
+  message: string;
+  /** The workspace folder's URI. */
+  uri: string;
+  /** The exact text of the `window/showMessage` that follows (the server shows each text once). */
+  shownAs: string;
+}
+
 /** A note a sync could not index (the rest went on). */
 export interface FailedNote {
   /** The note's path. */

@@ -49,3 +49,14 @@ def kind_of(exc: BaseException) -> ErrorKind:
 def error_data(exc: BaseException) -> ErrorData:
     """``{kind, message}`` of ``exc``."""
     return ErrorData(kind=kind_of(exc), message=str(exc))
+
+
+class ErrorReport(ErrorData):
+    """``botbin/error`` (a notification): a workspace folder's sync or read failed. Sent before the
+    ``window/showMessage`` that says the same to people, so a client can act on ``kind`` (offer the passphrase)
+    and leave out that message, which it knows by ``shownAs``."""
+
+    uri: str
+    """The workspace folder's URI."""
+    shown_as: str
+    """The exact text of the ``window/showMessage`` that follows (the server shows each text once)."""

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic.json_schema import models_json_schema
 
 from botbin.wire import agent, search, status
-from botbin.wire.errors import ErrorData, ErrorKind
+from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
 Mode = Literal["validation", "serialization"]
@@ -37,6 +37,7 @@ RESULTS: tuple[type[WireModel], ...] = (
     agent.RememberToolResult,
     agent.ObserveTurnResult,
     ErrorData,
+    ErrorReport,
 )
 #: Named unions of string literals, and unions of models (TypeScript type aliases).
 LITERALS: dict[str, Any] = {"ChunkKind": ChunkKind, "EncryptionState": EncryptionState, "ErrorKind": ErrorKind}
