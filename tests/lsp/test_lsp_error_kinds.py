@@ -14,25 +14,27 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from lsp.conftest import SERVER, progress_ended, request, serve, start, wait_until
 
 
-async def _error(client: LanguageClient, method: str, params: dict[str, Any]) -> JsonRpcException:
+async def _error(client: LanguageClient, method: str, params: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
+    """The code, message and data of the error ``method`` answers."""
     with pytest.raises(JsonRpcException) as caught:
         await request(client, method, params)
-    return caught.value
+    assert isinstance(caught.value.data, dict), caught.value
+    return caught.value.code, caught.value.message, caught.value.data
 
 
 async def test_bad_params_and_a_small_budget_are_bad_requests(workspace: Path) -> None:
-    (workspace / "AGENTS.md").write_text("# Rules\n\n- Never answer in prose.\n", encoding="utf-8")
+    # examples/workspace/AGENTS.md holds hard rules: a 1-token budget cannot hold them
     async with serve([workspace]) as client:
-        bad = await _error(client, "botbin/search", {"query": "x", "k": 0})
-        assert bad.code == -32602 and bad.data["kind"] == "bad_request" and bad.data["message"] == bad.message
-        small = await _error(client, "botbin/context", {"query": "x", "budgetTokens": 1})
-        assert small.code == -32602 and small.data["kind"] == "bad_request"
+        code, message, data = await _error(client, "botbin/search", {"query": "x", "k": 0})
+        assert code == -32602 and data == {"kind": "bad_request", "message": message}
+        code, _, data = await _error(client, "botbin/context", {"query": "x", "budgetTokens": 1})
+        assert code == -32602 and data["kind"] == "bad_request"
 
 
 async def test_no_workspace_folder_is_workspace_missing() -> None:
     async with serve([], wait=False) as client:
-        missing = await _error(client, "botbin/remember", {"text": "kept"})
-        assert missing.code == -32803 and missing.data["kind"] == "workspace_missing"
+        code, _, data = await _error(client, "botbin/remember", {"text": "kept"})
+        assert code == -32803 and data["kind"] == "workspace_missing"
 
 
 async def test_an_encrypted_store_without_its_passphrase_is_locked(tmp_path: Path) -> None:
