@@ -26,4 +26,8 @@ python -m pip install -q -e ".[dev]"
 if [ "$NPM" = 1 ] && [ -f package.json ] && command -v npm >/dev/null 2>&1; then
   npm install --no-audit --no-fund --silent
 fi
+# Neovim for the editor test (tests/editors/test_neovim.py): Debian's, when apt-get can install it (as root).
+if [ "$NPM" = 1 ] && ! command -v nvim >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  { apt-get install -y -q neovim || { apt-get update -q && apt-get install -y -q neovim; }; } >/dev/null 2>&1 || echo "botbin: could not install neovim; the Neovim test is skipped" >&2
+fi
 echo "botbin: set up in $(pwd)/.venv" >&2

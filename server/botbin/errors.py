@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 
 class BotbinError(Exception):
@@ -13,6 +14,10 @@ class BotbinError(Exception):
         reason: a short human-readable reason.
     """
 
+    kind: ClassVar[str] = "error"
+    """What went wrong, for a program to act on (the ``data.kind`` of an LSP error, an MCP tool error's ``kind``):
+    one word per subclass, stable across versions; the message is for people and may change."""
+
     def __init__(self, reason: str, path: str | Path | None = None) -> None:
         self.path = str(path) if path is not None else None
         self.reason = reason
@@ -22,31 +27,53 @@ class BotbinError(Exception):
 class ParseError(BotbinError):
     """A note could not be read or parsed (binary file, too large, unreadable)."""
 
+    kind = "parse_error"
+
 
 class AifBinFormatError(BotbinError):
     """An AIF-BIN file is malformed: bad magic, unknown version or flags, bad lengths or records."""
+
+    kind = "bad_file"
 
 
 class ConfigError(BotbinError):
     """A setting in botbin.toml, a BOTBIN_* variable or a flag is invalid."""
 
+    kind = "bad_config"
+
 
 class ModelError(BotbinError):
     """The embedding model could not be loaded or run."""
+
+    kind = "model_unavailable"
 
 
 class LockedError(BotbinError):
     """Another process holds the workspace's sync lock."""
 
+    kind = "busy"
+
 
 class WorkspaceError(BotbinError):
     """The workspace folder is missing or unreadable; nothing was changed."""
+
+    kind = "workspace_missing"
 
 
 class DecryptionError(AifBinFormatError):
     """An encrypted AIF-BIN file cannot be opened: no key, a wrong passphrase, or a changed byte (AES-GCM
     authentication failed). A subclass of AifBinFormatError, so a damaged file is rebuilt from its note."""
 
+    kind = "decryption_failed"
+
 
 class PassphraseError(BotbinError):
     """The store is encrypted and no passphrase was given, or the given one is wrong; nothing was changed."""
+
+    kind = "locked"
+
+
+class WrongPassphraseError(PassphraseError):
+    """The store is encrypted and the passphrase given does not open it; nothing was read or changed."""
+
+    kind = "wrong_passphrase"

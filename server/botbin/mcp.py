@@ -2,21 +2,24 @@
 
 Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``, ``observe_turn`` (conversation
 turns buffered and distilled into the user's soul file, memory/conversation/observer.py; the buffer is distilled on
-SIGINT/SIGTERM and when the client disconnects, before the server exits). A tool's failure is returned as
-an MCP tool error with its reason (ToolError), never as a crash. The workspace is synced in the background
-at start, so the first call answers at once with what was already indexed.
+SIGINT/SIGTERM and when the client disconnects, before the server exits). Results are typed in botbin.wire
+(each tool's output schema). A tool's failure is returned as an MCP tool error whose structured content is
+``{kind, message}`` (botbin.wire.errors), never as a crash. The workspace is synced in the background at start,
+so the first call answers at once with what was already indexed.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from botbin import __version__
@@ -30,6 +33,12 @@ from botbin.service import (
     check_k,
     single_threaded_blas,
 )
+from botbin.wire import agent as wire_agent
+from botbin.wire import convert
+from botbin.wire import search as wire
+from botbin.wire import status as wire_status
+from botbin.wire.errors import error_data
+from botbin.wire.model import WireModel, dump
 
 if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
@@ -88,14 +97,32 @@ Session = Annotated[
 Timestamp = Annotated[str | None, Field(description="When it was said, ISO 8601 (default: now).")]
 
 
+class _BadArguments(BotbinError):
+    """A tool's arguments are wrong in a way their schema cannot say (an empty query, a bad date)."""
+
+    kind = "bad_request"
+
+
 def _filters(
     path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None, date_to: str | None
 ) -> SearchFilters:
     filters = SearchFilters(path_glob or None, tag or None, kind or None, date_from or None, date_to or None)
     problem = check_filters(filters)
     if problem:
-        raise ToolError(problem)
+        raise _BadArguments(problem)
     return filters
+
+
+def _answer(work: Callable[[], WireModel]) -> CallToolResult:
+    """The tool result of ``work()``: its payload as structured content and as JSON text; a BotbinError
+    becomes a tool error whose structured content is ``{kind, message}`` (botbin.wire.errors)."""
+    try:
+        payload = dump(work())
+        is_error = False
+    except BotbinError as exc:
+        payload, is_error = dump(error_data(exc)), True
+    text = payload["message"] if is_error else json.dumps(payload, ensure_ascii=False, indent=2)
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload, is_error=is_error)
 
 
 def create_server(service: MemoryService, observer: TurnObserver | None = None) -> MCPServer:
@@ -113,82 +140,57 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
         kind: Kind = None,
         date_from: DateFrom = None,
         date_to: DateTo = None,
-    ) -> dict[str, Any]:
+    ) -> Annotated[CallToolResult, wire.SearchMemoryResult]:
         """Search the user's notes by meaning (hybrid semantic + keyword; among relevant passages, recent and
         durable notes come first). Returns the best passages with their note path, 0-based line range, heading
         path, kind ('hard' rule, 'soft' rule or 'lore') and score in [0, 1]."""
-        if not query.strip():
-            raise ToolError("query is empty")
-        problem = check_k(k)
-        if problem:
-            raise ToolError(problem)
-        try:
+
+        def work() -> wire.SearchMemoryResult:
+            problem = "query is empty" if not query.strip() else check_k(k)
+            if problem:
+                raise _BadArguments(problem)
             result = service.recall(query, k, _filters(path_glob, tag, kind, date_from, date_to))
-        except BotbinError as exc:
-            raise ToolError(str(exc)) from exc
-        hits = [{**h.to_dict(), "text": h.text} for h in result.hits]
-        return {
-            "hits": hits,
-            "degraded": result.degraded,
-            "stale": result.stale,
-            "warnings": list(result.warnings),
-            "indexedAt": result.indexed_at,
-        }
+            return wire.SearchMemoryResult(
+                hits=[convert.memory_hit(h) for h in result.hits],
+                degraded=result.degraded,
+                stale=result.stale,
+                warnings=list(result.warnings),
+                indexed_at=result.indexed_at,
+            )
+
+        return _answer(work)
 
     @server.tool()
-    def remember(text: RememberText, tags: Tags = None) -> dict[str, Any]:
+    def remember(text: RememberText, tags: Tags = None) -> Annotated[CallToolResult, wire_agent.RememberToolResult]:
         """Save something to the user's memory: appends a timestamped entry to today's daily note
         (memory/YYYY-MM-DD.md) and indexes it at once, so search_memory finds it immediately."""
-        try:
+
+        def work() -> wire_agent.RememberToolResult:
             written, report = service.remember(text, tags or [])
-        except BotbinError as exc:
-            raise ToolError(str(exc)) from exc
-        return {
-            "path": written.path,
-            "startLine": written.start_line,
-            "endLine": written.end_line,
-            "text": written.text,
-            "indexed": not report.failed,
-        }
+            return convert.remembered_tool(written, indexed=not report.failed)
+
+        return _answer(work)
 
     @server.tool()
-    def get_context(query: Task, budget_tokens: Budget = 2000) -> dict[str, Any]:
+    def get_context(query: Task, budget_tokens: Budget = 2000) -> Annotated[CallToolResult, wire_agent.ContextResult]:
         """The user's memory for a task, as one markdown block that fits budget_tokens: all of the user's
         hard rules (always), relevant guidance, their preferences, the latest notes verbatim, then the most
         related memories. Put `text` in your context and follow its rules."""
-        try:
-            return service.context(query, budget_tokens).to_dict()
-        except BotbinError as exc:
-            raise ToolError(str(exc)) from exc
+        return _answer(lambda: convert.context(service.context(query, budget_tokens)))
 
     @server.tool()
-    def memory_status() -> dict[str, Any]:
+    def memory_status() -> Annotated[CallToolResult, wire_status.WorkspaceStatus]:
         """How much is indexed: notes, chunks, last sync, the model, notes changed since, and rule conflicts."""
-        try:
-            return service.status().to_dict()
-        except BotbinError as exc:
-            raise ToolError(str(exc)) from exc
+        return _answer(lambda: convert.workspace_status(service.status()))
 
     @server.tool()
     def observe_turn(
         role: Role, content: Content, user: User = None, session: Session = None, timestamp: Timestamp = None
-    ) -> dict[str, Any]:
+    ) -> Annotated[CallToolResult, wire_agent.ObserveTurnResult]:
         """Record one conversation turn. Turns are buffered and distilled (every 5 turns, or when the topic
         changes) into bullet facts appended to the user's soul file, memory/soul/<user>.md, which is then
         indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim."""
-        try:
-            result = turns.observe_message(role, content, user, session, timestamp)
-        except BotbinError as exc:
-            raise ToolError(str(exc)) from exc
-        return {
-            "turn": result.turn_number,
-            "buffered": result.buffered,
-            "admitted": result.admitted,
-            "protected": result.protected,
-            "score": round(result.gate.score, 4),
-            "soulFile": result.soul_file,
-            "distilled": [d.to_dict() for d in result.distilled],
-        }
+        return _answer(lambda: convert.observed(turns.observe_message(role, content, user, session, timestamp)))
 
     return server
 

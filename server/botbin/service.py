@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from botbin.agent.context import TIER_NUMBERS
 from botbin.config import Settings
 from botbin.index.blas import single_threaded_blas
 from botbin.index.hits import SearchFilters
@@ -33,7 +34,8 @@ if TYPE_CHECKING:
     from botbin.sync.engine import ProgressFn, SyncReport
 
 # fmt: off
-__all__ = ["ISO_DAY_PATTERN", "MAX_K", "MemoryService", "SearchFilters", "SearchResult", "check_alpha", "check_filters",
+__all__ = ["ISO_DAY_PATTERN", "MAX_K", "TIER_NUMBERS", "MemoryService", "SearchFilters", "SearchResult", "check_alpha",
+           "check_filters",
            "check_k", "extract_source", "merge", "paragraph_at", "read_document", "single_threaded_blas"]
 # fmt: on
 

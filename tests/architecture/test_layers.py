@@ -27,16 +27,18 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("search", ("botbin.search",)),
     ("agent", ("botbin.agent",)),
     ("service", ("botbin.service",)),
-    ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.__main__")),
+    ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.wire", "botbin.__main__")),
 )
 #: What an adapter may import at run time besides its own package: the composition root, the errors, the
-#: version, another adapter (``botbin mcp`` starts the MCP server), and the turn reader of ``botbin ingest``.
+#: version, another adapter (``botbin mcp`` starts the MCP server), the wire contract both the LSP and MCP adapters
+#: answer with, and the turn reader of ``botbin ingest``.
 ADAPTER_MAY_IMPORT = (
     "botbin.service",
     "botbin.errors",
     "botbin.cli",
     "botbin.lsp",
     "botbin.mcp",
+    "botbin.wire",
     "botbin.memory.conversation.turns",
 )
 

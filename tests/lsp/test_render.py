@@ -12,7 +12,9 @@ from markdown_it import MarkdownIt
 
 from botbin.directives.partition import Directive, Kind, RuleCue
 from botbin.index.hits import Hit
-from botbin.lsp.render import directive_line, hit_payload, hover_markdown, range_dict, symbol
+from botbin.lsp.render import directive_line, hover_markdown, symbol
+from botbin.wire.convert import lines_range, lsp_hit
+from botbin.wire.model import dump
 
 URI = "file:///ws/memory/2026-01-02.md"
 
@@ -60,13 +62,13 @@ def render(markdown: str) -> str:
 # -- hit payloads ----------------------------------------------------------------------------------
 
 
-def test_range_dict() -> None:
-    assert range_dict(2, 5) == {"start": {"line": 2, "character": 0}, "end": {"line": 5, "character": 0}}
-    assert range_dict(5, 2)["end"] == {"line": 5, "character": 0}
+def test_lines_range() -> None:
+    assert dump(lines_range(2, 5)) == {"start": {"line": 2, "character": 0}, "end": {"line": 5, "character": 0}}
+    assert dump(lines_range(5, 2))["end"] == {"line": 5, "character": 0}
 
 
 def test_hit_payload_is_camel_case_with_uri_and_whole_line_range() -> None:
-    payload = hit_payload(make_hit(), URI)
+    payload = dump(lsp_hit(make_hit(), URI))
     assert payload == {
         "path": "memory/2026-01-02.md",
         "startLine": 4,
@@ -81,6 +83,7 @@ def test_hit_payload_is_camel_case_with_uri_and_whole_line_range() -> None:
         "uri": URI,
         "snippetStartLine": 0,
         "snippetEndLine": 0,  # issue 18: the snippet sentence's lines (make_hit's defaults)
+        "components": {},  # issue 22: the typed hit always carries its ranking stages (none here)
         "range": {"start": {"line": 4, "character": 0}, "end": {"line": 9, "character": 0}},
     }
     assert all("_" not in key for key in payload)

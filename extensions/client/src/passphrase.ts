@@ -1,27 +1,39 @@
 /**
  * An encrypted store (`encryption = true` in botbin.toml, or `botbin encrypt`) opens only with its
- * passphrase. The server says so in a sync error (a `window/showMessage`, and `lastError` in status); these
- * helpers recognise that error and offer the user, once per try, to enter the passphrase.
+ * passphrase. The server says so with an error kind (docs/protocol.md, "Error kinds"): `locked` (no passphrase)
+ * or `wrong_passphrase`, in a `botbin/error` notification and in each folder's `lastErrorKind` of
+ * `botbin/status`. These helpers switch on that kind (never on the message's words) and offer the user, once
+ * per try, to enter the passphrase.
  */
-import type { ServerOptions, ServerSettings, StatusResult } from "@botbin/protocol";
+import type { ErrorKind, ErrorReport, ServerOptions, ServerSettings, StatusResult } from "@botbin/protocol";
 
-/** Words of the server's errors that a passphrase fixes (server/botbin/sync/encryption.py). */
-const NEEDS_PASSPHRASE = /this store is encrypted|encrypted store|encryption is on for this store/i;
-const WRONG_PASSPHRASE = /wrong passphrase/i;
-
-/** True when `message` says the store is encrypted and no passphrase, or a wrong one, was given. */
-export function needsPassphrase(message: string | null | undefined): boolean {
-  return !!message && NEEDS_PASSPHRASE.test(message);
+/** An error a passphrase fixes: its kind, and the server's reason in words (to show, never to parse). */
+export interface LockedError {
+  kind: "locked" | "wrong_passphrase";
+  message: string;
 }
 
-/** True when `message` says the passphrase given is wrong (rather than missing). */
-export function wrongPassphrase(message: string | null | undefined): boolean {
-  return needsPassphrase(message) && WRONG_PASSPHRASE.test(message ?? "");
+/** True when `kind` says the store is encrypted and no passphrase, or a wrong one, was given. */
+export function needsPassphrase(kind: ErrorKind | null | undefined): kind is LockedError["kind"] {
+  return kind === "locked" || kind === "wrong_passphrase";
+}
+
+/** True when `kind` says the passphrase given is wrong (rather than missing). */
+export function wrongPassphrase(kind: ErrorKind | null | undefined): boolean {
+  return kind === "wrong_passphrase";
+}
+
+/** The error of a `botbin/error` notification when a passphrase would fix it. */
+export function lockedError(report: Pick<ErrorReport, "kind" | "message">): LockedError | undefined {
+  return needsPassphrase(report.kind) ? { kind: report.kind, message: report.message } : undefined;
 }
 
 /** The first folder error of a status answer that a passphrase would fix, if any. */
-export function lockedReason(status: StatusResult): string | undefined {
-  return status.folders.map((f) => f.lastError).find(needsPassphrase) ?? undefined;
+export function lockedReason(status: StatusResult): LockedError | undefined {
+  for (const folder of status.folders) {
+    if (needsPassphrase(folder.lastErrorKind)) return { kind: folder.lastErrorKind, message: folder.lastError ?? "" };
+  }
+  return undefined;
 }
 
 /** The server options: the settings, plus the passphrase when there is one (never an empty key). */
@@ -38,19 +50,19 @@ export class PassphraseOffer {
   private tries = 0;
   private offered = false;
 
-  constructor(private readonly offer: (reason: string) => void) {}
+  constructor(private readonly offer: (error: LockedError) => void) {}
 
   /** The current try; hand it back to `check` with an answer that was asked for under it. */
   get attempt(): number {
     return this.tries;
   }
 
-  /** Offers when `message` needs a passphrase and nothing was offered in this try; true when it needs one. */
-  check(message: string | null | undefined, attempt = this.tries): boolean {
-    if (!needsPassphrase(message)) return false;
+  /** Offers when `error` needs a passphrase and nothing was offered in this try; true when it needs one. */
+  check(error: LockedError | undefined, attempt = this.tries): boolean {
+    if (!error) return false;
     if (attempt === this.tries && !this.offered) {
       this.offered = true;
-      this.offer(message as string);
+      this.offer(error);
     }
     return true;
   }
@@ -59,5 +71,23 @@ export class PassphraseOffer {
   reset(): void {
     this.tries++;
     this.offered = false;
+  }
+}
+
+/**
+ * Which `window/showMessage` texts a `botbin/error` already covered: the front end acted on the kind (offered
+ * the passphrase), so it leaves out the message that names the same failure, known by its exact `shownAs`.
+ */
+export class CoveredMessages {
+  private readonly covered = new Set<string>();
+
+  /** A `botbin/error` the front end acted on: the message `shownAs` that follows is left out. */
+  cover(report: Pick<ErrorReport, "shownAs">): void {
+    this.covered.add(report.shownAs);
+  }
+
+  /** True (once) when `message` is the text of a covered error. */
+  take(message: string): boolean {
+    return this.covered.delete(message);
   }
 }

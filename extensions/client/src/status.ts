@@ -39,8 +39,8 @@ export function statusProblems(
     problems.push(`${plural(status.pending, "note")} changed since the last sync: run "${syncCommand}"`);
   }
   for (const folder of status.folders) {
-    if (needsPassphrase(folder.lastError)) {
-      const why = wrongPassphrase(folder.lastError) ? "the passphrase is wrong" : "it needs its passphrase";
+    if (needsPassphrase(folder.lastErrorKind)) {
+      const why = wrongPassphrase(folder.lastErrorKind) ? "the passphrase is wrong" : "it needs its passphrase";
       problems.push(`the memory is encrypted and ${why}: run "${unlockCommand}"`);
     } else if (folder.lastError && folder.lastError !== folder.modelError) {
       problems.push(`sync failed: ${folder.lastError}`);

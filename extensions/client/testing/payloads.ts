@@ -15,12 +15,15 @@ export function hit(over: Partial<Hit> = {}): Hit {
     score: 0.7134,
     cosine: 0.66,
     bm25: 0.83,
+    snippetStartLine: 33,
+    snippetEndLine: 34,
+    components: { hybrid: 0.7134 },
     ...over,
   };
 }
 
 export function searchResult(hits: Hit[], over: Partial<SearchResult> = {}): SearchResult {
-  return { hits, indexedAt: "2026-11-29T13:22:26Z", indexing: false, degraded: false, ...over };
+  return { hits, indexedAt: "2026-11-29T13:22:26Z", indexing: false, degraded: false, stale: false, ...over };
 }
 
 export function statusResult(over: Partial<StatusResult> = {}): StatusResult {
@@ -36,6 +39,8 @@ export function statusResult(over: Partial<StatusResult> = {}): StatusResult {
       {
         uri: "file:///ws",
         workspace: "/ws",
+        outputDir: "/ws/memory/aifbin",
+        stateFile: "/ws/memory/aifbin/sync-state.json",
         model: "sentence-transformers/all-MiniLM-L6-v2",
         files: 15,
         chunks: 46,
@@ -44,7 +49,9 @@ export function statusResult(over: Partial<StatusResult> = {}): StatusResult {
         stale: [],
         warnings: [],
         conflicts: [],
+        encryption: "off",
         lastError: null,
+        lastErrorKind: null,
         modelError: null,
       },
     ],

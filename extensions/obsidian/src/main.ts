@@ -84,6 +84,7 @@ export default class BotbinPlugin extends Plugin {
               if (this.session?.serverMessage(message)) return;
               if (type === MESSAGE_ERROR || type === MESSAGE_WARNING) new Notice(message);
             },
+            onError: (report) => this.session?.serverError(report),
             log: (line) => console.debug(`[botbin] ${line}`),
           },
           onClosed,

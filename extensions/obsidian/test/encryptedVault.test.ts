@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { lockedReason, needsPassphrase, ProgressTracker, wrongPassphrase } from "@botbin/client";
-import type { StatusResult } from "@botbin/protocol";
+import type { ErrorReport, StatusResult } from "@botbin/protocol";
 import { configurationChange, DEFAULT_SETTINGS, initializationOptions, serverCommand } from "../src/core/settings";
 import { BotbinConnection } from "../src/node/connection";
 
@@ -49,6 +49,7 @@ describe(
     let vault = "";
     let connection: BotbinConnection;
     const messages: string[] = [];
+    const errors: ErrorReport[] = [];
     const settings = { ...DEFAULT_SETTINGS, pythonPath: python ?? "" };
     const search = () => connection.api.search({ query: "why Postgres rather than SQLite", k: 5 });
     /** Status once no sync runs and the last one set (or cleared) the error `done` looks for. */
@@ -74,6 +75,7 @@ describe(
             () => undefined,
           ),
           onMessage: (_type, message) => messages.push(message),
+          onError: (report) => errors.push(report),
           log: () => undefined,
         },
         () => undefined,
@@ -86,9 +88,11 @@ describe(
       rmSync(vault, { recursive: true, force: true });
     });
 
-    test("without a passphrase the sync fails with a message that asks for one, and search finds nothing", async () => {
-      const message = await poll("the error", async () => messages.find(needsPassphrase));
-      assert.match(message, /encryption\.json: encryption is on for this store/);
+    test("without a passphrase the sync fails with the kind locked, and search finds nothing", async () => {
+      const error = await poll("the error", async () => errors.find((e) => needsPassphrase(e.kind)));
+      assert.equal(error.kind, "locked");
+      assert.match(error.message, /encryption\.json: encryption is on for this store/);
+      await poll("its message", async () => messages.find((m) => m === error.shownAs));
       const status = await connection.api.status();
       assert.ok(lockedReason(status), JSON.stringify(status.folders));
       assert.equal(status.files, 0);
@@ -111,8 +115,8 @@ describe(
     test("a wrong passphrase is refused with its own message; nothing is found until the right one", async () => {
       connection.sendSettings(configurationChange(settings, "not-the-passphrase"));
       const status = await settled((s) => !!lockedReason(s));
-      assert.ok(wrongPassphrase(lockedReason(status)), JSON.stringify(status.folders));
-      await poll("the message", async () => messages.find(wrongPassphrase));
+      assert.ok(wrongPassphrase(lockedReason(status)?.kind), JSON.stringify(status.folders));
+      await poll("the error", async () => errors.find((e) => wrongPassphrase(e.kind)));
       assert.deepEqual((await search()).hits, []);
       connection.sendSettings(configurationChange(settings, PASSPHRASE));
       await settled((s) => s.files === 1 && !lockedReason(s));

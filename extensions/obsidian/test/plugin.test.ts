@@ -252,12 +252,18 @@ test("an encrypted vault: the server's error offers a Notice; Unlock sends the p
     "/vault/memory/aifbin/encryption.json: wrong passphrase for this encrypted store; nothing was read or changed";
   const locked = statusResult();
   locked.folders[0]!.lastError = MISSING;
+  locked.folders[0]!.lastErrorKind = "locked";
   const { plugin, connections, deps } = await load(null, { "botbin/status": () => locked });
+  // as botbin lsp reports a folder's failure: botbin/error with its kind, then the showMessage it names
+  const report = (kind: "locked" | "wrong_passphrase", message: string): void => {
+    deps[0]!.onError?.({ uri: "file:///vault", kind, message, shownAs: `botbin: ${message}` });
+    deps[0]!.onMessage(1, `botbin: ${message}`);
+  };
   loaded = plugin;
   const commands = (plugin as unknown as { commands: Map<string, { name: string; callback(): void }> }).commands;
   assert.equal(commands.get(COMMAND_IDS.unlock)?.name, "Unlock encrypted memory");
   assert.deepEqual(deps[0]!.initializationOptions, { vault: true });
-  deps[0]!.onMessage(1, `botbin: ${MISSING}`); // the sync's showMessage, after status said the same
+  report("locked", MISSING); // the sync's error, after status said the same
   const offers = () => Notice.all.filter((n) => /to enter its passphrase/.test(n.message));
   assert.equal(offers().length, 1, "one offer, not one per report");
   assert.match(offers()[0]!.message, /^botbin: this vault's memory is encrypted\. Click here \(or run "botbin: Unlock/);
@@ -272,7 +278,7 @@ test("an encrypted vault: the server's error offers a Notice; Unlock sends the p
   await settle();
   assert.deepEqual(connections[0]!.settingsSent, [{ settings: { botbin: { vault: true, passphrase: "s3cret" } } }]);
 
-  deps[0]!.onMessage(1, `botbin: ${WRONG}`); // a new try: offered again
+  report("wrong_passphrase", WRONG); // a new try: offered again
   assert.match(offers().at(-1)!.message, /^botbin: wrong passphrase for this vault's encrypted memory/);
   Setting.all = [];
   commands.get(COMMAND_IDS.unlock)!.callback();

@@ -17,6 +17,10 @@ export const CONTEXT = "botbin/context";
 /** Request {@link RememberParams} -> {@link RememberResult}: append to today's daily note. */
 export const REMEMBER = "botbin/remember";
 
+/** Notification (server to client) {@link ErrorReport}: a folder's sync or read failed; a `window/showMessage`
+ * whose text is its `shownAs` follows. */
+export const ERROR = "botbin/error";
+
 /** `workspace/executeCommand`: sync changed notes now (no arguments) -> {@link SyncResult}. */
 export const COMMAND_SYNC = "botbin.sync";
 /** `workspace/executeCommand`: re-read and re-chunk every note (embeddings reused) -> {@link SyncResult}. */

@@ -9,11 +9,20 @@ import { hit, statusResult } from "./helpers/hits";
 const folder = (over: Partial<FolderSyncSummary> = {}): FolderSyncSummary => ({
   uri: "file:///ws",
   error: null,
+  errorKind: null,
   added: ["a.md"],
   modified: [],
   deleted: [],
+  excluded: [],
+  keptExcluded: [],
+  rechunked: [],
+  renamed: [],
   unchanged: 3,
   failed: [],
+  warnings: [],
+  chunksEmbedded: 0,
+  chunksReused: 0,
+  elapsedMs: 0,
   ...over,
 });
 

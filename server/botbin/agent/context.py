@@ -42,6 +42,8 @@ HEADERS = {
 class ContextBudgetError(BotbinError):
     """The hard rules alone do not fit the budget; no rule is ever dropped silently."""
 
+    kind = "bad_request"
+
 
 class ContextLawError(BotbinError):
     """An assembled context broke a tier law (a bug in botbin, reported rather than returned)."""

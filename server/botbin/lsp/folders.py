@@ -20,6 +20,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.service import MemoryService
+from botbin.wire.errors import ErrorKind, kind_of
 
 if TYPE_CHECKING:
     from botbin.sync.engine import SyncReport
@@ -39,8 +40,15 @@ class Folder:
     last_report: SyncReport | None = None
     last_error: str | None = None
     """Why the last sync failed (model missing, workspace locked, ...), None after a good one."""
+    last_error_kind: ErrorKind | None = None
+    """The kind of ``last_error`` (``locked``, ``model_unavailable``, ...), None without one."""
     model_error: str | None = None
     """Why the embedding model is unavailable (search is keyword-only then), None when it works."""
+
+    def failed(self, exc: BaseException, reason: str | None = None) -> str:
+        """Record why the last sync or read failed: ``reason`` (default: ``exc``'s text) and ``exc``'s kind."""
+        self.last_error, self.last_error_kind = reason or str(exc), kind_of(exc)
+        return self.last_error
 
     def rel_path(self, uri: str) -> str | None:
         """The note's path relative to this folder, or None if ``uri`` lies outside it.
@@ -199,21 +207,21 @@ class Folders:
             try:
                 folder.service.index()  # loaded first, so that notes written by this sync patch it live
                 report = folder.service.sync(functools.partial(self._on_progress, folder), full=full)
-                folder.last_report, folder.last_error = report, None
+                folder.last_report, folder.last_error, folder.last_error_kind = report, None, None
             except ModelError as exc:
-                error = folder.last_error = folder.model_error = str(exc)
+                error = folder.model_error = folder.failed(exc)
             except LockedError as exc:  # another process syncs: reload what it wrote, then try again
-                error = folder.last_error = f"{exc}; retrying in {LOCK_RETRY_S:.0f} s"
+                error = folder.failed(exc, f"{exc}; retrying in {LOCK_RETRY_S:.0f} s")
                 folder.service.forget_index()
                 if not self._stopped:
                     timer = threading.Timer(LOCK_RETRY_S, self.request_sync, args=([folder.uri],))
                     timer.daemon = True
                     timer.start()
             except BotbinError as exc:
-                error = folder.last_error = str(exc)
+                error = folder.failed(exc)
             except Exception as exc:  # a bug must not kill the worker: report it and go on
                 log.exception("sync of %s failed", folder.root)
-                error = folder.last_error = f"internal error: {exc}"
+                error = folder.failed(exc, f"internal error: {exc}")
             with self._cond:
                 self._queue.running = None
                 self._cond.notify_all()

@@ -16,9 +16,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
+
+from botbin.lsp.errors import bad_request
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +58,7 @@ class BotbinProtocol(LanguageServerProtocol):
                 raise  # a notification or response: nobody waits for an answer
             message = f"invalid params for {data['method']}: {_reason(exc.__cause__)}"
             log.warning("%s", message)
-            error = types.ResponseError(code=JsonRpcInvalidParams.CODE, message=message)
-            self._send_response(data["id"], error=error)
+            self._send_response(data["id"], error=bad_request(message).to_response_error())
             return ANSWERED
 
     def handle_message(self, message: Any) -> None:

@@ -18,6 +18,10 @@ CONTEXT = "botbin/context"
 #: Request ``{text, tags?, uri?}`` -> ``{path, uri, range, text}`` (appends to today's daily note, then syncs).
 REMEMBER = "botbin/remember"
 
+#: Notification (server to client) ``{uri, kind, message, shownAs}``: a folder's sync or read failed; the
+#: ``window/showMessage`` whose text is ``shownAs`` follows (see botbin.wire.errors.ErrorReport).
+ERROR = "botbin/error"
+
 #: ``workspace/executeCommand``: sync changed notes now (argument: none) -> sync summary.
 COMMAND_SYNC = "botbin.sync"
 #: ``workspace/executeCommand``: re-read and re-chunk every note (embeddings reused) -> sync summary.

@@ -1,9 +1,9 @@
-"""Pure converters from service results to LSP payloads: hit dictionaries, hover markdown, symbols."""
+"""Pure converters from service results to LSP types: hover markdown, symbols (custom payloads: botbin.wire)."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
@@ -14,16 +14,6 @@ if TYPE_CHECKING:
     from botbin.index.hits import Hit
 
 _SNIPPET_CHARS = 220
-
-
-def range_dict(start_line: int, end_line: int) -> dict[str, Any]:
-    """An LSP range over whole lines as JSON: ``{start: {line, character}, end: {...}}``."""
-    return {"start": {"line": start_line, "character": 0}, "end": {"line": max(start_line, end_line), "character": 0}}
-
-
-def hit_payload(hit: Hit, uri: str) -> dict[str, Any]:
-    """A hit as sent by ``botbin/search`` and ``botbin/related``: Hit.to_dict plus ``uri`` and ``range``."""
-    return {**hit.to_dict(), "uri": uri, "range": range_dict(hit.start_line, hit.end_line)}
 
 
 _BLOCK_START = re.compile(r"^([-+=]|\d+[.)])")

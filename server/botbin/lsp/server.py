@@ -24,6 +24,8 @@ from botbin.lsp import protocol
 from botbin.lsp.folders import Folder, Folders, uri_to_path
 from botbin.lsp.guards import BotbinProtocol
 from botbin.lsp.positions import UTF16, encoding_name
+from botbin.wire.errors import ErrorReport
+from botbin.wire.model import dump
 
 if TYPE_CHECKING:
     from botbin.sync.engine import SyncReport
@@ -81,9 +83,19 @@ class BotbinLanguageServer(LanguageServer):
     def folder_failed(self, folder: Folder, exc: BotbinError) -> None:
         """A read request (search, hover) failed for one folder: keep the reason for status, and say so at
         once when it is a locked store (else the user only sees "no hits")."""
-        folder.last_error = str(exc)
+        folder.failed(exc)
         if isinstance(exc, PassphraseError):
-            self.show_once(f"botbin: {exc}")
+            self.report_error(folder, f"botbin: {exc}", types.MessageType.Warning)
+
+    def report_error(self, folder: Folder, message: str, kind: types.MessageType) -> None:
+        """A folder's failure: ``botbin/error`` (its kind, for clients that act on it), then ``message`` once as
+        a ``window/showMessage``."""
+        if folder.last_error_kind is not None and folder.last_error is not None:
+            report = ErrorReport(
+                uri=folder.uri, kind=folder.last_error_kind, message=folder.last_error, shown_as=message
+            )
+            self.call_soon(self.protocol.notify, protocol.ERROR, dump(report))
+        self.show_once(message, kind)
 
     def ask_folders(self, ask: Callable[[Folder], T]) -> list[tuple[T, Folder]]:
         """``ask(folder)`` of every folder, with its folder; a folder whose call fails is reported
@@ -158,7 +170,7 @@ class BotbinLanguageServer(LanguageServer):
         if error is not None and error == folder.model_error:
             self.model_unavailable(error)
         elif error is not None:
-            self.show_once(f"botbin: {error}", types.MessageType.Error)
+            self.report_error(folder, f"botbin: {error}", types.MessageType.Error)
         elif report is not None:
             for failure in report.failed:
                 self.log_message(f"{failure.path}: {failure.reason}", types.MessageType.Warning)

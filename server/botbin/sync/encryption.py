@@ -24,7 +24,7 @@ from pathlib import Path
 from botbin.aifbin import FLAG_COMPRESSED, decode, encode
 from botbin.config import Settings
 from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf
-from botbin.errors import AifBinFormatError, PassphraseError
+from botbin.errors import AifBinFormatError, PassphraseError, WrongPassphraseError
 from botbin.sync.atomic import atomic_write
 from botbin.sync.state import SyncState
 
@@ -109,7 +109,7 @@ def _keyring(output_dir: Path, marker: Marker, passphrase: PassphraseFn) -> Keyr
         raise PassphraseError(f"this store is encrypted; {NEEDS_PASSPHRASE}", output_dir / MARKER_FILE)
     keyring = Keyring(secret, only=marker.kdf)
     if not keyring.verify(marker.kdf, marker.check):
-        raise PassphraseError(
+        raise WrongPassphraseError(
             "wrong passphrase for this encrypted store; nothing was read or changed", output_dir / MARKER_FILE
         )
     return keyring

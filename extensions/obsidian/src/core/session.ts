@@ -8,6 +8,9 @@ import {
   type BotbinApi,
   type Clock,
   Debouncer,
+  CoveredMessages,
+  lockedError,
+  type LockedError,
   lockedReason,
   PassphraseOffer,
   ProgressTracker,
@@ -16,7 +19,7 @@ import {
   type ServerState,
   Supervisor,
 } from "@botbin/client";
-import type { ServerOptions, StatusResult } from "@botbin/protocol";
+import type { ErrorReport, ServerOptions, StatusResult } from "@botbin/protocol";
 import { failureMessage, notRunningMessage, statusView, type StatusView } from "./statusModel";
 import { VaultSync } from "./vaultSync";
 
@@ -41,8 +44,8 @@ export interface SessionDeps<C extends PluginConnection> {
   notice(message: string): void;
   /** Called after the server (re)started, and after a sync may have changed the index. */
   onIndexChanged?(): void;
-  /** The store is encrypted and needs its passphrase (`reason`: the server's error); once per try. */
-  offerPassphrase?(reason: string): void;
+  /** The store is encrypted and needs its passphrase (`error`: its kind and the server's words); once per try. */
+  offerPassphrase?(error: LockedError): void;
   restartPolicy?: RestartPolicy;
 }
 
@@ -60,9 +63,10 @@ export class Session<C extends PluginConnection = PluginConnection> {
   private status: StatusResult | undefined;
   private disposed = false;
   private readonly locked: PassphraseOffer;
+  private readonly covered = new CoveredMessages();
 
   constructor(private readonly deps: SessionDeps<C>) {
-    this.locked = new PassphraseOffer((reason) => deps.offerPassphrase?.(reason));
+    this.locked = new PassphraseOffer((error) => deps.offerPassphrase?.(error));
     this.progress = new ProgressTracker(
       () => this.render(),
       () => this.refreshStatus(),
@@ -122,9 +126,14 @@ export class Session<C extends PluginConnection = PluginConnection> {
     if (change.server) this.supervisor.running?.sendSettings(change.server);
   }
 
-  /** A `window/showMessage` of the server: true when it says the store needs its passphrase (then offered). */
+  /** A `botbin/error` of the server: a store that needs its passphrase offers it (once per try). */
+  serverError(report: ErrorReport): void {
+    if (this.locked.check(lockedError(report))) this.covered.cover(report);
+  }
+
+  /** A `window/showMessage` of the server: true when a `botbin/error` already covered it (then not shown). */
   serverMessage(message: string): boolean {
-    return this.locked.check(message);
+    return this.covered.take(message);
   }
 
   /** The user gave a passphrase: `change` (settings and passphrase) goes to the server; a new try begins. */

@@ -8,6 +8,7 @@ import {
   type StatusInputs,
   type StatusView,
   statusProblems,
+  type LockedError,
   wrongPassphrase,
 } from "@botbin/client";
 
@@ -19,9 +20,9 @@ export const SYNC_COMMAND_NAME = "botbin: Sync now";
 /** How messages name the plugin's command that asks for the passphrase of an encrypted store. */
 export const UNLOCK_COMMAND_NAME = "botbin: Unlock encrypted memory";
 
-/** The Notice for an encrypted store without its passphrase (or with a wrong one); `reason` is the server's. */
-export function lockedMessage(reason: string): string {
-  const what = wrongPassphrase(reason)
+/** The Notice for an encrypted store without its passphrase (or with a wrong one), by the error's kind. */
+export function lockedMessage(error: LockedError): string {
+  const what = wrongPassphrase(error.kind)
     ? "botbin: wrong passphrase for this vault's encrypted memory; nothing was read or changed."
     : "botbin: this vault's memory is encrypted.";
   return `${what} Click here (or run "${UNLOCK_COMMAND_NAME}") to enter its passphrase.`;

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { BotbinApi, type ProgressTracker, type ServerConnection, type WorkDoneValue } from "@botbin/client";
-import type { ServerOptions } from "@botbin/protocol";
+import { ERROR, type ErrorReport, type ServerOptions } from "@botbin/protocol";
 import {
   createMessageConnection,
   type MessageConnection,
@@ -27,6 +27,8 @@ export interface ConnectionDeps {
   progress: ProgressTracker;
   /** `window/showMessage` from the server (1 error, 2 warning, 3 info, 4 log). */
   onMessage(type: number, message: string): void;
+  /** `botbin/error` from the server: a folder's failure with its kind (sent before its `window/showMessage`). */
+  onError?(report: ErrorReport): void;
   /** A line for the developer console: the server's stderr and the plugin's own notes. */
   log(line: string): void;
 }
@@ -96,6 +98,7 @@ export class BotbinConnection implements ServerConnection {
     this.connection.onNotification("window/showMessage", ({ type, message }: { type: number; message: string }) =>
       deps.onMessage(type, message),
     );
+    this.connection.onNotification(ERROR, (report: ErrorReport) => deps.onError?.(report));
     this.connection.onNotification("window/logMessage", ({ message }: { message: string }) => deps.log(message));
     this.connection.onNotification(() => undefined); // publishDiagnostics: Obsidian has nowhere to show them
     this.connection.listen();

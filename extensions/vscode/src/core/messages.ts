@@ -1,14 +1,14 @@
 /** What the extension tells the user when the server is not there to answer. */
-import { type ServerState, wrongPassphrase } from "@botbin/client";
+import { type LockedError, type ServerState, wrongPassphrase } from "@botbin/client";
 
 export const OPEN_SETTINGS = "Open settings";
 export const SHOW_LOG = "Show log";
 export const RESTART = "Restart";
 export const ENTER_PASSPHRASE = "Enter passphrase";
 
-/** What the user sees when the server says the store is encrypted: `reason` is the server's error. */
-export function lockedMessage(reason: string): string {
-  return wrongPassphrase(reason)
+/** What the user sees when the server says the store is encrypted, by the error's kind. */
+export function lockedMessage(error: LockedError): string {
+  return wrongPassphrase(error.kind)
     ? "botbin: the passphrase of this workspace's encrypted memory is wrong; nothing was read or changed."
     : "botbin: this workspace's memory is encrypted; enter its passphrase to sync and search it.";
 }

@@ -19,7 +19,7 @@ import {
   WorkDoneProgress,
   WorkDoneProgressCreateRequest,
 } from "vscode-languageclient/node";
-import { SERVER_NAME } from "@botbin/protocol";
+import { ERROR, type ErrorReport, SERVER_NAME } from "@botbin/protocol";
 import { BotbinApi, type ProgressTracker, type ServerConnection } from "@botbin/client";
 import { describeCommand, type ServerCommand } from "../core/serverCommand";
 import { configurationChange, type ExtensionSettings, initializationOptions } from "../core/settings";
@@ -33,6 +33,8 @@ export interface ClientDeps {
   passphrase(): string | undefined;
   /** A `window/showMessage` of the server (type: 1 error, 2 warning, 3 info, 4 log). */
   onMessage(type: number, message: string): void;
+  /** `botbin/error` of the server: a folder's failure with its kind (sent before its `window/showMessage`). */
+  onError(report: ErrorReport): void;
   log: ServerLog;
   progress: ProgressTracker;
   /** Working folder of the server process. */
@@ -102,6 +104,7 @@ export class BotbinConnection implements ServerConnection {
     this.client.registerFeature(new IndexingProgressFeature(this.client, deps.progress));
     // set before start: replaces the client's own pop-up handler once the server is initialized
     this.client.onNotification(ShowMessageNotification.type, ({ type, message }) => deps.onMessage(type, message));
+    this.client.onNotification(ERROR, (report: ErrorReport) => deps.onError(report));
     this.api = new BotbinApi(this.client);
   }
 

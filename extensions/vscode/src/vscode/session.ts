@@ -6,10 +6,13 @@
  */
 import { homedir } from "node:os";
 import * as vscode from "vscode";
-import type { StatusResult } from "@botbin/protocol";
+import type { ErrorReport, StatusResult } from "@botbin/protocol";
 import {
   type BotbinApi,
   Debouncer,
+  CoveredMessages,
+  lockedError,
+  type LockedError,
   lockedReason,
   PassphraseOffer,
   ProgressTracker,
@@ -55,7 +58,8 @@ export class Session implements vscode.Disposable {
   private command: ServerCommand | undefined;
   private passphrase: string | undefined;
   /** Offers "Enter passphrase" once per try when the server says the store is encrypted. */
-  private readonly locked = new PassphraseOffer((reason) => void this.offerPassphrase(reason));
+  private readonly locked = new PassphraseOffer((error) => void this.offerPassphrase(error));
+  private readonly covered = new CoveredMessages();
 
   constructor(
     readonly log: ServerLog,
@@ -186,6 +190,9 @@ export class Session implements vscode.Disposable {
       settings: () => this.settings,
       passphrase: () => this.passphrase,
       onMessage: (type: number, message: string) => this.serverMessage(type, message),
+      onError: (report: ErrorReport) => {
+        if (this.locked.check(lockedError(report))) this.covered.cover(report);
+      },
       log: this.log,
       progress: this.progress,
       cwd: folder?.uri.fsPath,
@@ -214,17 +221,17 @@ export class Session implements vscode.Disposable {
     else if (choice === RESTART) await this.restart();
   }
 
-  /** A `window/showMessage` of the server: an encrypted store's error offers the passphrase box. */
+  /** A `window/showMessage` of the server, unless a `botbin/error` already covered it (the passphrase box). */
   private serverMessage(type: number, message: string): void {
-    if (this.locked.check(message)) return;
+    if (this.covered.take(message)) return;
     if (type === 1) void vscode.window.showErrorMessage(message);
     else if (type === 2) void vscode.window.showWarningMessage(message);
     else void vscode.window.showInformationMessage(message);
   }
 
-  private async offerPassphrase(reason: string): Promise<void> {
-    this.log.info(`the memory needs its passphrase: ${reason}`);
-    const choice = await vscode.window.showErrorMessage(lockedMessage(reason), ENTER_PASSPHRASE);
+  private async offerPassphrase(error: LockedError): Promise<void> {
+    this.log.info(`the memory needs its passphrase (${error.kind}): ${error.message}`);
+    const choice = await vscode.window.showErrorMessage(lockedMessage(error), ENTER_PASSPHRASE);
     if (choice === ENTER_PASSPHRASE) await vscode.commands.executeCommand(COMMAND_IDS.setPassphrase);
   }
 

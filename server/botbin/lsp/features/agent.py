@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pygls.exceptions import JsonRpcInvalidParams
-
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, WorkspaceError
 from botbin.lsp import protocol
+from botbin.lsp.errors import bad_request, request_failed
 from botbin.lsp.features.search import plain
-from botbin.lsp.render import range_dict
+from botbin.wire import convert
+from botbin.wire.model import dump
 
 if TYPE_CHECKING:
     from botbin.lsp.folders import Folder
@@ -24,7 +24,7 @@ def _folder(ls: BotbinLanguageServer, raw: dict[str, Any]) -> Folder:
     if found is not None:
         return found[0]
     if not ls.folders.folders:
-        raise JsonRpcInvalidParams("no workspace folder is open")
+        raise request_failed(WorkspaceError("no workspace folder is open"))
     return next(iter(ls.folders.folders.values()))
 
 
@@ -34,32 +34,27 @@ def register(server: BotbinLanguageServer) -> None:
         raw = plain(params) or {}
         query, budget = raw.get("query"), raw.get("budgetTokens", 2000)
         if not isinstance(query, str):
-            raise JsonRpcInvalidParams("query must be a string")
+            raise bad_request("query must be a string")
         if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-            raise JsonRpcInvalidParams("budgetTokens must be a positive integer")
+            raise bad_request("budgetTokens must be a positive integer")
         folder = _folder(ls, raw)
         try:
             result = await asyncio.get_running_loop().run_in_executor(None, folder.service.context, query, budget)
         except BotbinError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from exc
-        return result.to_dict()
+            raise request_failed(exc) from exc
+        return dump(convert.context(result))
 
     @server.feature(protocol.REMEMBER)
     async def botbin_remember(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
         raw = plain(params) or {}
         text, tags = raw.get("text"), raw.get("tags") or []
         if not isinstance(text, str) or not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            raise JsonRpcInvalidParams("give {text: string, tags?: string[]}")
+            raise bad_request("give {text: string, tags?: string[]}")
         folder = _folder(ls, raw)
         try:
             written, _report = await asyncio.get_running_loop().run_in_executor(
                 None, folder.service.remember, text, tags
             )
         except BotbinError as exc:
-            raise JsonRpcInvalidParams(str(exc)) from exc
-        return {
-            "path": written.path,
-            "uri": folder.uri_of(written.path),
-            "text": written.text,
-            "range": range_dict(written.start_line, written.end_line),
-        }
+            raise request_failed(exc) from exc
+        return dump(convert.remembered(written, folder.uri_of(written.path)))

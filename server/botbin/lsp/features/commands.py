@@ -7,9 +7,10 @@ from typing import Any
 
 from botbin.lsp import protocol
 from botbin.lsp.server import BotbinLanguageServer  # at run time: pygls reads command annotations
+from botbin.wire import convert
+from botbin.wire.model import dump
+from botbin.wire.status import FolderSyncSummary, SyncResult
 
-#: A folder that has not synced yet.
-_NO_REPORT: dict[str, Any] = {"added": [], "modified": [], "deleted": [], "unchanged": 0, "failed": []}
 #: Longest wait for a command's sync before it answers "still running" (seconds).
 COMMAND_WAIT_S = 600.0
 
@@ -19,14 +20,18 @@ async def run_sync(ls: BotbinLanguageServer, full: bool) -> dict[str, Any]:
     await ls.start_sync(full=full)
     done = await asyncio.get_running_loop().run_in_executor(None, ls.folders.wait_idle, COMMAND_WAIT_S)
     folders = [
-        {
-            "uri": folder.uri,
-            "error": folder.last_error,
-            **(folder.last_report.to_dict() if folder.last_report else _NO_REPORT),
-        }
+        FolderSyncSummary.model_validate(
+            {
+                **convert.sync_fields(folder.last_report),
+                "uri": folder.uri,
+                "error": folder.last_error,
+                "error_kind": folder.last_error_kind,
+            },
+            by_name=True,
+        )
         for folder in ls.folders.folders.values()
     ]
-    return {"done": done, "folders": folders}
+    return dump(SyncResult(done=done, folders=folders))
 
 
 def register(server: BotbinLanguageServer) -> None:

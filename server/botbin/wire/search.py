@@ -1,0 +1,164 @@
+"""Payloads of ``botbin/search`` and ``botbin/related`` (LSP) and of the MCP tool ``search_memory``."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from botbin.wire.model import ChunkKind, WireModel
+
+
+class Position(WireModel):
+    """An LSP position."""
+
+    line: int
+    """0-based line."""
+    character: int
+    """0-based character, in UTF-16 code units unless the client negotiated another position encoding."""
+
+
+class Range(WireModel):
+    """An LSP range; ``end`` is exclusive."""
+
+    start: Position
+    """Where the range starts."""
+    end: Position
+    """Where the range ends (exclusive)."""
+
+
+class SearchFilters(WireModel):
+    """Optional filters of ``botbin/search``; every one narrows the hits."""
+
+    path_glob: str | None = None
+    """Glob over the note's workspace-relative path (``memory/**``; ``**`` spans folders)."""
+    tag: str | None = None
+    """A frontmatter tag the note must carry (a parent tag matches its children)."""
+    kind: ChunkKind | None = None
+    """Only chunks of this kind."""
+    date_from: str | None = None
+    """Earliest note date, ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, inclusive."""
+    date_to: str | None = None
+    """Latest note date, ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, inclusive."""
+
+
+class SearchParams(WireModel):
+    """``botbin/search`` params."""
+
+    query: str
+    """What to look for, in natural language (not empty)."""
+    k: int | None = None
+    """Hits wanted, 1-1000 (default: the ``top_k`` setting)."""
+    filters: SearchFilters | None = None
+    """Filters; none by default."""
+    best_per_note: bool = False
+    """Keep only the best chunk of each note."""
+
+
+class RelatedAtParams(WireModel):
+    """``botbin/related`` for the paragraph at ``position`` of an open or saved note."""
+
+    uri: str
+    """The note's URI."""
+    position: Position
+    """A position inside the paragraph."""
+    k: int | None = None
+    """Hits wanted, 1-1000 (default 5)."""
+
+
+class RelatedTextParams(WireModel):
+    """``botbin/related`` for any text."""
+
+    text: str
+    """The text to find related memories of."""
+    uri: str | None = None
+    """The note the text comes from, left out of the hits."""
+    k: int | None = None
+    """Hits wanted, 1-1000 (default 5)."""
+
+
+class HitFields(WireModel):
+    """What every surface says of a hit."""
+
+    path: str
+    """The note's path relative to its workspace folder, with ``/``."""
+    start_line: int
+    """First line of the chunk, 0-based."""
+    end_line: int
+    """Line after the chunk, 0-based (exclusive)."""
+    heading_path: list[str]
+    """Headings above the chunk, outermost first (may be empty)."""
+    kind: ChunkKind
+    """How the chunk binds an agent."""
+    title: str
+    """The note's title (frontmatter ``title``, else the file name without ``.md``)."""
+    snippet: str
+    """The sentence of the chunk that answers best."""
+    snippet_start_line: int
+    """0-based line where the snippet starts."""
+    snippet_end_line: int
+    """0-based line after the snippet (exclusive)."""
+    score: float
+    """The final score, higher is better (hybrid ``alpha·cosine + (1−alpha)·bm25``, then later stages)."""
+    cosine: float
+    """Cosine similarity of query and chunk, in [-1, 1]."""
+    bm25: float
+    """BM25 score normalized to [0, 1] over the candidates."""
+    components: dict[str, float] = Field(default_factory=dict)
+    """How the ranking stages made ``score``, by stage (``hybrid``, ``decay``, ``recency``, ``scope``); may be
+    empty."""
+
+
+class Hit(HitFields):
+    """One chunk that matched, as ``botbin/search`` and ``botbin/related`` send it."""
+
+    uri: str
+    """The note's ``file:`` URI."""
+    range: Range
+    """The chunk's whole lines as an LSP range."""
+
+
+class SearchResult(WireModel):
+    """``botbin/search`` result."""
+
+    hits: list[Hit]
+    """Best first."""
+    indexed_at: str | None
+    """When the searched index was last written (ISO 8601 UTC), null before the first sync."""
+    indexing: bool
+    """True while a sync runs: the hits cover what is indexed so far."""
+    degraded: bool
+    """True when the model is unavailable and hits are ranked by keywords (BM25) alone."""
+    stale: bool
+    """True when hits of notes deleted or excluded since the last sync were left out."""
+
+
+class RelatedResult(WireModel):
+    """``botbin/related`` result."""
+
+    hits: list[Hit]
+    """Best first; the paragraph itself is left out."""
+    indexing: bool
+    """True while a sync runs."""
+    degraded: bool
+    """True when the model is unavailable and hits are ranked by keywords alone."""
+
+
+class MemoryHit(HitFields):
+    """A hit of the MCP tool ``search_memory``: its full text instead of a URI."""
+
+    text: str
+    """The chunk's full text."""
+
+
+class SearchMemoryResult(WireModel):
+    """MCP ``search_memory`` result."""
+
+    hits: list[MemoryHit]
+    """Best first (recent and durable notes first among relevant ones)."""
+    degraded: bool
+    """True when the model is unavailable and hits are ranked by keywords alone."""
+    stale: bool
+    """True when hits of notes deleted or excluded since the last sync were left out."""
+    warnings: list[str]
+    """Problems met (a note that could not be read, ...)."""
+    indexed_at: str | None
+    """When the index was last written (ISO 8601 UTC), null before the first sync."""
