@@ -1,6 +1,8 @@
 """One-time ONNX export of a sentence-transformers model's transformer: keyed by the model's identity, verified
 against the torch output, written atomically next to the model files (else in the user cache), and a failure
-remembered so that it is not retried by every process. Only ``export_and_verify`` imports torch."""
+remembered so that it is not retried by every process. Only ``export_and_verify`` imports torch; it verifies the
+export in a child process that loads only ONNX Runtime (export_child.py). ``python -m botbin.embedding.onnx_export``
+runs the export children (export_child.main)."""
 
 from __future__ import annotations
 
@@ -17,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from botbin.embedding.export_child import verify_in_child
 from botbin.embedding.model import ModelSpec
-from botbin.embedding.onnx_backend import OnnxEmbedder, unsupported_reason
+from botbin.embedding.onnx_backend import unsupported_reason
 
 log = logging.getLogger(__name__)
 
@@ -192,12 +195,12 @@ def _export_locked(
     spec: ModelSpec, st_model: Any, folder: Path, key: str, batch_size: int, start: float
 ) -> ExportOutcome:
     tmp = folder / f".{key}.{os.getpid()}.tmp.onnx"
+    ref = folder / f".{key}.{os.getpid()}.tmp.npy"
     try:
         reason = unsupported_reason(spec)
         if reason is not None:
             return _failed(folder, key, reason, None, start)
         _export(st_model, tmp)
-        candidate = OnnxEmbedder(spec, tmp, batch_size).embed(list(VERIFY_TEXTS))
         reference = np.asarray(
             st_model.encode(
                 list(VERIFY_TEXTS),
@@ -208,7 +211,8 @@ def _export_locked(
             ),
             dtype=np.float32,
         )
-        min_cos = float((candidate * reference).sum(axis=1).min())
+        np.save(ref, reference)
+        min_cos = verify_in_child(spec.path, tmp, ref)  # ONNX Runtime in a process of its own, never beside torch
         if not min_cos >= MIN_COSINE:
             return _failed(folder, key, f"ONNX output differs from torch (least cosine {min_cos:.6f})", min_cos, start)
         onnx = folder / f"{key}.onnx"
@@ -228,6 +232,7 @@ def _export_locked(
         return _failed(folder, key, f"{type(exc).__name__}: {exc}", None, start)
     finally:
         tmp.unlink(missing_ok=True)
+        ref.unlink(missing_ok=True)
 
 
 def _failed(folder: Path, key: str, error: str, min_cos: float | None, start: float) -> ExportOutcome:
@@ -282,3 +287,11 @@ def _export(st_model: Any, target: Path) -> None:
         transformer.train(was_training)
     with open(target, "rb+") as fh:
         os.fsync(fh.fileno())
+
+
+if __name__ == "__main__":
+    import sys
+
+    from botbin.embedding.export_child import main
+
+    sys.exit(main())
