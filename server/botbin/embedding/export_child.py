@@ -74,10 +74,12 @@ def verify_in_child(model: Path, candidate: Path, reference: Path, env: Mapping[
         command, capture_output=True, text=True, timeout=VERIFY_TIMEOUT_S, env=child_env(env), check=False
     )
     outcome = last_json(proc.stdout)
-    if proc.returncode != 0 or "min_cosine" not in outcome:
-        reason = outcome.get("error") or proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
-        raise RuntimeError(f"verification failed: {reason if isinstance(reason, str) else reason[0]}")
-    return float(outcome["min_cosine"])
+    cosine = outcome.get("min_cosine")
+    if proc.returncode != 0 or not isinstance(cosine, (int, float)):
+        lines = proc.stderr.strip().splitlines()
+        reason = outcome.get("error") or (lines[-1] if lines else f"exit status {proc.returncode}")
+        raise RuntimeError(f"verification failed: {reason}")
+    return float(cosine)
 
 
 def last_json(text: str) -> dict[str, object]:
