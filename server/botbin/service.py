@@ -106,6 +106,15 @@ class MemoryService:
         """Load the model now (a server does it in the background). Raises ModelError."""
         self.ws.models.embed_query("warm up")
 
+    def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
+        """For a client of a warm server (cli/warm.py): the settings warnings a process with these flags and
+        environment would print, or None when its settings differ from this service's (it would read another
+        index, so it must answer itself)."""
+        from botbin.config import load_settings
+
+        loaded = load_settings(self.root, overrides, env)
+        return tuple(loaded.warnings) if loaded.settings == self.settings else None
+
     def tracks(self, rel: str) -> bool:
         """True when note ``rel`` is one the scan would track (``Workspace.tracks``)."""
         return self.ws.tracks(rel)

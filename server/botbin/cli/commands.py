@@ -7,12 +7,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from botbin.cli.common import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
+    EXIT_WORKSPACE,
     add,
     overrides,
     passphrase,
@@ -29,7 +30,15 @@ from botbin.cli.output import (
     print_sync,
     run_batch,
 )
-from botbin.service import SearchFilters, check_alpha, check_filters, check_k, extract_source, read_document
+from botbin.service import (
+    MemoryService,
+    SearchFilters,
+    check_alpha,
+    check_filters,
+    check_k,
+    extract_source,
+    read_document,
+)
 
 
 def _filters(args: argparse.Namespace) -> SearchFilters:
@@ -92,12 +101,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"botbin search: {problem}", file=sys.stderr)
         return EXIT_USAGE
     memory = service(args)
-    filters = _filters(args)
     if args.batch is not None:
-        return run_batch(memory, args.batch, args.k, args.alpha, filters, args.best_per_note)
+        return run_batch(memory, args.batch, args.k, args.alpha, _filters(args), args.best_per_note)
+    return answer_search(memory, args, sys.stdout, sys.stderr)
+
+
+def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``botbin search QUERY`` on ``memory``, printed on ``out`` and ``err`` (this process's streams, or
+    a warm server's answer: cli/warm_server.py)."""
+    filters = _filters(args)
     result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note, per_note=args.per_note)
     for warning in result.warnings:
-        print(f"botbin: warning: {warning}", file=sys.stderr)
+        print(f"botbin: warning: {warning}", file=err)
     if args.json:
         print(
             json.dumps(
@@ -108,10 +123,11 @@ def cmd_search(args: argparse.Namespace) -> int:
                     "indexedAt": result.indexed_at,
                 },
                 ensure_ascii=False,
-            )
+            ),
+            file=out,
         )
     else:
-        print_hits(result.hits, filtered=filters != SearchFilters())
+        print_hits(result.hits, filtered=filters != SearchFilters(), out=out)
     return EXIT_OK
 
 
@@ -172,13 +188,18 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    result = service(args).context(args.query, args.budget)
+    return answer_context(service(args), args, sys.stdout, sys.stderr)
+
+
+def answer_context(memory: MemoryService, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``botbin context QUERY`` on ``memory``, printed on ``out`` and ``err`` (see answer_search)."""
+    result = memory.context(args.query, args.budget)
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
+        print(json.dumps(result.to_dict(), ensure_ascii=False), file=out)
     else:
-        print(result.text)
+        print(result.text, file=out)
         used = ", ".join(f"{t.name} {t.tokens}" for t in result.tiers if t.tokens)
-        print(f"botbin: {result.used_tokens}/{result.budget_tokens} tokens ({used})", file=sys.stderr)
+        print(f"botbin: {result.used_tokens}/{result.budget_tokens} tokens ({used})", file=err)
     return EXIT_OK
 
 
@@ -193,6 +214,36 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
     return serve(workspace_of(args), overrides(args))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Load the index and the model, then answer warm ``botbin search`` / ``context`` until stopped."""
+    import signal
+    import threading
+
+    from botbin.cli.warm_server import WarmServer
+    from botbin.errors import ModelError
+
+    memory = service(args)
+    memory.index()
+    try:
+        memory.warm_up()
+    except ModelError as exc:
+        print(f"botbin: warning: {exc}; searches fall back to words only", file=sys.stderr)
+    warm = WarmServer(memory)
+    if not warm.start():
+        print(f"botbin: error: cannot answer for {memory.root} at {warm.path} (see above)", file=sys.stderr)
+        return EXIT_WORKSPACE
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(f"botbin: serving {memory.root} at {warm.path} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        warm.stop()
+    return EXIT_OK
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
@@ -276,6 +327,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add(sub, common, "decrypt", "turn an encrypted store back into plain .aif-bin files, in place", cmd_decrypt)
 
     add(sub, common, "mcp", "run the MCP server (stdio) for AI agents", cmd_mcp)
+
+    add(sub, common, "serve", "keep the index and model loaded and answer search/context at once", cmd_serve)
 
     p = add(sub, common, "lsp", "run the language server (stdio) for editors", cmd_lsp)
     p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")
