@@ -7,8 +7,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
+from botbin.cli.answers import (
+    add_context_args,
+    add_search_args,
+    answer_context,
+    answer_search,
+    search_filters,
+    search_usage_error,
+)
 from botbin.cli.common import (
     EXIT_OK,
     EXIT_PARTIAL,
@@ -24,25 +32,15 @@ from botbin.cli.common import (
 from botbin.cli.output import (
     directives_json,
     print_directives,
-    print_hits,
     print_info,
     print_status,
     print_sync,
     run_batch,
 )
 from botbin.service import (
-    MemoryService,
-    SearchFilters,
-    check_alpha,
-    check_filters,
-    check_k,
     extract_source,
     read_document,
 )
-
-
-def _filters(args: argparse.Namespace) -> SearchFilters:
-    return SearchFilters(args.path_glob, args.tag, args.kind, args.date_from, args.date_to)
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -82,53 +80,15 @@ def cmd_decrypt(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
-def _search_usage_error(args: argparse.Namespace) -> str | None:
-    """Why the search flags are unusable, or None."""
-    if (args.query is None) == (args.batch is None):
-        return "give a QUERY or --batch FILE.jsonl"
-    if args.query is not None and not args.query.strip():
-        return "the query is empty"
-    if args.per_note is not None and args.per_note < 0:
-        return f"--per-note takes 0 (no cap) or more, not {args.per_note}"
-    if args.alpha is not None and args.alpha != args.alpha:  # NaN
-        return "alpha must be a number between 0 and 1, not nan"
-    return check_k(args.k) or check_alpha(args.alpha) or check_filters(_filters(args), ("--kind", "--since", "--until"))
-
-
 def cmd_search(args: argparse.Namespace) -> int:
-    problem = _search_usage_error(args)
+    problem = search_usage_error(args)
     if problem:
         print(f"botbin search: {problem}", file=sys.stderr)
         return EXIT_USAGE
     memory = service(args)
     if args.batch is not None:
-        return run_batch(memory, args.batch, args.k, args.alpha, _filters(args), args.best_per_note)
+        return run_batch(memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note)
     return answer_search(memory, args, sys.stdout, sys.stderr)
-
-
-def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``botbin search QUERY`` on ``memory``, printed on ``out`` and ``err`` (this process's streams, or
-    a warm server's answer: cli/warm_server.py)."""
-    filters = _filters(args)
-    result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note, per_note=args.per_note)
-    for warning in result.warnings:
-        print(f"botbin: warning: {warning}", file=err)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "hits": [h.to_dict() for h in result.hits],
-                    "degraded": result.degraded,
-                    "stale": result.stale,
-                    "indexedAt": result.indexed_at,
-                },
-                ensure_ascii=False,
-            ),
-            file=out,
-        )
-    else:
-        print_hits(result.hits, filtered=filters != SearchFilters(), out=out)
-    return EXIT_OK
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -189,18 +149,6 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_context(args: argparse.Namespace) -> int:
     return answer_context(service(args), args, sys.stdout, sys.stderr)
-
-
-def answer_context(memory: MemoryService, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``botbin context QUERY`` on ``memory``, printed on ``out`` and ``err`` (see answer_search)."""
-    result = memory.context(args.query, args.budget)
-    if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False), file=out)
-    else:
-        print(result.text, file=out)
-        used = ", ".join(f"{t.name} {t.tokens}" for t in result.tiers if t.tokens)
-        print(f"botbin: {result.used_tokens}/{result.budget_tokens} tokens ({used})", file=err)
-    return EXIT_OK
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -264,26 +212,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
     p = add(sub, common, "search", "search the synced notes by meaning", cmd_search)
-    p.add_argument("query", nargs="?", help="what to look for, in your own words")
-    p.add_argument(
-        "--batch", type=Path, metavar="FILE.jsonl", help='one {"q": ...} per line in, one JSON result list per line out'
-    )
-    p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
-    p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
-    p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
-    p.add_argument("--path", dest="path_glob", help="only notes whose path matches this glob")
-    p.add_argument("--tag", help="only notes with this tag")
-    p.add_argument("--kind", choices=["hard", "soft", "lore"], help="only chunks of this kind")
-    p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
-    p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
-    p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
-    p.add_argument(
-        "--per-note",
-        type=int,
-        default=None,
-        metavar="N",
-        help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)",
-    )
+    add_search_args(p)
 
     p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -309,9 +238,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
     p = add(sub, common, "context", "the context block an agent gets for a request, within a token budget", cmd_context)
-    p.add_argument("query", help="the task or question")
-    p.add_argument("--budget", type=int, default=2000, metavar="N", help="most tokens (default 2000)")
-    p.add_argument("--json", action="store_true", help="print tiers, items and token counts as JSON")
+    add_context_args(p)
 
     p = add(sub, common, "remember", "append an entry to today's memory/YYYY-MM-DD.md and sync it", cmd_remember)
     p.add_argument("text", help="what to remember")

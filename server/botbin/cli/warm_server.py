@@ -2,17 +2,16 @@
 (``botbin serve``, the language server's folders, the MCP server) that answers ``botbin search`` and
 ``botbin context`` with the server's loaded model and index.
 
-Never a stale answer: the request is parsed with the CLI's own parser and answered only when it names this
+Never a stale answer: the request is parsed with the CLI's own flags and answered only when it names this
 workspace and its flags and ``BOTBIN_*`` environment give this service's settings, so its index is the one
 the command would read; the search then goes through the same service call as in-process (which reloads an
-index that another process synced). Anything else is declined and the command runs in its own process.
+index that another process synced). Anything else is declined and the command runs in its own process
+(cli/answers.py).
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
-import io
 import json
 import logging
 import os
@@ -20,64 +19,15 @@ import socket
 import socketserver
 import threading
 from pathlib import Path
-from typing import Any
 
-from botbin.cli.warm import PROTOCOL, WARM_COMMANDS, private_dir, socket_path
+from botbin.cli.answers import answer
+from botbin.cli.warm import PROTOCOL, private_dir, socket_path
 from botbin.service import MemoryService
 
 log = logging.getLogger(__name__)
 
 MAX_REQUEST_BYTES = 1 << 20
 """Largest request read; a longer one is declined."""
-
-
-def _declined(reason: str) -> dict[str, Any]:
-    return {"v": PROTOCOL, "served": False, "reason": reason}
-
-
-def _parse(message: dict[str, Any]) -> argparse.Namespace | str:
-    """The parsed command line of ``message``, or why it cannot be answered here."""
-    from botbin.cli import build_parser
-
-    argv = message.get("argv")
-    if message.get("v") != PROTOCOL or not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
-        return f"not a protocol {PROTOCOL} request"
-    try:
-        args = build_parser().parse_args(argv)
-    except SystemExit:
-        return "bad usage"
-    if args.subcommand not in WARM_COMMANDS or getattr(args, "batch", None) is not None:
-        return f"{args.subcommand} is answered in-process"
-    return args
-
-
-def answer(memory: MemoryService, message: dict[str, Any]) -> dict[str, Any]:
-    """The answer to one request (see the module docstring)."""
-    from botbin.cli.commands import _search_usage_error, answer_context, answer_search
-    from botbin.cli.common import overrides
-
-    args = _parse(message)
-    if isinstance(args, str):
-        return _declined(args)
-    cwd, env = Path(str(message.get("cwd", "/"))), message.get("env")
-    if (cwd / getattr(args, "workspace", Path("."))).resolve() != memory.root:
-        return _declined("another workspace")
-    if args.subcommand == "search" and _search_usage_error(args):
-        return _declined("bad usage")
-    warnings = memory.settings_match(overrides(args), env if isinstance(env, dict) else {})
-    if warnings is None:
-        return _declined("other settings")
-    out, err = io.StringIO(), io.StringIO()
-    for warning in warnings:
-        print(f"botbin: warning: {warning}", file=err)
-    run = answer_search if args.subcommand == "search" else answer_context
-    try:
-        code = run(memory, args, out, err)
-    except Exception as exc:  # the command runs in-process then, and reports the error as it always does
-        log.info("warm %s declined: %s", args.subcommand, exc)
-        return _declined(f"{type(exc).__name__}: {exc}")
-    return {"v": PROTOCOL, "served": True, "code": code, "stdout": out.getvalue(), "stderr": err.getvalue(),
-            "pid": os.getpid()}  # fmt: skip
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -89,7 +39,10 @@ class _Handler(socketserver.StreamRequestHandler):
             message = json.loads(data) if len(data) <= MAX_REQUEST_BYTES else None
         except ValueError:
             message = None
-        reply = answer(self.server.memory, message) if isinstance(message, dict) else _declined("bad request")
+        if isinstance(message, dict):
+            reply = answer(self.server.memory, message)
+        else:
+            reply = {"v": PROTOCOL, "served": False, "reason": "bad request"}
         with contextlib.suppress(OSError):  # the client went away
             self.wfile.write(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
 

@@ -8,22 +8,14 @@ Each child prints one JSON line on stdout (the outcome) and logs to stderr."""
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import json
-import logging
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
-import numpy as np
-
 import botbin
-from botbin.embedding.model import resolve_model
-
-log = logging.getLogger(__name__)
 
 MODULE = "botbin.embedding.onnx_export"
 """What ``python -m`` runs in the children."""
@@ -92,51 +84,3 @@ def last_json(text: str) -> dict[str, object]:
         if isinstance(data, dict):
             return data
     return {}
-
-
-def _verify(args: argparse.Namespace) -> dict[str, object]:
-    from botbin.embedding.onnx_backend import OnnxEmbedder
-    from botbin.embedding.onnx_export import VERIFY_TEXTS
-
-    spec = resolve_model(str(args.model))
-    candidate = OnnxEmbedder(spec, Path(args.candidate), len(VERIFY_TEXTS)).embed(list(VERIFY_TEXTS))
-    reference = np.load(args.reference)
-    return {"min_cosine": float((candidate * reference).sum(axis=1).min())}
-
-
-def _export(args: argparse.Namespace) -> dict[str, object]:
-    from botbin.embedding.onnx_export import export_and_verify
-    from botbin.embedding.torch_backend import SentenceTransformerEmbedder
-
-    spec = resolve_model(str(args.model))
-    torch = SentenceTransformerEmbedder(spec, args.batch_size)
-    with torch.lock:
-        outcome = export_and_verify(spec, torch.loaded_model(), os.environ, args.batch_size)
-    return {
-        "path": None if outcome.path is None else str(outcome.path),
-        "min_cosine": outcome.min_cosine,
-        "error": outcome.error,
-        "seconds": outcome.seconds,
-    }
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of both children; exit status 0 when the outcome has no error."""
-    parser = argparse.ArgumentParser(prog=f"python -m {MODULE}", description="export or verify an ONNX model")
-    sub = parser.add_subparsers(dest="stage", required=True)
-    p = sub.add_parser("export", help="export MODEL with torch and verify it in a child")
-    p.add_argument("model", type=Path)
-    p.add_argument("--batch-size", type=int, default=32)
-    p = sub.add_parser("verify", help="embed the verification texts with ONNX Runtime and compare")
-    p.add_argument("model", type=Path)
-    p.add_argument("candidate", type=Path)
-    p.add_argument("reference", type=Path)
-    args = parser.parse_args(argv)
-    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="botbin-onnx: %(message)s")
-    try:
-        outcome = _export(args) if args.stage == "export" else _verify(args)
-    except Exception as exc:  # any failure is an outcome: the parent records it or keeps torch
-        outcome = {"error": f"{type(exc).__name__}: {exc}"}
-    with contextlib.suppress(BrokenPipeError):  # the parent left first: the files on disk are the outcome
-        print(json.dumps(outcome), flush=True)
-    return 0 if not outcome.get("error") else 1
