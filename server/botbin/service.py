@@ -90,10 +90,12 @@ class MemoryService:
         keep_documents: bool = False,
         encryption: str | None = None,
         prune: bool = False,
+        only: frozenset[str] | None = None,
     ) -> SyncReport:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
-        notes no longer tracked even when they are most of the index (else the sync keeps them and says so)."""
-        return self.ws.sync(progress, full, keep_documents, encryption, prune)
+        notes no longer tracked even when they are most of the index (else the sync keeps them and says so).
+        ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note)."""
+        return self.ws.sync(progress, full, keep_documents, encryption, prune, only)
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index and its load warnings (workspace/handle.py)."""
