@@ -13,12 +13,8 @@ from lsp.conftest import progress_ended, request, serve, wait_until
 
 
 def _ends(client: LanguageClient) -> list[str]:
-    return [
-        r.message or ""
-        for reports in client.progress_reports.values()
-        for r in reports
-        if isinstance(r, types.WorkDoneProgressEnd)
-    ]
+    ends = [r for reports in client.progress_reports.values() for r in reports]
+    return [r.message or "" for r in ends if isinstance(r, types.WorkDoneProgressEnd)]
 
 
 async def _paths(client: LanguageClient, query: str) -> list[str]:
