@@ -13,8 +13,12 @@ from lsp.conftest import progress_ended, request, serve, wait_until
 
 
 def _ends(client: LanguageClient) -> list[str]:
-    ends = [r for reports in client.progress_reports.values() for r in reports]
-    return [r.message or "" for r in ends if isinstance(r, types.WorkDoneProgressEnd)]
+    ends: list[str] = []
+    for reports in client.progress_reports.values():
+        for report in reports:
+            if isinstance(report, types.WorkDoneProgressEnd):
+                ends.append(report.message or "")
+    return ends
 
 
 async def _paths(client: LanguageClient, query: str) -> list[str]:
