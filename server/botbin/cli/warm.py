@@ -114,8 +114,9 @@ def request(argv: Sequence[str], env: Mapping[str, str] | None = None) -> dict[s
 
 
 def ask(path: Path, message: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Send ``message`` to the server at ``path`` and return its answer; None when no server answers."""
-    if not private_dir(path.parent):
+    """Send ``message`` to the server at ``path`` and return its answer; None when no server answers (or
+    its folder is missing or not private)."""
+    if not path.parent.is_dir() or not private_dir(path.parent):
         return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:

@@ -48,6 +48,7 @@ class AutoEmbedder(SpecEmbedder):
         self._onnx: OnnxEmbedder | None = None
         self._looked = False
         self._export_proc: subprocess.Popen[str] | None = None
+        self._export_seen = False
         self._lock = threading.Lock()
         self.last_export: ExportOutcome | None = None
         """The outcome of this process's export, once one ran."""
@@ -99,7 +100,10 @@ class AutoEmbedder(SpecEmbedder):
         with self._lock:
             if self._export_proc is not None or self._onnx is not None or self._env.get(BACKEND_ENV) == "torch":
                 return
+            if self._export_seen:
+                return
             if find_export(self.spec, self._env) is not None or find_failure(self.spec, self._env) is not None:
+                self._export_seen = True  # made or failed elsewhere: the next process picks it up
                 return
             try:
                 self._export_proc = start_export(self.spec.path, self.batch_size, self._env)
