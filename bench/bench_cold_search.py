@@ -7,7 +7,8 @@ hits all alike, ``--runs`` times each: ``python -c "import torch"``, a cold ``bo
 and a cold ``botbin search`` with ``BOTBIN_EMBED_BACKEND=torch`` (today's path; ``--torch-runs``). One more
 search runs in a probe child that reports whether torch / sentence-transformers were imported. Then
 ``botbin serve`` starts on the same workspace and ``--runs`` searches are timed with the server running
-(warm answers over its socket: the target is <= 0.3 s), with a probe of the modules such a search imports.
+(warm answers over its socket: the target is <= 0.3 s on an idle machine) beside a bare ``python -c pass``
+(the floor under today's load), with a probe of the modules such a search imports.
 
 Run from the repo root with the venv active: ``python bench/bench_cold_search.py [--quick]`` (``--quick``: the
 first 30 notes, 3 runs, 1 torch run). Prints one JSON object on stdout.
@@ -58,7 +59,9 @@ def wall(cmd: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
-def with_server(search: list[str], queries: list[str], runs: int, env: dict[str, str]) -> tuple[list[float], Any]:
+def with_server(
+    search: list[str], queries: list[str], runs: int, env: dict[str, str]
+) -> tuple[list[float], list[float], Any]:
     """Wall times of ``search`` while ``botbin serve`` runs on the same workspace and settings (warm answers over
     its socket), and a probe of one such search (the modules it imported; the server's -v line)."""
     serve = subprocess.Popen([*search[:1], "serve", *search[2:-2]], stderr=subprocess.PIPE, text=True, env=env)
@@ -69,14 +72,18 @@ def with_server(search: list[str], queries: list[str], runs: int, env: dict[str,
                 break
         else:
             raise RuntimeError(f"botbin serve exited {serve.wait()}")
-        times = [wall([*search, queries[(i + 7) % len(queries)]], env) for i in range(runs)]
+        times, floor = [], []
+        for i in range(runs):
+            floor.append(wall([sys.executable, "-c", "pass"], env))  # the floor: a bare Python start
+            times.append(wall([*search, queries[(i + 7) % len(queries)]], env))
         log("search with a server: " + " ".join(f"{t:.3f}" for t in times))
+        log("python -c pass: " + " ".join(f"{t:.3f}" for t in floor))
         proc = subprocess.run(
             [sys.executable, "-c", PROBE, *search[1:], "-v", queries[0]], capture_output=True, text=True, env=env
         )
         probe = json.loads([x for x in proc.stderr.splitlines() if x.startswith("PROBE ")][-1][6:])
         probe["answered_by_server"] = "answered by the server" in proc.stderr
-        return times, probe
+        return times, floor, probe
     finally:
         serve.terminate()
         serve.wait(30)
@@ -122,8 +129,7 @@ def run(max_notes: int | None, runs: int, torch_runs: int) -> dict[str, Any]:
             [sys.executable, "-c", PROBE, *search[1:], queries[0]], capture_output=True, text=True, env=env
         )
         probe = json.loads([x for x in proc.stderr.splitlines() if x.startswith("PROBE ")][-1][6:])
-        warm_runs, warm_probe = with_server(search, queries, runs, env)
-        times["search_with_server"] = warm_runs
+        times["search_with_server"], times["python_startup"], warm_probe = with_server(search, queries, runs, env)
         med = {k: median(v) for k, v in times.items() if v}
         return {
             "notes": len(report.added),
