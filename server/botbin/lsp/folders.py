@@ -210,7 +210,11 @@ class Folders:
             report, error = None, None
             try:
                 folder.service.index()  # loaded first, so that notes written by this sync patch it live
-                report = folder.service.sync(functools.partial(self._on_progress, folder), full=full, only=notes)
+                progress = functools.partial(self._on_progress, folder)
+                if notes is None:  # a scan of the whole folder
+                    report = folder.service.sync(progress, full=full)
+                else:
+                    report = folder.service.sync(progress, full=full, only=notes)
                 folder.last_report, folder.last_error = report, None
             except ModelError as exc:
                 error = folder.last_error = folder.model_error = str(exc)
