@@ -5,7 +5,10 @@ A copy of the Obsidian help vault is synced once in-process (a temp model folder
 model receives the export, so the installed package is never written). Then, alternating so that other load
 hits all alike, ``--runs`` times each: ``python -c "import torch"``, a cold ``botbin search`` subprocess (ONNX),
 and a cold ``botbin search`` with ``BOTBIN_EMBED_BACKEND=torch`` (today's path; ``--torch-runs``). One more
-search runs in a probe child that reports whether torch / sentence-transformers were imported.
+search runs in a probe child that reports whether torch / sentence-transformers were imported. Then
+``botbin serve`` starts on the same workspace and ``--runs`` searches are timed with the server running
+(warm answers over its socket: the target is <= 0.3 s on an idle machine) beside a bare ``python -c pass``
+(the floor under today's load), with a probe of the modules such a search imports.
 
 Run from the repo root with the venv active: ``python bench/bench_cold_search.py [--quick]`` (``--quick``: the
 first 30 notes, 3 runs, 1 torch run). Prints one JSON object on stdout.
@@ -31,10 +34,12 @@ from common import botbin_exe, load_average, log, median, percentile, r
 REPO = Path(__file__).resolve().parents[1]
 OBSIDIAN_HELP = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
 QUERIES = REPO / "bench" / "data" / "obsidian_queries.jsonl"
+HEAVY = ("torch", "sentence_transformers", "transformers", "onnxruntime", "numpy", "tokenizers")
 PROBE = """import json, sys
 from botbin.cli import main
 rc = main(sys.argv[1:])
-mods = sorted(m for m in sys.modules if m.split(".")[0] in ("torch", "sentence_transformers", "transformers"))
+heavy = ("torch", "sentence_transformers", "transformers", "onnxruntime", "numpy", "tokenizers")
+mods = sorted({m.split(".")[0] for m in sys.modules if m.split(".")[0] in heavy})
 print("PROBE " + json.dumps({"rc": rc, "heavy_modules": mods}), file=sys.stderr)
 """
 
@@ -54,6 +59,36 @@ def wall(cmd: list[str], env: dict[str, str]) -> float:
     return seconds
 
 
+def with_server(
+    search: list[str], queries: list[str], runs: int, env: dict[str, str]
+) -> tuple[list[float], list[float], Any]:
+    """Wall times of ``search`` while ``botbin serve`` runs on the same workspace and settings (warm answers over
+    its socket), and a probe of one such search (the modules it imported; the server's -v line)."""
+    serve = subprocess.Popen([*search[:1], "serve", *search[2:-2]], stderr=subprocess.PIPE, text=True, env=env)
+    assert serve.stderr is not None
+    try:
+        for line in serve.stderr:
+            if line.startswith("botbin: serving"):
+                break
+        else:
+            raise RuntimeError(f"botbin serve exited {serve.wait()}")
+        times, floor = [], []
+        for i in range(runs):
+            floor.append(wall([sys.executable, "-c", "pass"], env))  # the floor: a bare Python start
+            times.append(wall([*search, queries[(i + 7) % len(queries)]], env))
+        log("search with a server: " + " ".join(f"{t:.3f}" for t in times))
+        log("python -c pass: " + " ".join(f"{t:.3f}" for t in floor))
+        proc = subprocess.run(
+            [sys.executable, "-c", PROBE, *search[1:], "-v", queries[0]], capture_output=True, text=True, env=env
+        )
+        probe = json.loads([x for x in proc.stderr.splitlines() if x.startswith("PROBE ")][-1][6:])
+        probe["answered_by_server"] = "answered by the server" in proc.stderr
+        return times, floor, probe
+    finally:
+        serve.terminate()
+        serve.wait(30)
+
+
 def run(max_notes: int | None, runs: int, torch_runs: int) -> dict[str, Any]:
     queries = [json.loads(x)["q"] for x in QUERIES.read_text(encoding="utf-8").splitlines() if x.strip()]
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -65,7 +100,7 @@ def run(max_notes: int | None, runs: int, torch_runs: int) -> dict[str, Any]:
         ws = tmp / "vault"
         copy_vault(ws, max_notes)
         settings = {"vault": True, "model": str(model)}
-        env = {**os.environ, "XDG_CACHE_HOME": str(tmp / "cache")}
+        env = {**os.environ, "XDG_CACHE_HOME": str(tmp / "cache"), "XDG_RUNTIME_DIR": str(tmp)}
         env.pop("BOTBIN_EMBED_BACKEND", None)
         outcome = shared_embedder(resolve_model(str(model))).ensure_export()
         assert outcome is not None and outcome.path is not None, outcome
@@ -94,6 +129,7 @@ def run(max_notes: int | None, runs: int, torch_runs: int) -> dict[str, Any]:
             [sys.executable, "-c", PROBE, *search[1:], queries[0]], capture_output=True, text=True, env=env
         )
         probe = json.loads([x for x in proc.stderr.splitlines() if x.startswith("PROBE ")][-1][6:])
+        times["search_with_server"], times["python_startup"], warm_probe = with_server(search, queries, runs, env)
         med = {k: median(v) for k, v in times.items() if v}
         return {
             "notes": len(report.added),
@@ -107,7 +143,10 @@ def run(max_notes: int | None, runs: int, torch_runs: int) -> dict[str, Any]:
                 r(med["cold_search_onnx"] / med["cold_search_torch"], 3) if "cold_search_torch" in med else None
             ),
             "target_met": med["cold_search_onnx"] < med["import_torch"],
+            "ratio_search_with_server_over_import_torch": r(med["search_with_server"] / med["import_torch"], 3),
+            "target_with_server_met": med["search_with_server"] <= 0.3,
             "probe": probe,
+            "probe_with_server": warm_probe,
             "warm_query_ms": {
                 "p50": r(1000 * median(warm), 2),
                 "p95": r(1000 * percentile(warm, 95), 2),

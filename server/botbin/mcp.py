@@ -227,6 +227,10 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
         log.warning("%s", warning)
     threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True).start()
     observer = service.observer(sync_each_block=True)
+    from botbin.cli.warm_server import WarmServer
+
+    warm = WarmServer(service)  # `botbin search` in this workspace asks this process (cli/warm.py)
+    warm.start()
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         create_server(service, observer).run("stdio")
@@ -236,6 +240,7 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
         interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)  # the flush is what a signal asked for
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _flush(observer)
+        warm.stop()
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, interrupt)
     return 0

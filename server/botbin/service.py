@@ -92,10 +92,12 @@ class MemoryService:
         keep_documents: bool = False,
         encryption: str | None = None,
         prune: bool = False,
+        only: frozenset[str] | None = None,
     ) -> SyncReport:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
-        notes no longer tracked even when they are most of the index (else the sync keeps them and says so)."""
-        return self.ws.sync(progress, full, keep_documents, encryption, prune)
+        notes no longer tracked even when they are most of the index (else the sync keeps them and says so).
+        ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note)."""
+        return self.ws.sync(progress, full, keep_documents, encryption, prune, only)
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index and its load warnings (workspace/handle.py)."""
@@ -107,6 +109,15 @@ class MemoryService:
     def warm_up(self) -> None:
         """Load the model now (a server does it in the background). Raises ModelError."""
         self.ws.models.embed_query("warm up")
+
+    def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
+        """For a client of a warm server (cli/warm.py): the settings warnings a process with these flags and
+        environment would print, or None when its settings differ from this service's (it would read another
+        index, so it must answer itself)."""
+        from botbin.config import load_settings
+
+        loaded = load_settings(self.root, overrides, env)
+        return tuple(loaded.warnings) if loaded.settings == self.settings else None
 
     def tracks(self, rel: str) -> bool:
         """True when note ``rel`` is one the scan would track (``Workspace.tracks``)."""

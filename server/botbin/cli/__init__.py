@@ -15,20 +15,17 @@ import sys
 from collections.abc import Sequence
 
 from botbin import __version__
-from botbin.cli import commands, ingest, lifecycle
-from botbin.cli.common import (
-    EPILOG,
-    EXIT_FORMAT,
-    EXIT_MODEL,
-    EXIT_PASSPHRASE,
-    EXIT_USAGE,
-    EXIT_WORKSPACE,
-    common_flags,
-)
+from botbin.cli.warm import try_warm
 from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, PassphraseError, WorkspaceError
+
+# The exit codes, repeated from cli/common.py so that a warm answer (cli/warm.py) imports nothing heavy.
+EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 2, 3, 4, 5, 6
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from botbin.cli import commands, ingest, lifecycle
+    from botbin.cli.common import EPILOG, common_flags
+
     common = common_flags()
     parser = argparse.ArgumentParser(
         prog="botbin",
@@ -45,6 +42,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command: ``search`` and ``context`` are first offered to a running server of the workspace
+    (cli/warm.py), which answers without this process loading the index or the model."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    warm = try_warm(argv)
+    if warm is not None:
+        return warm
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         stream=sys.stderr,

@@ -9,10 +9,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.answers import (
+    add_context_args,
+    add_search_args,
+    answer_context,
+    answer_search,
+    search_filters,
+    search_usage_error,
+)
 from botbin.cli.common import (
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
+    EXIT_WORKSPACE,
     add,
     overrides,
     passphrase,
@@ -23,17 +32,15 @@ from botbin.cli.common import (
 from botbin.cli.output import (
     directives_json,
     print_directives,
-    print_hits,
     print_info,
     print_status,
     print_sync,
     run_batch,
 )
-from botbin.service import SearchFilters, check_alpha, check_filters, check_k, extract_source, read_document
-
-
-def _filters(args: argparse.Namespace) -> SearchFilters:
-    return SearchFilters(args.path_glob, args.tag, args.kind, args.date_from, args.date_to)
+from botbin.service import (
+    extract_source,
+    read_document,
+)
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -73,46 +80,15 @@ def cmd_decrypt(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 
-def _search_usage_error(args: argparse.Namespace) -> str | None:
-    """Why the search flags are unusable, or None."""
-    if (args.query is None) == (args.batch is None):
-        return "give a QUERY or --batch FILE.jsonl"
-    if args.query is not None and not args.query.strip():
-        return "the query is empty"
-    if args.per_note is not None and args.per_note < 0:
-        return f"--per-note takes 0 (no cap) or more, not {args.per_note}"
-    if args.alpha is not None and args.alpha != args.alpha:  # NaN
-        return "alpha must be a number between 0 and 1, not nan"
-    return check_k(args.k) or check_alpha(args.alpha) or check_filters(_filters(args), ("--kind", "--since", "--until"))
-
-
 def cmd_search(args: argparse.Namespace) -> int:
-    problem = _search_usage_error(args)
+    problem = search_usage_error(args)
     if problem:
         print(f"botbin search: {problem}", file=sys.stderr)
         return EXIT_USAGE
     memory = service(args)
-    filters = _filters(args)
     if args.batch is not None:
-        return run_batch(memory, args.batch, args.k, args.alpha, filters, args.best_per_note)
-    result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note, per_note=args.per_note)
-    for warning in result.warnings:
-        print(f"botbin: warning: {warning}", file=sys.stderr)
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "hits": [h.to_dict() for h in result.hits],
-                    "degraded": result.degraded,
-                    "stale": result.stale,
-                    "indexedAt": result.indexed_at,
-                },
-                ensure_ascii=False,
-            )
-        )
-    else:
-        print_hits(result.hits, filtered=filters != SearchFilters())
-    return EXIT_OK
+        return run_batch(memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note)
+    return answer_search(memory, args, sys.stdout, sys.stderr)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -172,14 +148,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    result = service(args).context(args.query, args.budget)
-    if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False))
-    else:
-        print(result.text)
-        used = ", ".join(f"{t.name} {t.tokens}" for t in result.tiers if t.tokens)
-        print(f"botbin: {result.used_tokens}/{result.budget_tokens} tokens ({used})", file=sys.stderr)
-    return EXIT_OK
+    return answer_context(service(args), args, sys.stdout, sys.stderr)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -193,6 +162,36 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
     return serve(workspace_of(args), overrides(args))
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Load the index and the model, then answer warm ``botbin search`` / ``context`` until stopped."""
+    import signal
+    import threading
+
+    from botbin.cli.warm_server import WarmServer
+    from botbin.errors import ModelError
+
+    memory = service(args)
+    memory.index()
+    try:
+        memory.warm_up()
+    except ModelError as exc:
+        print(f"botbin: warning: {exc}; searches fall back to words only", file=sys.stderr)
+    warm = WarmServer(memory)
+    if not warm.start():
+        print(f"botbin: error: cannot answer for {memory.root} at {warm.path} (see above)", file=sys.stderr)
+        return EXIT_WORKSPACE
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(f"botbin: serving {memory.root} at {warm.path} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        warm.stop()
+    return EXIT_OK
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
@@ -213,26 +212,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
     p = add(sub, common, "search", "search the synced notes by meaning", cmd_search)
-    p.add_argument("query", nargs="?", help="what to look for, in your own words")
-    p.add_argument(
-        "--batch", type=Path, metavar="FILE.jsonl", help='one {"q": ...} per line in, one JSON result list per line out'
-    )
-    p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
-    p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
-    p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
-    p.add_argument("--path", dest="path_glob", help="only notes whose path matches this glob")
-    p.add_argument("--tag", help="only notes with this tag")
-    p.add_argument("--kind", choices=["hard", "soft", "lore"], help="only chunks of this kind")
-    p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
-    p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
-    p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
-    p.add_argument(
-        "--per-note",
-        type=int,
-        default=None,
-        metavar="N",
-        help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)",
-    )
+    add_search_args(p)
 
     p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -258,9 +238,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
     p = add(sub, common, "context", "the context block an agent gets for a request, within a token budget", cmd_context)
-    p.add_argument("query", help="the task or question")
-    p.add_argument("--budget", type=int, default=2000, metavar="N", help="most tokens (default 2000)")
-    p.add_argument("--json", action="store_true", help="print tiers, items and token counts as JSON")
+    add_context_args(p)
 
     p = add(sub, common, "remember", "append an entry to today's memory/YYYY-MM-DD.md and sync it", cmd_remember)
     p.add_argument("text", help="what to remember")
@@ -276,6 +254,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     add(sub, common, "decrypt", "turn an encrypted store back into plain .aif-bin files, in place", cmd_decrypt)
 
     add(sub, common, "mcp", "run the MCP server (stdio) for AI agents", cmd_mcp)
+
+    add(sub, common, "serve", "keep the index and model loaded and answer search/context at once", cmd_serve)
 
     p = add(sub, common, "lsp", "run the language server (stdio) for editors", cmd_lsp)
     p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")

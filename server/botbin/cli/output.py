@@ -6,7 +6,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 from botbin.service import check_alpha, check_k
 
@@ -44,16 +44,18 @@ def print_sync(report: SyncReport) -> None:
     )
 
 
-def print_hits(hits: list[Hit], filtered: bool = False) -> None:
-    """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet."""
+def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = None) -> None:
+    """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet, on ``out``
+    (default: stdout)."""
     if not hits:
-        print("no hits matching the filters" if filtered else "no hits (is the workspace synced? try `botbin status`)")
+        empty = "no hits matching the filters" if filtered else "no hits (is the workspace synced? try `botbin status`)"
+        print(empty, file=out)
         return
     for rank, hit in enumerate(hits, 1):
         where = " > ".join(hit.heading_path)
-        print(f"{rank:>2}. {hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip())
-        print(f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f})")
-        print(f"    {hit.snippet}")
+        print(f"{rank:>2}. {hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip(), file=out)
+        print(f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f})", file=out)
+        print(f"    {hit.snippet}", file=out)
 
 
 def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:

@@ -1,10 +1,12 @@
 """The embedder a workspace uses: ONNX Runtime once a verified export of the model exists (no torch import), the
-sentence-transformers model until then; the first torch embed of a process schedules the one-time export."""
+sentence-transformers model until then; the first torch embed of a process starts the one-time export in a
+child process."""
 
 from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -12,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from botbin.embedding.export_child import last_json, start_export
 from botbin.embedding.model import ModelSpec, SpecEmbedder
 from botbin.embedding.onnx_backend import OnnxEmbedder
 from botbin.embedding.onnx_export import ExportOutcome, export_and_verify, find_export, find_failure
@@ -31,9 +34,10 @@ class AutoEmbedder(SpecEmbedder):
     """Embeds with ONNX Runtime when a verified export of the model exists, else with torch.
 
     The export happens once per model and machine (onnx_export.py): right after the first torch embed of a
-    process, in a background thread that reuses the loaded weights (a first ``botbin sync`` pays it while it
-    embeds; a search that found no export answers first, then the process finishes the export before it exits).
-    A failed export is recorded and not retried until torch or onnxruntime changes; torch then serves."""
+    process, in a child process (export_child.py; torch and ONNX Runtime never share a process). This process
+    keeps embedding with torch; the next process finds the export. ``ensure_export`` exports in this process
+    instead (benchmarks). A failed export is recorded and not retried until torch or onnxruntime changes;
+    torch then serves."""
 
     def __init__(self, spec: ModelSpec, batch_size: int = 32, env: Mapping[str, str] | None = None) -> None:
         self.spec = spec
@@ -43,7 +47,8 @@ class AutoEmbedder(SpecEmbedder):
         """The torch embedder: serves until an export exists, and makes the export (its weights load lazily)."""
         self._onnx: OnnxEmbedder | None = None
         self._looked = False
-        self._export_thread: threading.Thread | None = None
+        self._export_proc: subprocess.Popen[str] | None = None
+        self._export_seen = False
         self._lock = threading.Lock()
         self.last_export: ExportOutcome | None = None
         """The outcome of this process's export, once one ran."""
@@ -90,13 +95,22 @@ class AutoEmbedder(SpecEmbedder):
         return vectors
 
     def schedule_export(self) -> None:
-        """Start the one-time export in a background (non-daemon) thread, unless an export exists, failed
-        before, is running, or torch is forced."""
+        """Start the one-time export in a child process (export_child.py), unless an export exists, failed
+        before, is running, or torch is forced. This process keeps torch; the next one finds the export."""
         with self._lock:
-            if self._export_thread is not None or self._onnx is not None or self._env.get(BACKEND_ENV) == "torch":
+            if self._export_proc is not None or self._onnx is not None or self._env.get(BACKEND_ENV) == "torch":
                 return
-            self._export_thread = threading.Thread(target=self.ensure_export, name="botbin-onnx-export")
-        self._export_thread.start()
+            if self._export_seen:
+                return
+            if find_export(self.spec, self._env) is not None or find_failure(self.spec, self._env) is not None:
+                self._export_seen = True  # made or failed elsewhere: the next process picks it up
+                return
+            try:
+                self._export_proc = start_export(self.spec.path, self.batch_size, self._env)
+            except OSError as exc:
+                log.warning("cannot start the ONNX export of %s (%s); embedding with torch", self.spec.model_id, exc)
+                return
+        log.info("exporting %s to ONNX in child process %d", self.spec.model_id, self._export_proc.pid)
 
     def ensure_export(self) -> ExportOutcome | None:
         """Export now unless an export exists or failed before (then None); loads torch if needed. Afterwards
@@ -129,11 +143,24 @@ class AutoEmbedder(SpecEmbedder):
             self._onnx, self._looked = opened, True
         return outcome
 
-    def wait_export(self, timeout_s: float | None = None) -> None:
-        """Wait for a scheduled export to finish (tests, benchmarks)."""
-        thread = self._export_thread
-        if thread is not None:
-            thread.join(timeout_s)
+    def wait_export(self, timeout_s: float | None = None) -> ExportOutcome | None:
+        """Wait for the export child to end and keep its outcome in ``last_export`` (tests, benchmarks); None
+        when no child was started. Raises subprocess.TimeoutExpired after ``timeout_s``."""
+        proc = self._export_proc
+        if proc is None:
+            return None
+        out, _ = proc.communicate(timeout=timeout_s)
+        data = last_json(out or "")
+        path, cosine = data.get("path"), data.get("min_cosine")
+        error = data.get("error") or (None if path else f"export child ended with status {proc.returncode}")
+        seconds = data.get("seconds")
+        self.last_export = ExportOutcome(
+            Path(path) if isinstance(path, str) else None,
+            float(cosine) if isinstance(cosine, (int, float)) else None,
+            None if error is None else str(error),
+            float(seconds) if isinstance(seconds, (int, float)) else 0.0,
+        )
+        return self.last_export
 
 
 _SHARED: dict[tuple[str, int], AutoEmbedder] = {}

@@ -1,23 +1,29 @@
 """One-time ONNX export of a sentence-transformers model's transformer: keyed by the model's identity, verified
 against the torch output, written atomically next to the model files (else in the user cache), and a failure
-remembered so that it is not retried by every process. Only ``export_and_verify`` imports torch."""
+remembered so that it is not retried by every process. Only ``export_and_verify`` imports torch; it verifies the
+export in a child process that loads only ONNX Runtime (export_child.py). ``python -m botbin.embedding.onnx_export``
+runs the export children (``main``)."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import hashlib
 import json
 import logging
 import os
+import sys
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from botbin.embedding.model import ModelSpec
+from botbin.embedding.export_child import MODULE, verify_in_child
+from botbin.embedding.model import ModelSpec, resolve_model
 from botbin.embedding.onnx_backend import OnnxEmbedder, unsupported_reason
 
 log = logging.getLogger(__name__)
@@ -192,12 +198,12 @@ def _export_locked(
     spec: ModelSpec, st_model: Any, folder: Path, key: str, batch_size: int, start: float
 ) -> ExportOutcome:
     tmp = folder / f".{key}.{os.getpid()}.tmp.onnx"
+    ref = folder / f".{key}.{os.getpid()}.tmp.npy"
     try:
         reason = unsupported_reason(spec)
         if reason is not None:
             return _failed(folder, key, reason, None, start)
         _export(st_model, tmp)
-        candidate = OnnxEmbedder(spec, tmp, batch_size).embed(list(VERIFY_TEXTS))
         reference = np.asarray(
             st_model.encode(
                 list(VERIFY_TEXTS),
@@ -208,7 +214,8 @@ def _export_locked(
             ),
             dtype=np.float32,
         )
-        min_cos = float((candidate * reference).sum(axis=1).min())
+        np.save(ref, reference)
+        min_cos = verify_in_child(spec.path, tmp, ref)  # ONNX Runtime in a process of its own, never beside torch
         if not min_cos >= MIN_COSINE:
             return _failed(folder, key, f"ONNX output differs from torch (least cosine {min_cos:.6f})", min_cos, start)
         onnx = folder / f"{key}.onnx"
@@ -228,6 +235,7 @@ def _export_locked(
         return _failed(folder, key, f"{type(exc).__name__}: {exc}", None, start)
     finally:
         tmp.unlink(missing_ok=True)
+        ref.unlink(missing_ok=True)
 
 
 def _failed(folder: Path, key: str, error: str, min_cos: float | None, start: float) -> ExportOutcome:
@@ -282,3 +290,52 @@ def _export(st_model: Any, target: Path) -> None:
         transformer.train(was_training)
     with open(target, "rb+") as fh:
         os.fsync(fh.fileno())
+
+
+# -- the children (export_child.py) ---------------------------------------------------------------------
+def _verify_stage(args: argparse.Namespace) -> dict[str, object]:
+    spec = resolve_model(str(args.model))
+    candidate = OnnxEmbedder(spec, Path(args.candidate), len(VERIFY_TEXTS)).embed(list(VERIFY_TEXTS))
+    reference = np.load(args.reference)
+    return {"min_cosine": float((candidate * reference).sum(axis=1).min())}
+
+
+def _export_stage(args: argparse.Namespace) -> dict[str, object]:
+    from botbin.embedding.torch_backend import SentenceTransformerEmbedder
+
+    spec = resolve_model(str(args.model))
+    torch = SentenceTransformerEmbedder(spec, args.batch_size)
+    with torch.lock:
+        outcome = export_and_verify(spec, torch.loaded_model(), os.environ, args.batch_size)
+    return {
+        "path": None if outcome.path is None else str(outcome.path),
+        "min_cosine": outcome.min_cosine,
+        "error": outcome.error,
+        "seconds": outcome.seconds,
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of both export children (export_child.py); exit status 0 when the outcome has no error."""
+    parser = argparse.ArgumentParser(prog=f"python -m {MODULE}", description="export or verify an ONNX model")
+    sub = parser.add_subparsers(dest="stage", required=True)
+    p = sub.add_parser("export", help="export MODEL with torch and verify it in a child")
+    p.add_argument("model", type=Path)
+    p.add_argument("--batch-size", type=int, default=32)
+    p = sub.add_parser("verify", help="embed the verification texts with ONNX Runtime and compare")
+    p.add_argument("model", type=Path)
+    p.add_argument("candidate", type=Path)
+    p.add_argument("reference", type=Path)
+    args = parser.parse_args(argv)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO, format="botbin-onnx: %(message)s")
+    try:
+        outcome = _export_stage(args) if args.stage == "export" else _verify_stage(args)
+    except Exception as exc:  # any failure is an outcome: the parent records it or keeps torch
+        outcome = {"error": f"{type(exc).__name__}: {exc}"}
+    with contextlib.suppress(BrokenPipeError):  # the parent left first: the files on disk are the outcome
+        print(json.dumps(outcome), flush=True)
+    return 0 if not outcome.get("error") else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

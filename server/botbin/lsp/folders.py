@@ -92,6 +92,8 @@ DoneCallback = Callable[[Folder, "SyncReport | None", "str | None"], None]
 class _Queue:
     pending: dict[str, bool] = field(default_factory=dict)
     """Folder URI -> full re-chunk wanted."""
+    notes: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    """Folder URI -> the notes to sync (relative paths), None for a scan of the whole folder."""
     running: str | None = None
 
 
@@ -164,10 +166,18 @@ class Folders:
         with self._cond:
             return len(self._queue.pending) + (self._queue.running is not None)
 
-    def request_sync(self, uris: list[str] | None = None, full: bool = False) -> None:
-        """Queue a sync of these folders (default: all); merged with one already queued."""
+    def request_sync(
+        self, uris: list[str] | None = None, full: bool = False, notes: frozenset[str] | None = None
+    ) -> None:
+        """Queue a sync of these folders (default: all), of just ``notes`` (relative paths) when given, else a
+        scan of each whole folder; merged with one already queued (the named notes add up; a whole folder
+        wins)."""
         with self._cond:
             for uri in uris if uris is not None else list(self.folders):
+                queued = uri in self._queue.pending
+                before = self._queue.notes.get(uri)
+                merged = None if notes is None or (queued and before is None) else notes | (before or frozenset())
+                self._queue.notes[uri] = merged
                 self._queue.pending[uri] = self._queue.pending.get(uri, False) or full
             if self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._run, name="botbin-sync", daemon=True)
@@ -183,18 +193,20 @@ class Folders:
         with self._cond:
             self._stopped = True
             self._queue.pending.clear()
+            self._queue.notes.clear()
             self._cond.notify_all()
 
-    def _next(self) -> tuple[Folder, bool] | None:
+    def _next(self) -> tuple[Folder, bool, frozenset[str] | None] | None:
         with self._cond:
             while not self._stopped:
                 while self._queue.pending:
                     uri, full = next(iter(self._queue.pending.items()))
                     del self._queue.pending[uri]
+                    notes = self._queue.notes.pop(uri, None)
                     folder = self.folders.get(uri)
                     if folder is not None:
                         self._queue.running = uri
-                        return folder, full
+                        return folder, full, notes
                 self._cond.notify_all()
                 if not self._cond.wait(timeout=30):
                     return None  # idle: let the thread end; request_sync starts a new one
@@ -202,11 +214,15 @@ class Folders:
 
     def _run(self) -> None:
         while (job := self._next()) is not None:
-            folder, full = job
+            folder, full, notes = job
             report, error = None, None
             try:
                 folder.service.index()  # loaded first, so that notes written by this sync patch it live
-                report = folder.service.sync(functools.partial(self._on_progress, folder), full=full)
+                progress = functools.partial(self._on_progress, folder)
+                if notes is None:  # a scan of the whole folder
+                    report = folder.service.sync(progress, full=full)
+                else:
+                    report = folder.service.sync(progress, full=full, only=notes)
                 folder.last_report, folder.last_error, folder.last_error_kind = report, None, None
             except ModelError as exc:
                 error = folder.model_error = folder.failed(exc)

@@ -133,8 +133,11 @@ class BotbinLanguageServer(LanguageServer):
             return None
 
     # -- indexing progress ----------------------------------------------------------------------
-    async def start_sync(self, uris: list[str] | None = None, full: bool = False) -> None:
-        """Queue a background sync and open a progress report for each folder in it."""
+    async def start_sync(
+        self, uris: list[str] | None = None, full: bool = False, notes: frozenset[str] | None = None
+    ) -> None:
+        """Queue a background sync (of just ``notes``, relative paths, when given) and open a progress
+        report for each folder in it."""
         targets = uris if uris is not None else list(self.folders.folders)
         if self.client_supports("window.work_done_progress"):
             for uri in targets:
@@ -154,7 +157,7 @@ class BotbinLanguageServer(LanguageServer):
                             title=protocol.PROGRESS_TITLE, message=name, percentage=0, cancellable=False
                         ),
                     )
-        self.folders.request_sync(targets, full)
+        self.folders.request_sync(targets, full, notes)
 
     def _sync_progress(self, folder: Folder, done: int, total: int) -> None:
         token = self._progress.get(folder.uri)

@@ -36,6 +36,7 @@ from botbin.sync.scan import (
     check_root,
     outside_target,
     read_note,
+    scan_notes,
     scan_workspace,
     untracked_notes_hint,
 )
@@ -315,6 +316,7 @@ def sync_workspace(
     encryption: str | None = None,
     locked: Callable[[], None] | None = None,
     prune: bool = False,
+    only: frozenset[str] | None = None,
 ) -> SyncReport:
     """Bring the output folder in line with the tracked notes of ``ctx.root``.
 
@@ -327,6 +329,9 @@ def sync_workspace(
     ``locked`` is called once the workspace lock is held, before the scan (to reload what another process
     synced meanwhile), and again at the end when excluded notes were removed (an index loaded in memory
     that drops only ``deleted`` notes then reloads from the new state file; see ``SyncReport.removed``).
+    ``only``: sync just these notes (relative POSIX paths; content-hashed as always), with no folder scan: a
+    named note that is gone or no longer tracked is removed. A full scan is done instead when the store must
+    be checked whole (another model or chunker, a killed sync, a lost state file, an encryption change).
     Indexed notes still on disk that the include/exclude globs no longer match are removed ("excluded")
     unless they are most of the index: then they are kept, with a warning, until a sync with ``prune``.
     Removed notes' vectors are kept in a bounded spare file (sync/spare.py), so a note that comes back is
@@ -352,11 +357,13 @@ def sync_workspace(
     with workspace_lock(ctx.output_dir, ctx.settings.lock_timeout_s):
         if locked is not None:
             locked()
-        # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
-        scan = scan_workspace(ctx.root, ctx.settings)
-        remove_stale_temps(ctx.output_dir)
         state, warnings = load_state(ctx.output_dir / STATE_FILE, ctx.settings.output_dir)
         interrupted = was_interrupted(ctx.output_dir)
+        if only is not None and (full or warnings or interrupted or encryption or _needs_full_check(state, ctx)):
+            only = None  # the whole store needs a look
+        # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
+        scan = scan_workspace(ctx.root, ctx.settings) if only is None else scan_notes(ctx.root, ctx.settings, only)
+        remove_stale_temps(ctx.output_dir)
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
@@ -370,11 +377,12 @@ def sync_workspace(
             run.dirty = True
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])
-        if (hint := untracked_notes_hint(ctx.root, ctx.settings, scan)) is not None:
+        if only is None and (hint := untracked_notes_hint(ctx.root, ctx.settings, scan)) is not None:
             run.warnings.append(hint)
         indexed = len(state.files)
         candidates, unchanged = _candidates(scan, state, ctx, force, force_paths)
-        run.cache_sources = [ctx.root / e.output for rel, e in state.files.items() if rel not in scan.files]
+        named = state.files.keys() if only is None else only & state.files.keys()
+        run.cache_sources = [ctx.root / state.files[rel].output for rel in named if rel not in scan.files]
         vanished: set[str] = set()
         for done, rel in enumerate(candidates, 1):
             st = scan.files[rel]
@@ -383,7 +391,7 @@ def sync_workspace(
             if progress is not None:
                 progress(done, len(candidates))
         run.flush()
-        gone = sorted(rel for rel in state.files if (rel not in scan.files or rel in vanished) and not scan.covers(rel))
+        gone = sorted(rel for rel in named if (rel not in scan.files or rel in vanished) and not scan.covers(rel))
         removal = plan_removal(ctx.root, ctx.settings, gone, indexed, prune)
         run.warnings.extend(removal.warnings)
         gone = [*removal.deleted, *removal.excluded]

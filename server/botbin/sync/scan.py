@@ -323,6 +323,32 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
     )
 
 
+def scan_notes(root: Path, settings: Settings, rels: frozenset[str]) -> ScanResult:
+    """The tracked notes among ``rels`` (relative POSIX paths), each found as the full scan would find it: a
+    tracked path outside dot folders, a regular file, inside the workspace unless follow_symlinks is set.
+    A name that is gone, untracked or not a note is simply absent. Raises WorkspaceError as scan_workspace."""
+    check_root(root)
+    tracked, real_root = TrackedMatcher(settings), os.path.realpath(root)
+    files: dict[str, FileStat] = {}
+    warnings: list[str] = []
+    for rel in sorted(rels):
+        if not tracked(rel) or any(p.startswith(".") or p in ("", "..") for p in rel.split("/")):
+            continue
+        path = os.path.join(root, rel)
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            continue
+        real = os.path.realpath(path)
+        if settings.follow_symlinks or _inside(real, real_root):
+            files[rel] = FileStat.of(st)
+        else:
+            warnings.append(f"{path}: symbolic link to {real}, outside the workspace; not followed ({_HINT})")
+    return ScanResult(files, (), tuple(warnings), ())
+
+
 #: Most folder entries looked at when counting untracked notes (a huge tree is not walked to the end).
 HINT_WALK_LIMIT = 20_000
 

@@ -77,11 +77,13 @@ class Workspace:
         keep_documents: bool = False,
         encryption: str | None = None,
         prune: bool = False,
+        only: frozenset[str] | None = None,
     ) -> SyncReport:
-        """Sync the notes and patch the loaded index as each note is written (workspace/syncing.py)."""
+        """Sync the notes (``only`` these, when given) and patch the loaded index as each note is written
+        (workspace/syncing.py)."""
         from botbin.workspace.syncing import sync
 
-        return sync(self, progress, full, keep_documents, encryption, prune)
+        return sync(self, progress, full, keep_documents, encryption, prune, only)
 
 
 def open_workspace(

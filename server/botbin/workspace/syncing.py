@@ -1,4 +1,5 @@
-"""Sync a workspace's notes (sync/engine.py) and keep its loaded index in step, note by note."""
+"""Sync a workspace's notes (sync/engine.py), all of them or the ones named, and keep its loaded index in
+step, note by note."""
 
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ def sync(
     keep_documents: bool = False,
     encryption: str | None = None,
     prune: bool = False,
+    only: frozenset[str] | None = None,
 ) -> SyncReport:
     """Sync ``ws`` (see sync_workspace for errors). A loaded index is patched as each output is written, so
     searches during a long sync already see what is done: load it (``ws.index.get()``) first for that.
 
     ``keep_documents``: also return the written documents in the report. Notes whose output failed to decode
     are rewritten. ``encryption``: "encrypt" or "decrypt" converts the whole store in place. ``prune``: see
-    sync_workspace (notes no longer tracked leave the index even when most of it goes). A second sync of
+    sync_workspace (notes no longer tracked leave the index even when most of it goes). ``only``: sync just
+    these notes (relative paths), no folder scan (see sync_workspace). A second sync of
     this process waits for the first (``ws.sync_lock``), rather than failing on the workspace's file lock.
     """
     ctx = SyncContext(
@@ -41,6 +44,7 @@ def sync(
             encryption=encryption,
             locked=ws.index.reload_if_synced_elsewhere,
             prune=prune,
+            only=only,
         )
         ws.index.synced(report)
     return report

@@ -22,6 +22,7 @@ from lsprotocol import types
 
 from botbin.errors import ModelError
 from botbin.lsp.guards import watch_client
+from botbin.lsp.warm import serve_folders, stop_serving
 
 if TYPE_CHECKING:
     from botbin.lsp.server import BotbinLanguageServer
@@ -92,6 +93,7 @@ def register(server: BotbinLanguageServer) -> None:
 
         await start_watching(ls)
         await ls.start_sync()
+        serve_folders(ls.folders)
         # a daemon thread, not the loop's executor: exiting must not wait for a model still loading
         threading.Thread(target=_warm_model, args=(ls,), name="botbin-warm-model", daemon=True).start()
 
@@ -100,6 +102,7 @@ def register(server: BotbinLanguageServer) -> None:
         if params.settings is None:
             return
         apply_settings(ls, list(ls.folders.folders), params.settings)
+        serve_folders(ls.folders)
         await ls.start_sync()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
@@ -108,6 +111,7 @@ def register(server: BotbinLanguageServer) -> None:
         uris = [u for u in ls.folders.folders if u not in removed]
         added = [f.uri for f in params.event.added if f.uri not in uris]
         ls.folders.set_folders(uris + added, ls.folders.options)
+        serve_folders(ls.folders)
         if added:
             await ls.start_sync(added)
 
@@ -115,6 +119,7 @@ def register(server: BotbinLanguageServer) -> None:
     def shutdown(ls: BotbinLanguageServer, _params: None) -> None:
         ls.shut_down = True
         ls.folders.stop()
+        stop_serving()
         for task in ls.watch_tasks:
             task.cancel()
 
@@ -127,5 +132,6 @@ def _client_gone(ls: BotbinLanguageServer) -> None:
     """The client process died: stop syncing and leave (outputs are written atomically, so a sync cut
     short leaves every file whole; the next one finishes its work)."""
     ls.folders.stop()
+    stop_serving()
     logging.shutdown()
     os._exit(1)

@@ -1,12 +1,16 @@
 """Text synchronization and live sync: open buffers, ``didSave`` re-syncs at once, outside changes arrive
 through ``workspace/didChangeWatchedFiles`` (when the client watches) or a watchfiles watcher (when not).
+Each syncs just the notes named (content-hashed, no folder scan); the start-up sync, a watcher's catch-up and
+the ``botbin.sync`` command scan whole folders and catch anything missed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -45,13 +49,22 @@ async def start_watching(ls: BotbinLanguageServer) -> None:
 async def _watch(ls: BotbinLanguageServer, folder: Folder) -> None:
     """Sync the folder after each burst of note changes that its watcher reports (sync/watch.py)."""
     try:
-        async for _changed in folder.service.note_changes():
+        async for changed in folder.service.note_changes():
             if folder.uri in ls.folders.folders:
-                await ls.start_sync([folder.uri])
+                await ls.start_sync([folder.uri], notes=_named_notes(folder.root, changed))
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # the watcher is a convenience: saves in the editor still sync
         ls.show_once(f"botbin: cannot watch {folder.root} for outside changes ({exc}); saves still sync")
+
+
+def _named_notes(root: Path, changed: list[str]) -> frozenset[str] | None:
+    """The notes of a watcher burst (absolute paths) relative to ``root``; None (scan the whole folder) for a
+    catch-up burst (empty) or one that names anything but a note inside ``root`` (a folder moved, ...)."""
+    rels = [Path(os.path.relpath(path, root)).as_posix() for path in changed]
+    if not rels or any(not rel.endswith(".md") or rel.startswith("../") for rel in rels):
+        return None
+    return frozenset(rels)
 
 
 def register(server: BotbinLanguageServer) -> None:
@@ -75,14 +88,14 @@ def register(server: BotbinLanguageServer) -> None:
     async def did_save(ls: BotbinLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
         found = ls.folders.folder_of(params.text_document.uri)
         if found is not None and ls.folders.tracks(params.text_document.uri):
-            await ls.start_sync([found[0].uri])
+            await ls.start_sync([found[0].uri], notes=frozenset([found[1]]))  # that note only, no folder scan
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     async def did_change_watched_files(ls: BotbinLanguageServer, params: types.DidChangeWatchedFilesParams) -> None:
-        folders: list[str] = []
+        named: dict[str, set[str]] = {}
         for change in params.changes:
             found = ls.folders.folder_of(change.uri)
-            if found is not None and found[0].uri not in folders and change.uri.endswith(".md"):
-                folders.append(found[0].uri)
-        if folders:
-            await ls.start_sync(folders)
+            if found is not None and change.uri.endswith(".md"):
+                named.setdefault(found[0].uri, set()).add(found[1])
+        for uri, rels in named.items():  # the notes named only; a full scan runs at start and on botbin.sync
+            await ls.start_sync([uri], notes=frozenset(rels))

@@ -1,0 +1,155 @@
+"""Warm answers: a running botbin server of a workspace (``botbin serve``, ``botbin lsp``, ``botbin mcp``)
+listens on a Unix socket, and ``botbin search`` / ``context`` ask it before loading anything themselves.
+
+This module is the client side and the socket's address. It imports only the standard library (no numpy, no
+model runtime), so a warm ``botbin search`` costs a Python start and a round trip. The server side is
+cli/warm_server.py.
+
+The socket lives in ``$XDG_RUNTIME_DIR/botbin`` (else ``<tmp>/botbin-<uid>``), a folder of mode 0700 owned by
+the user, named after a hash of the resolved workspace path; the socket itself is 0600. The request is one
+JSON line: the command line, the current folder and the ``BOTBIN_*`` environment (the passphrase left out);
+the server answers one JSON line with the exit status and the text the command prints, or declines (another
+workspace, other settings), and the command then runs in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import stat
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+PROTOCOL = 1
+"""Bumped when the request or answer changes: a server of another version declines."""
+WARM_COMMANDS = ("search", "context")
+"""Subcommands a warm server answers (read-only, no file given by path)."""
+CONNECT_TIMEOUT_S = 0.2
+"""Longest wait to connect: a server that does not accept by then is treated as absent."""
+ANSWER_TIMEOUT_S = 300.0
+"""Longest wait for the answer (the server's first call may load the model)."""
+_VALUE_FLAGS = frozenset(
+    [
+        "--workspace",
+        "-w",
+        "--include",
+        "--exclude",
+        "--output-dir",
+        "--model",
+        "-k",
+        "--alpha",
+        "--path",
+        "--tag",
+        "--kind",
+        "--since",
+        "--until",
+        "--per-note",
+        "--budget",
+    ]
+)
+"""Flags followed by a value, so that the sniffer below finds the subcommand."""
+_NO_WARM_FLAGS = frozenset(("-h", "--help", "--version", "--batch"))
+
+
+def runtime_dir(env: Mapping[str, str] | None = None) -> Path:
+    """Where this user's sockets live: ``$XDG_RUNTIME_DIR/botbin``, else ``<tmp>/botbin-<uid>``."""
+    environ = os.environ if env is None else env
+    base = environ.get("XDG_RUNTIME_DIR")
+    if base and Path(base).is_dir():
+        return Path(base) / "botbin"
+    return Path(tempfile.gettempdir()) / f"botbin-{os.getuid()}"
+
+
+def socket_path(root: Path, env: Mapping[str, str] | None = None) -> Path:
+    """The socket of workspace ``root`` (resolved here): one per workspace path and user."""
+    key = hashlib.sha256(str(Path(root).resolve()).encode()).hexdigest()[:20]
+    return runtime_dir(env) / f"{key}.sock"
+
+
+def private_dir(folder: Path) -> bool:
+    """Make ``folder`` (mode 0700) if needed; True when it is a folder of this user that nobody else may
+    write to (else no socket is made or trusted there)."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.lstat()
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def sniff(argv: Sequence[str]) -> tuple[str | None, Path]:
+    """The subcommand of ``argv`` when a warm server may answer it (else None), and the workspace given by
+    ``--workspace`` / ``-w`` (default: the current folder)."""
+    command: str | None = None
+    workspace = Path.cwd()
+    items = list(argv)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        name, eq, value = item.partition("=")
+        if name in _NO_WARM_FLAGS or item == "--":
+            return None, workspace
+        if item.startswith("-") and name in _VALUE_FLAGS:
+            if not eq:
+                i += 1
+                value = items[i] if i < len(items) else ""
+            if name in ("--workspace", "-w"):
+                workspace = Path(value)
+        elif not item.startswith("-") and command is None:
+            command = item
+        i += 1
+    return (command if command in WARM_COMMANDS else None), workspace
+
+
+def request(argv: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The request of command line ``argv``."""
+    environ = os.environ if env is None else env
+    botbin_env = {k: v for k, v in environ.items() if k.startswith("BOTBIN_") and k != "BOTBIN_PASSPHRASE"}
+    return {"v": PROTOCOL, "argv": list(argv), "cwd": os.getcwd(), "env": botbin_env}
+
+
+def ask(path: Path, message: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Send ``message`` to the server at ``path`` and return its answer; None when no server answers (or
+    its folder is missing or not private)."""
+    if not path.parent.is_dir() or not private_dir(path.parent):
+        return None
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(CONNECT_TIMEOUT_S)
+            sock.connect(str(path))
+            sock.settimeout(ANSWER_TIMEOUT_S)
+            sock.sendall(json.dumps(message).encode() + b"\n")
+            sock.shutdown(socket.SHUT_WR)
+            data = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+        answer = json.loads(data)
+    except (OSError, ValueError):
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def try_warm(argv: Sequence[str]) -> int | None:
+    """Run ``argv`` on the workspace's warm server and print its output; the exit status, or None when no
+    server answered it (then the caller runs the command itself)."""
+    if os.environ.get("BOTBIN_NO_SERVER"):
+        return None
+    command, workspace = sniff(argv)
+    if command is None:
+        return None
+    path = socket_path(workspace)
+    answer = ask(path, request(argv))
+    verbose = "-v" in argv or "--verbose" in argv
+    if answer is None or answer.get("served") is not True:
+        if verbose and answer is not None:
+            print(f"botbin: the server at {path} declined ({answer.get('reason')}); answering here", file=sys.stderr)
+        return None
+    if verbose:
+        print(f"botbin: answered by the server at {path} (pid {answer.get('pid')})", file=sys.stderr)
+    sys.stderr.write(str(answer.get("stderr", "")))
+    sys.stdout.write(str(answer.get("stdout", "")))
+    code = answer.get("code")
+    return code if isinstance(code, int) else 1
