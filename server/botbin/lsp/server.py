@@ -147,7 +147,7 @@ class BotbinLanguageServer(LanguageServer):
     def _sync_progress(self, folder: Folder, done: int, total: int) -> None:
         token = self._progress.get(folder.uri)
         if token is not None and total:
-            report = types.WorkDoneProgressReport(message=f"{done}/{total} notes", percentage=done * 100 // total)
+            report = types.WorkDoneProgressReport(message=f"{done}/{total} chunks", percentage=done * 100 // total)
             self.call_soon(self.work_done_progress.report, token, report)
 
     def _sync_done(self, folder: Folder, report: SyncReport | None, error: str | None) -> None:
