@@ -30,7 +30,8 @@ def record(service: MemoryService, **kwargs: bool) -> tuple[list[tuple[int, int]
 def test_progress_counts_chunks_and_moves_per_step(
     make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(progress_mod, "EMBED_STEP", 4)
+    monkeypatch.setattr(progress_mod, "MIN_STEP", 4)
+    monkeypatch.setattr(progress_mod, "MAX_STEP", 4)
     calls, embedded = record(make_service(NOTES, target_tokens=24, overlap_tokens=0, min_tokens=4))
     assert embedded == fake_embedder.embedded > 8
     assert calls[-1] == (embedded, embedded)
@@ -51,3 +52,14 @@ def test_only_chunks_to_embed_are_counted(make_service: Callable[..., MemoryServ
     assert embedded >= 1 and calls[-1] == (embedded, embedded)  # the unchanged paragraphs came from the cache
     calls, embedded = record(service, full=True)  # re-chunked, every vector reused
     assert embedded == 0 and all(total == 0 for _, total in calls)
+
+
+def test_steps_are_sized_to_take_a_few_seconds() -> None:
+    step = progress_mod.ChunkProgress(None)
+    assert step.step == progress_mod.MIN_STEP  # the first step is small: the pace is not known yet
+    step.paced(32, 0.1)  # 320 chunks/s: ~640 in STEP_S, capped
+    assert step.step == progress_mod.MAX_STEP
+    step.paced(512, 20.0)  # a loaded machine: 25.6 chunks/s
+    assert step.step == 32
+    step.paced(64, 1.0)  # 64 chunks/s: 128 in STEP_S
+    assert step.step == 128

@@ -1,12 +1,15 @@
 """Sync progress in the unit that takes the time: chunks embedded out of chunks to embed.
 
 The engine first prepares (reads, parses, chunks) the changed notes and counts the chunks that the
-embedding cache lacks; then it embeds them in steps of ``EMBED_STEP`` chunks and reports after each step,
-so a front end's bar moves every few seconds even on a slow machine, rather than per note.
+embedding cache lacks; then it embeds them in steps and reports after each step. A step is sized to take
+about ``STEP_S`` seconds on this machine (between ``MIN_STEP`` and ``MAX_STEP`` chunks, from the last step's
+pace), so a front end's bar moves every few seconds on a fast or a loaded machine alike, while steps stay
+as big as that allows (a backend sorts a step's texts by length to pad less).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -19,8 +22,12 @@ from botbin.embedding import Embedder
 #: chunks_embedded == chunks_to_embed.
 ProgressFn = Callable[[int, int], None]
 
-#: Chunks embedded between two progress reports (a few seconds of a loaded 2-core machine at most).
-EMBED_STEP = 128
+#: Seconds one embedding step should take (the gap between two progress reports while embedding).
+STEP_S = 2.0
+#: Fewest chunks per step: the embedders' own batch size, below which embedding gets slower.
+MIN_STEP = 32
+#: Most chunks per step.
+MAX_STEP = 512
 
 
 class ChunkProgress:
@@ -35,6 +42,13 @@ class ChunkProgress:
         """Chunks embedded so far."""
         self.reported = False
         """True once a count was reported (a sync that changed nothing reports none)."""
+        self.step = MIN_STEP
+        """Chunks in the next embedding step (see ``STEP_S``)."""
+
+    def paced(self, chunks: int, seconds: float) -> None:
+        """The last step embedded ``chunks`` in ``seconds``: size the next one to take about ``STEP_S``."""
+        rate = chunks / max(seconds, 1e-3)
+        self.step = max(MIN_STEP, min(MAX_STEP, int(rate * STEP_S) // MIN_STEP * MIN_STEP))
 
     def plan(self, chunks: int) -> None:
         """``chunks`` more chunks are to be embedded (0: a note was looked at, nothing new to embed)."""
@@ -60,10 +74,13 @@ class ChunkProgress:
 
 
 def embed_in_steps(embedder: Embedder, texts: list[str], progress: ChunkProgress) -> npt.NDArray[np.float32]:
-    """Embed ``texts`` ``EMBED_STEP`` at a time, advancing ``progress`` after each step."""
-    parts = []
-    for start in range(0, len(texts), EMBED_STEP):
-        part = texts[start : start + EMBED_STEP]
+    """Embed ``texts`` a step at a time (``progress.step`` chunks), advancing ``progress`` after each."""
+    parts, start = [], 0
+    while start < len(texts):
+        part = texts[start : start + progress.step]
+        began = time.perf_counter()
         parts.append(embedder.embed(part))
+        progress.paced(len(part), time.perf_counter() - began)
         progress.advance(len(part))
+        start += len(part)
     return np.concatenate(parts) if parts else np.zeros((0, 0), dtype=np.float32)
