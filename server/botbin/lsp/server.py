@@ -160,6 +160,13 @@ class BotbinLanguageServer(LanguageServer):
         elif error is not None:
             self.show_once(f"botbin: {error}", types.MessageType.Error)
         elif report is not None:
+            log.info(
+                "synced %s: %s, %d chunks embedded in %.1f s",
+                folder.root,
+                _summary(report),
+                report.chunks_embedded,
+                report.elapsed_ms / 1000,
+            )
             for failure in report.failed:
                 self.log_message(f"{failure.path}: {failure.reason}", types.MessageType.Warning)
             for warning in report.warnings:
