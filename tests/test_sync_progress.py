@@ -20,10 +20,10 @@ NOTES = {
 }
 
 
-def record(service: MemoryService, **kwargs: bool) -> tuple[list[tuple[int, int]], int]:
+def record(service: MemoryService, full: bool = False) -> tuple[list[tuple[int, int]], int]:
     """The (chunks_embedded, chunks_to_embed) reports of one sync, and the chunks it embedded."""
     calls: list[tuple[int, int]] = []
-    report = service.sync(progress=lambda done, total: calls.append((done, total)), **kwargs)
+    report = service.sync(progress=lambda done, total: calls.append((done, total)), full=full)
     return calls, report.chunks_embedded
 
 
