@@ -142,7 +142,13 @@ def test_status_search_open_and_hover(window: tuple[Any, Any]) -> None:
     keys(driver, Keys.ENTER)  # opens the first hit
     note, line = Path(where[1]).name, where[2]
     vr.wait_for(lambda: note in (driver.execute_script(vr.TAB_JS) or ""), 20, f"{note} opened from the hit")
-    vr.wait_for(lambda: f"Ln {line}," in (driver.execute_script(vr.CURSOR_JS) or ""), 20, f"the cursor on line {line}")
+
+    def selection_from_hit_line() -> str | None:  # the hit's lines are selected: the cursor ends at their end
+        cursor = driver.execute_script(vr.CURSOR_JS) or ""
+        at = re.match(r"Ln (\d+), Col \d+ \((\d+) selected\)", cursor)
+        return cursor if at and int(line) <= int(at[1]) <= int(line) + 60 else None
+
+    vr.wait_for(selection_from_hit_line, 20, f"the hit's lines selected from line {line}")
     shot(driver, "04-hit-opened")
     open_note(driver, "ideas.md")
     from selenium.webdriver.common.action_chains import ActionChains
@@ -153,7 +159,7 @@ def test_status_search_open_and_hover(window: tuple[Any, Any]) -> None:
         lambda: [h for h in driver.execute_script(vr.HOVER_JS) if "Related memories" in h], 30, "the related hover"
     )
     shot(driver, "05-hover")
-    assert re.search(r"\d\. \S", hovers[0]), hovers
+    assert re.search(r"\S+ · .+ · \d\.\d\d\n", hovers[0]), hovers  # a related note, where in it, its score
 
 
 def test_save_then_search_finds_new_words(window: tuple[Any, Any]) -> None:
@@ -196,7 +202,7 @@ def test_bad_python_path_says_so_and_opens_settings(window: tuple[Any, Any]) -> 
     shot(driver, "08-open-settings")
     assert "Remote" in tab, f"the settings opened on {tab!r}, where botbin.pythonPath cannot be applied"
     vr.wait_for(
-        lambda: "pythonPath" in driver.execute_script("return document.querySelector('.settings-editor').innerText"),
+        lambda: "Python Path" in driver.execute_script("return document.querySelector('.settings-editor').innerText"),
         20,
         "botbin.pythonPath listed",
     )
