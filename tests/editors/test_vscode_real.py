@@ -6,7 +6,8 @@ shows the error, whose "Open settings" opens the settings; the extension host lo
 go to test-artifacts/vscode-real/ (git-ignored).
 
 Needs scripts/vscode-real/install.sh (scripts/test.sh runs it; skipped otherwise, unless
-BOTBIN_REQUIRE_VSCODE_REAL=1, as in scripts/test.sh, makes a missing install fail). Takes ~2-4 min.
+BOTBIN_REQUIRE_VSCODE_REAL=1, as in scripts/test.sh, makes a missing install fail). Takes ~4.5 min on the
+shared 2-core VM under load (vsix build, model load, code-server start and a window reload included).
 """
 
 from __future__ import annotations
@@ -216,7 +217,7 @@ def test_no_error_in_the_extension_host_log(window: tuple[Any, Any]) -> None:
     time.sleep(3)
     vr.wait_for(lambda: re.search(r"\d+ chunks", status_text(driver)), 180, "the status bar after a reload")
     logs = server.logs("*exthost*.log")  # remoteexthost.log in code-server
-    assert logs, "no extension host log"
+    assert logs, f"no extension host log under {server.user_data / 'logs'}"
     text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in logs)
     bad = [line for line in text.splitlines() if "[error]" in line and "botbin" in line.lower()]
     assert not bad and "Channel has been closed" not in text, bad
