@@ -61,6 +61,7 @@ def run(quick: bool) -> dict[str, Any]:
     first_embed = next((i for i, (_, done, _) in enumerate(reports) if done > 0), len(reports))
     embedding = [reports[first_embed - 1][0], *moving] if first_embed else moving
     gap = longest_gap(embedding)
+    gaps = sorted(b - a for a, b in itertools.pairwise(embedding))
     note_gap = longest_gap([started, *written])
     totals = {total for _, _, total in reports[max(first_embed - 1, 0) :]}
     return {
@@ -73,6 +74,9 @@ def run(quick: bool) -> dict[str, Any]:
         "reports_while_embedding": len(moving),
         "total_fixed_before_embedding": len(totals) == 1,
         "max_gap_s": r(gap, 2),
+        "first_gap_s": r(embedding[1] - embedding[0], 2) if len(embedding) > 1 else None,
+        "median_gap_s": r(gaps[len(gaps) // 2], 2) if gaps else None,
+        "gaps_over_target": sum(g > TARGET_S for g in gaps),
         "baseline_note_writes_max_gap_s": r(note_gap, 2),
         "ratio_max_gap_vs_note_writes": r(gap / note_gap, 3) if note_gap else None,
         "target_max_gap_s": TARGET_S,

@@ -59,7 +59,9 @@ def test_steps_are_sized_to_take_a_few_seconds() -> None:
     assert step.step == progress_mod.MIN_STEP  # the first step is small: the pace is not known yet
     step.paced(32, 0.1)  # 320 chunks/s: ~640 in STEP_S, capped
     assert step.step == progress_mod.MAX_STEP
-    step.paced(512, 20.0)  # a loaded machine: 25.6 chunks/s
-    assert step.step == 32
+    step.paced(512, 20.0)  # a loaded machine: 25.6 chunks/s, ~51 in STEP_S, in whole MIN_STEPs
+    assert step.step == 48
+    step.paced(48, 60.0)  # a machine under heavy load: the smallest step
+    assert step.step == progress_mod.MIN_STEP
     step.paced(64, 1.0)  # 64 chunks/s: 128 in STEP_S
     assert step.step == 128

@@ -24,8 +24,9 @@ ProgressFn = Callable[[int, int], None]
 
 #: Seconds one embedding step should take (the gap between two progress reports while embedding).
 STEP_S = 2.0
-#: Fewest chunks per step: the embedders' own batch size, below which embedding gets slower.
-MIN_STEP = 32
+#: Fewest chunks per step: what a heavily loaded 2-core machine embeds in a few seconds (a CPU embeds a small
+#: batch about as fast per chunk as a big one; steps grow back as soon as the machine is faster).
+MIN_STEP = 8
 #: Most chunks per step.
 MAX_STEP = 512
 
