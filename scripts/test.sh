@@ -4,6 +4,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+# A real VS Code for tests/editors/test_vscode_real.py: code-server + Chromium, cached in ~/.cache/botbin-vscode-real
+# (first run: apt packages and ~3 min of native builds; then a no-op). BOTBIN_SKIP_VSCODE_REAL=1 leaves it out.
+if [ "${BOTBIN_SKIP_VSCODE_REAL:-0}" != 1 ]; then
+  ./scripts/vscode-real/install.sh
+  export BOTBIN_REQUIRE_VSCODE_REAL=1  # the test fails, rather than skips, if the install is missing
+fi
 . .venv/bin/activate
 ruff check server tests bench
 ruff format --check server tests bench

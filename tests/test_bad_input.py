@@ -128,9 +128,10 @@ def test_note_deleted_during_sync(make_service: Callable[..., MemoryService]) ->
     notes = {f"memory/n{i}.md": GOOD.replace("Good", f"Good {i}") for i in range(4)}
     service = make_service(notes)
 
-    def delete_later_note(done: int, total: int) -> None:
-        if done == 1:
-            (service.root / "memory/n3.md").unlink()
+    def delete_later_note(done: int, total: int) -> None:  # the first report comes after the first note
+        later = service.root / "memory/n3.md"
+        if later.exists():
+            later.unlink()
 
     report = service.sync(progress=delete_later_note)
     assert sorted(report.added) == ["memory/n0.md", "memory/n1.md", "memory/n2.md"] and not report.failed

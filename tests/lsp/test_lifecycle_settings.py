@@ -305,7 +305,8 @@ def test_request_sync_runs_a_sync_and_reports_it(folders: Folders, recorder: Rec
     assert folder.last_error is None
     assert recorder.progress
     assert all(f is folder for f, _, _ in recorder.progress)
-    assert recorder.progress[-1][1:] == (2, 2)
+    *_, (_, embedded, to_embed) = recorder.progress  # chunks, not notes (issue 22)
+    assert embedded == to_embed == report.chunks_embedded > 0
     hits = folder.service.search("SQLite cache").hits  # the index the worker loaded was patched live
     assert hits and hits[0].path == "memory/2026-01-02.md"
 

@@ -7,6 +7,8 @@ export * from "./api";
 export * from "./clock";
 export * from "./passphrase";
 export * from "./progress";
+export * from "./relevance";
 export * from "./restartPolicy";
 export * from "./supervisor";
 export * from "./status";
+export * from "./when";

@@ -13,7 +13,7 @@ export type WorkDoneValue =
 export interface IndexingProgress {
   /** True while at least one folder is being indexed. */
   active: boolean;
-  /** Message of the latest report ("memory: 3/15 notes"), if any. */
+  /** Message of the latest report ("memory: 120/900 chunks"), if any. */
   message?: string;
   /** Mean completion over the running folders, 0-100, if reported. */
   percentage?: number;

@@ -22,6 +22,17 @@ export interface StatusInputs {
   progress: IndexingProgress;
   /** The last `botbin/status` answer of the running server, if any yet. */
   status?: StatusResult | undefined;
+  /** When this client last saw a sync end (ISO 8601), a no-op one included: "Last sync" shows the later of
+   * this and the server's `lastSync` (which only a sync that changed something moves). */
+  checkedAt?: string | undefined;
+  /** Now, in ms since the epoch (tests fix it); default Date.now(). */
+  now?: number | undefined;
+}
+
+/** `status` as the status bar should judge it: while progress says a sync runs, it is indexing (the answer
+ * may predate the sync, and its changed notes are what the sync is working on). */
+export function duringProgress(status: StatusResult, progress: IndexingProgress): StatusResult {
+  return progress.active && !status.indexing ? { ...status, indexing: true } : status;
 }
 
 /** Why the memory is not in a good state: degraded search, stale notes, failed syncs, a locked store. */

@@ -188,6 +188,10 @@ test("status bar: server states, indexing progress, chunks, degraded and stale",
     statusView({ server: { kind: "running" }, progress: { active: true, percentage: 40, message: "3/8 notes" } }).text,
     "botbin: indexing 40%…",
   );
+  const indexing = { active: true, percentage: 13, message: "vault: 120/900 chunks" };
+  const first = statusView({ server: { kind: "running" }, progress: indexing, status: statusResult({ pending: 173 }) });
+  assert.deepEqual([first.text, first.severity], ["botbin: indexing 13% (120/900 chunks)…", "ok"]);
+  assert.doesNotMatch(first.tooltip, /changed since the last sync/, "no stale warning while the first sync runs");
   const ok = statusView({ server: { kind: "running" }, progress, status: statusResult() });
   assert.deepEqual([ok.text, ok.severity], ["botbin: 46 chunks", "ok"]);
   const degraded = statusView({

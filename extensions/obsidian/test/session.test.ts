@@ -66,12 +66,13 @@ test("session: indexing progress shows in the status bar", async () => {
   await settle();
   const progress = connections[0]!.progress!;
   progress.update("t", { kind: "begin", title: PROGRESS_TITLE, message: "vault", percentage: 0 });
-  progress.update("t", { kind: "report", message: "3/8 notes", percentage: 37 });
-  assert.equal(views.at(-1)?.text, "botbin: indexing 37%…");
-  assert.match(views.at(-1)!.tooltip, /vault: 3\/8 notes/);
+  progress.update("t", { kind: "report", message: "120/324 chunks", percentage: 37 });
+  assert.equal(views.at(-1)?.text, "botbin: indexing 37% (120/324 chunks)…");
+  assert.match(views.at(-1)!.tooltip, /vault: 120\/324 chunks/);
   progress.update("t", { kind: "end" });
   await settle();
   assert.equal(views.at(-1)?.text, "botbin: 46 chunks");
+  assert.match(views.at(-1)!.tooltip, /last sync: just now/, "the sync that just ended, even one that changed nothing");
 });
 
 test("session: a server that cannot start is named in one Notice, with the reason", async () => {

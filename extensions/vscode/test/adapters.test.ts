@@ -112,3 +112,16 @@ test("the log keeps the server's last error line of this run for messages", () =
   log.channel.append("botbin: error: unknown command 'lsp'");
   assert.equal(log.lastError(), "botbin: error: unknown command 'lsp'", "a last line without a newline counts");
 });
+
+test("nothing is written to the channel once it is closed (no 'Channel has been closed')", () => {
+  const log = new ServerLog();
+  log.info("before");
+  log.dispose();
+  log.info("server stopped"); // the session still logs while the server stops after deactivation
+  log.channel.append("botbin: INFO the server's last words\n");
+  log.channel.appendLine("[Info] client stopped");
+  log.channel.dispose();
+  log.dispose();
+  assert.ok(stub.output.some((l) => l.endsWith("extension: before")));
+  assert.ok(!stub.output.some((l) => l.includes("server stopped") || l.includes("last words")));
+});

@@ -1,10 +1,10 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import type { FolderSyncSummary } from "@botbin/protocol";
-import { hitItem, messageItem, resultCaveat } from "../src/core/hits";
+import { hitItem, messageItem, resultCaveat, resultItems } from "../src/core/hits";
 import { failureMessage, notRunningMessage } from "../src/core/messages";
 import { statusLines, syncReport } from "../src/core/reports";
-import { hit, statusResult } from "./helpers/hits";
+import { hit, searchResult, statusResult } from "./helpers/hits";
 
 const folder = (over: Partial<FolderSyncSummary> = {}): FolderSyncSummary => ({
   uri: "file:///ws",
@@ -93,12 +93,33 @@ test("hit items show heading path, note and line (1-based), score and a one-line
   assert.equal(item.detail, "Postgres over SQLite (2026-09): several server replicas need one shared …");
   assert.equal(item.alwaysShow, true);
   assert.equal(hitItem(hit({ headingPath: [] })).label, "$(note) MEMORY");
-  assert.equal(hitItem(hit({ snippet: "x".repeat(500) })).detail?.length, 200);
+  const long = `${"word ".repeat(100)}end`; // the server's snippet is shown whole, never cut by the client
+  assert.equal(hitItem(hit({ snippet: long })).detail, long);
+  assert.equal(hitItem(hit({ snippet: "**bold** `code`" })).detail, "**bold** `code`"); // no markdown munging
   assert.deepEqual(messageItem("No memories match"), { label: "No memories match", alwaysShow: true });
   assert.equal(resultCaveat({ indexing: false, degraded: false }), undefined);
   assert.equal(
     resultCaveat({ indexing: true, degraded: true }),
     "indexing: results so far; keyword match only: the model is unavailable",
+  );
+});
+
+test("hits under the server's relevance floor are hidden; an empty index says it is indexing", () => {
+  const weak = hit({ path: "weak.md", cosine: 0.15, bm25: 0.1 });
+  const keyword = hit({ path: "keyword.md", cosine: 0.1, bm25: 0.6 });
+  const items = resultItems(searchResult([hit(), weak, keyword]));
+  assert.deepEqual(
+    items.map((i) => i.hit?.path),
+    ["MEMORY.md", "keyword.md"],
+  );
+  assert.equal(resultItems(searchResult([weak], { degraded: true }))[0]!.hit?.path, "weak.md"); // no cosine to judge
+  assert.deepEqual(
+    resultItems(searchResult([weak])).map((i) => [i.label, i.hit]),
+    [["No memories match", undefined]],
+  );
+  assert.deepEqual(
+    resultItems(searchResult([], { indexing: true })).map((i) => i.label),
+    ["$(sync~spin) Indexing… no memories match yet"],
   );
 });
 

@@ -121,7 +121,7 @@ test("no hits, an error, and a partial index are said in the list and title", as
   await settle();
   assert.deepEqual(
     pick.items.map((i) => i.label),
-    ["No memories match"],
+    ["$(sync~spin) Indexing… no memories match yet"],
   );
   assert.equal(pick.title, `${SEARCH_TITLE} (indexing: results so far)`);
   pick.accept.fire(); // a message line opens nothing and keeps the pick open

@@ -7,6 +7,7 @@ import {
   initializationOptions,
   readSettings,
   serverSettingsChanged,
+  settingsEditor,
 } from "../src/core/settings";
 
 const from = (values: Record<string, unknown>) => readSettings((key) => values[key]);
@@ -81,4 +82,12 @@ describe("what a change needs", () => {
     assert.equal(serverSettingsChanged(base, from({ topK: 5, "hover.enabled": false }).settings), false);
     assert.equal(serverSettingsChanged(base, from({ topK: 5, "search.debounceMs": 10 }).settings), false);
   });
+});
+
+test("Open settings: the Remote tab in a remote window (where machine settings apply), else the User tab", () => {
+  assert.deepEqual(settingsEditor("ssh-remote"), [
+    "workbench.action.openRemoteSettings",
+    { query: "@ext:botbin.botbin" },
+  ]);
+  assert.deepEqual(settingsEditor(undefined), ["workbench.action.openSettings", "@ext:botbin.botbin"]);
 });

@@ -7,11 +7,36 @@ const idle = { active: false };
 const running = { kind: "running" } as const;
 
 test("up to date: chunks indexed, default colours", () => {
-  const view = statusView({ server: running, progress: idle, status: statusResult() });
+  const now = Date.parse("2026-11-29T13:24:26Z");
+  const view = statusView({ server: running, progress: idle, status: statusResult(), now });
   assert.equal(view.text, "$(database) botbin: 46 chunks");
   assert.equal(view.severity, "ok");
   assert.match(view.tooltip, /15 notes, 46 chunks indexed/);
-  assert.match(view.tooltip, /last sync: 2026-11-29T13:22:26Z/);
+  assert.match(view.tooltip, /last sync: 2 min ago/);
+});
+
+test("last sync: relative, and moved by a sync that changed nothing (checkedAt)", () => {
+  const now = Date.parse("2026-11-30T13:22:26Z");
+  const old = statusView({ server: running, progress: idle, status: statusResult(), now });
+  assert.match(old.tooltip, /last sync: 1 day ago/);
+  const checked = statusView({
+    server: running,
+    progress: idle,
+    status: statusResult(),
+    now,
+    checkedAt: "2026-11-30T13:22:20Z",
+  });
+  assert.match(checked.tooltip, /last sync: just now/);
+  const never = statusView({ server: running, progress: idle, status: statusResult({ lastSync: null }), now });
+  assert.match(never.tooltip, /last sync: never/);
+});
+
+test("no stale-notes warning while a sync runs (the status may predate it)", () => {
+  const progress = { active: true, message: "ws: 120/900 chunks", percentage: 13 };
+  const view = statusView({ server: running, progress, status: statusResult({ pending: 173 }) });
+  assert.equal(view.severity, "ok");
+  assert.doesNotMatch(view.tooltip, /changed since the last sync/);
+  assert.match(view.tooltip, /120\/900 chunks/);
 });
 
 test("indexing: a spinner and the percentage", () => {

@@ -121,12 +121,12 @@ def service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
 
 
 def progress_bar(total_hint: int) -> Any:
-    """A terminal progress callback (stderr), or None when stderr is not a terminal."""
+    """A terminal progress callback (stderr) that counts chunks embedded, or None when stderr is not a terminal."""
     if not sys.stderr.isatty():
         return None
     from tqdm import tqdm
 
-    bar = tqdm(total=total_hint, unit="note", file=sys.stderr, leave=False, disable=None)
+    bar = tqdm(total=total_hint, unit="chunk", desc="embedding", file=sys.stderr, leave=False, disable=None)
 
     def update(done: int, total: int) -> None:
         bar.total = total

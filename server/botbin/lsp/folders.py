@@ -83,7 +83,7 @@ def path_to_uri(path: Path) -> str:
     return from_fs_path(str(path)) or path.as_uri()
 
 
-#: progress(folder, done_notes, total_notes) and done(folder, report or None, error or None)
+#: progress(folder, chunks_embedded, chunks_to_embed) and done(folder, report or None, error or None)
 ProgressCallback = Callable[[Folder, int, int], None]
 DoneCallback = Callable[[Folder, "SyncReport | None", "str | None"], None]
 

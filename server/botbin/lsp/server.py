@@ -162,7 +162,7 @@ class BotbinLanguageServer(LanguageServer):
     def _sync_progress(self, folder: Folder, done: int, total: int) -> None:
         token = self._progress.get(folder.uri)
         if token is not None and total:
-            report = types.WorkDoneProgressReport(message=f"{done}/{total} notes", percentage=done * 100 // total)
+            report = types.WorkDoneProgressReport(message=f"{done}/{total} chunks", percentage=done * 100 // total)
             self.call_soon(self.work_done_progress.report, token, report)
 
     def _sync_done(self, folder: Folder, report: SyncReport | None, error: str | None) -> None:
@@ -175,6 +175,13 @@ class BotbinLanguageServer(LanguageServer):
         elif error is not None:
             self.report_error(folder, f"botbin: {error}", types.MessageType.Error)
         elif report is not None:
+            log.info(
+                "synced %s: %s, %d chunks embedded in %.1f s",
+                folder.root,
+                _summary(report),
+                report.chunks_embedded,
+                report.elapsed_ms / 1000,
+            )
             for failure in report.failed:
                 self.log_message(f"{failure.path}: {failure.reason}", types.MessageType.Warning)
             for warning in report.warnings:

@@ -24,15 +24,18 @@ from botbin.embedding import Embedder
 from botbin.errors import BotbinError, WorkspaceError
 from botbin.sync.atomic import atomic_write, fsync_dir, remove_stale_temps
 from botbin.sync.cache import EmbeddingCache
+from botbin.sync.candidates import candidates, needs_full_check, renames
+from botbin.sync.candidates import output_intact as output_intact  # re-exported
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
 from botbin.sync.encryption import PassphraseFn, StoreKeys, convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
+from botbin.sync.progress import ChunkProgress, embed_in_steps
+from botbin.sync.progress import ProgressFn as ProgressFn  # re-exported
 from botbin.sync.removal import SpareTarget, plan_removal, remove_outputs, sweep_orphans
 from botbin.sync.report import NoteFailure as NoteFailure  # re-exported: callers import them from here
 from botbin.sync.report import SyncReport as SyncReport
 from botbin.sync.scan import (
     FileStat,
-    ScanResult,
     check_root,
     outside_target,
     read_note,
@@ -59,12 +62,14 @@ log = logging.getLogger(__name__)
 #: cold sync keeps what it finished.
 GROUP_CHUNKS = 512
 
+#: Chunks of changed notes prepared and counted before their embedding starts (progress then knows the
+#: whole cold sync of a vault this size; a bigger one is embedded in rounds of this many, held in memory).
+PLAN_CHUNKS = 20_000
+
 #: Least seconds between two saves of the state file during a long sync (it is always saved at the end);
 #: a killed sync loses at most this much bookkeeping, never embeddings (they are in the written files).
 CHECKPOINT_S = 5.0
 
-#: progress(done_notes, total_notes)
-ProgressFn = Callable[[int, int], None]
 #: written(note_path, document): called after each document is durably written (to patch an index live)
 WrittenFn = Callable[[str, AifBinDocument], None]
 
@@ -101,8 +106,12 @@ class _Run:
         keep_documents: bool,
         written: WrittenFn | None,
         keys: StoreKeys | None,
+        progress: ProgressFn | None = None,
     ) -> None:
         self.ctx, self.state, self.keep_documents, self.written = ctx, state, keep_documents, written
+        self.progress = ChunkProgress(progress)
+        self.planned: set[str] = set()
+        """text_md5 of the queued chunks counted as to embed."""
         self.cipher = keys.cipher if keys is not None else None
         self.cache = EmbeddingCache(ctx.model.name, keys.keyring if keys is not None else None)
         self.added: list[str] = []
@@ -175,9 +184,16 @@ class _Run:
         self.cache.add_file(self.ctx.root / output_rel(rel, self.ctx.settings.output_dir))
         self.group.append((prep, st))
         self.group_chunks += len(prep.chunks)
-        if self.group_chunks >= GROUP_CHUNKS:
+        self._plan(prep)
+        if self.group_chunks >= PLAN_CHUNKS:
             self.flush()
         return True
+
+    def _plan(self, prep: PreparedNote) -> None:
+        """Count the chunks of ``prep`` that the cache lacks (renames and spare vectors may lower it)."""
+        new = {c.text_md5 for c in prep.chunks if c.text_md5 not in self.planned and self.cache.get(c.text_md5) is None}
+        self.planned |= new
+        self.progress.plan(len(new))
 
     def embed(self, notes: list[PreparedNote]) -> list[npt.NDArray[np.float32]]:
         missing = self._missing(notes)
@@ -191,7 +207,7 @@ class _Run:
             self.cache.add_vectors(read_spare(self.spare.path, self.spare.model_id, self.spare.dim))
             missing = self._missing(notes)
         if missing:
-            vectors = self.ctx.embedder().embed(list(missing.values()))
+            vectors = embed_in_steps(self.ctx.embedder(), list(missing.values()), self.progress)
             for key, vector in zip(missing, vectors, strict=True):
                 self.cache.put(key, vector)
         self.embedded += len(missing)
@@ -215,10 +231,21 @@ class _Run:
         return missing
 
     def flush(self) -> None:
-        """Embed and write the queued notes, then save the state file."""
-        if not self.group:
-            return
-        queued, self.group, self.group_chunks = self.group, [], 0
+        """Embed and write the queued notes, ``GROUP_CHUNKS`` chunks at a time."""
+        queued, self.group, self.group_chunks, self.planned = self.group, [], 0, set()
+        group: list[tuple[PreparedNote, FileStat]] = []
+        size = 0
+        for item in queued:
+            group.append(item)
+            size += len(item[0].chunks)
+            if size >= GROUP_CHUNKS:
+                self._write_group(group)
+                group, size = [], 0
+        if group:
+            self._write_group(group)
+
+    def _write_group(self, queued: list[tuple[PreparedNote, FileStat]]) -> None:
+        """Embed and write ``queued``, then save the state file (at most every ``CHECKPOINT_S``)."""
         mark_interrupted(self.ctx.output_dir)
         notes = [prep for prep, _ in queued]
         now = utc_now()
@@ -262,48 +289,6 @@ class _Run:
     def save(self) -> None:
         save_state(self.ctx.output_dir / STATE_FILE, self.state)
         self.dirty, self.saved_at, self.saved_during_run = False, time.monotonic(), True
-
-
-def _needs_full_check(state: SyncState, ctx: SyncContext) -> bool:
-    """True when outputs were made with another model or chunker: every note is re-chunked."""
-    return state.model != ctx.model.name or state.chunker != ctx.params.as_dict()
-
-
-def _renames(deleted: list[str], added: list[str], old: dict[str, str], state: SyncState) -> list[tuple[str, str]]:
-    by_hash = {old[rel]: rel for rel in deleted}
-    return [
-        (by_hash[state.files[rel].hash], rel)
-        for rel in added
-        if rel in state.files and state.files[rel].hash in by_hash
-    ]
-
-
-def output_intact(path: Path, expected_bytes: int) -> bool:
-    """The output exists with the size it was written with (a stat, no read)."""
-    try:
-        return path.stat().st_size == expected_bytes
-    except OSError:
-        return False
-
-
-def _candidates(
-    scan: ScanResult, state: SyncState, ctx: SyncContext, force: bool, force_paths: frozenset[str]
-) -> tuple[list[str], int]:
-    """Notes that may have changed (new, or size/mtime/output differ), and the count of the rest."""
-    out, unchanged = [], 0
-    for rel, st in scan.files.items():
-        entry = state.files.get(rel)
-        if (
-            not force
-            and rel not in force_paths
-            and entry is not None
-            and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
-            and output_intact(ctx.root / entry.output, entry.output_bytes)
-        ):
-            unchanged += 1
-        else:
-            out.append(rel)
-    return out, unchanged
 
 
 def sync_workspace(
@@ -367,8 +352,8 @@ def sync_workspace(
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
-        force = full or _needs_full_check(state, ctx)
-        run = _Run(ctx, state, keep_documents, written, keys)
+        force = full or needs_full_check(state, ctx.model.name, ctx.params.as_dict())
+        run = _Run(ctx, state, keep_documents, written, keys, progress)
         run.full = full
         run.dirty = force or interrupted or not (ctx.output_dir / STATE_FILE).is_file()
         if state.encrypted != (run.cipher is not None) or (keys is not None and run.cipher is None):
@@ -380,17 +365,15 @@ def sync_workspace(
         if only is None and (hint := untracked_notes_hint(ctx.root, ctx.settings, scan)) is not None:
             run.warnings.append(hint)
         indexed = len(state.files)
-        candidates, unchanged = _candidates(scan, state, ctx, force, force_paths)
+        changed, unchanged = candidates(scan, state, ctx.root, force, force_paths)
         named = state.files.keys() if only is None else only & state.files.keys()
         run.cache_sources = [ctx.root / state.files[rel].output for rel in named if rel not in scan.files]
         vanished: set[str] = set()
-        for done, rel in enumerate(candidates, 1):
-            st = scan.files[rel]
-            if not run.handle(rel, st, force or rel in force_paths):
+        for rel in changed:
+            if not run.handle(rel, scan.files[rel], force or rel in force_paths):
                 vanished.add(rel)
-            if progress is not None:
-                progress(done, len(candidates))
         run.flush()
+        run.progress.finish()
         gone = sorted(rel for rel in named if (rel not in scan.files or rel in vanished) and not scan.covers(rel))
         removal = plan_removal(ctx.root, ctx.settings, gone, indexed, prune)
         run.warnings.extend(removal.warnings)
@@ -403,7 +386,7 @@ def sync_workspace(
             sweep_orphans(ctx.root, ctx.settings.output_dir, state, scan.covers, run.spare, run.warnings)
         if run.spare is None:
             (ctx.output_dir / SPARE_FILE).unlink(missing_ok=True)  # an encrypted store keeps no plain vectors
-        renamed = _renames(gone, run.added, old_hashes, state)
+        renamed = renames(gone, run.added, old_hashes, state)
         if run.dirty or gone or run.saved_during_run:
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.
             state.last_sync = utc_now()
@@ -411,7 +394,7 @@ def sync_workspace(
         finish_decryption(ctx.output_dir, keys)
         mark_complete(ctx.output_dir)
     # A re-chunked note is also counted unchanged: its bytes are what they were.
-    unchanged += len(candidates) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
+    unchanged += len(changed) - len(run.added) - len(run.modified) - len(run.failed) - len(vanished)
     return SyncReport(
         added=tuple(run.added),
         modified=tuple(run.modified),

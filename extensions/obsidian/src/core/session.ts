@@ -61,6 +61,8 @@ export class Session<C extends PluginConnection = PluginConnection> {
   private readonly afterSync: Debouncer;
   private readonly poll: Debouncer;
   private status: StatusResult | undefined;
+  /** When a sync was last seen to end (ISO 8601): "last sync" moves on a sync that changed nothing too. */
+  private checkedAt: string | undefined;
   private disposed = false;
   private readonly locked: PassphraseOffer;
   private readonly covered = new CoveredMessages();
@@ -69,7 +71,10 @@ export class Session<C extends PluginConnection = PluginConnection> {
     this.locked = new PassphraseOffer((error) => deps.offerPassphrase?.(error));
     this.progress = new ProgressTracker(
       () => this.render(),
-      () => this.refreshStatus(),
+      () => {
+        this.checkedAt = new Date().toISOString();
+        this.refreshStatus();
+      },
     );
     this.supervisor = new Supervisor(
       (onClosed) => deps.connect(onClosed, this.progress),
@@ -195,7 +200,12 @@ export class Session<C extends PluginConnection = PluginConnection> {
 
   private render(): void {
     this.deps.render(
-      statusView({ server: this.supervisor.state, progress: this.progress.current, status: this.status }),
+      statusView({
+        server: this.supervisor.state,
+        progress: this.progress.current,
+        status: this.status,
+        checkedAt: this.checkedAt,
+      }),
     );
   }
 }

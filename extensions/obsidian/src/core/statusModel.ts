@@ -1,7 +1,10 @@
 /** What the status bar item says: a pure function of the server's state, indexing progress and status. */
 import {
+  duringProgress,
   type IndexingProgress,
+  later,
   plural,
+  relativeTime,
   type ServerState,
   seconds,
   type Severity,
@@ -28,7 +31,7 @@ export function lockedMessage(error: LockedError): string {
   return `${what} Click here (or run "${UNLOCK_COMMAND_NAME}") to enter its passphrase.`;
 }
 
-export function statusView({ server, progress, status }: StatusInputs): StatusView {
+export function statusView({ server, progress, status, checkedAt, now }: StatusInputs): StatusView {
   switch (server.kind) {
     case "stopped":
       return { text: "botbin: off", tooltip: "botbin: the language server is stopped", severity: "ok" };
@@ -43,16 +46,26 @@ export function statusView({ server, progress, status }: StatusInputs): StatusVi
     case "failed":
       return { text: "botbin: not running", tooltip: `botbin is not running: ${server.error}`, severity: "error" };
     case "running":
-      return runningView(progress, status);
+      return runningView(progress, status && duringProgress(status, progress), checkedAt, now ?? Date.now());
   }
 }
 
-function runningView(progress: IndexingProgress, status: StatusResult | undefined): StatusView {
+/** "120/900 chunks" of a progress message ("vault: 120/900 chunks"), if it has one. */
+function chunkCount(message: string | undefined): string | undefined {
+  return message?.match(/\d+\/\d+ chunks/)?.[0];
+}
+
+function runningView(
+  progress: IndexingProgress,
+  status: StatusResult | undefined,
+  checkedAt: string | undefined,
+  now: number,
+): StatusView {
   const problems = status ? statusProblems(status, SYNC_COMMAND_NAME, UNLOCK_COMMAND_NAME) : [];
   const facts = status
     ? [
         `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,
-        `last sync: ${status.lastSync ?? "never"}`,
+        `last sync: ${relativeTime(later(status.lastSync, checkedAt), now)}`,
         `model: ${status.model ?? "none"}`,
       ]
     : [];
@@ -60,8 +73,9 @@ function runningView(progress: IndexingProgress, status: StatusResult | undefine
   const lines = (head: string): string => [head, ...problems.map((p) => `⚠ ${p}`), ...facts].join("\n");
   if (progress.active || status?.indexing) {
     const done = progress.percentage !== undefined ? ` ${progress.percentage}%` : "";
+    const count = chunkCount(progress.message);
     return {
-      text: `botbin: indexing${done}…`,
+      text: `botbin: indexing${done}${count ? ` (${count})` : ""}…`,
       tooltip: lines(`botbin: indexing notes${progress.message ? ` (${progress.message})` : ""}…`),
       severity,
     };

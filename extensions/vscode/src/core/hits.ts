@@ -1,5 +1,9 @@
-/** Search and related hits as QuickPick items: the note, heading path, score and snippet of each. */
+/**
+ * Search and related hits as QuickPick items: the note, heading path, score and snippet of each. The
+ * server sends snippets already clean (plain text, cut at word boundaries); they are shown as they are.
+ */
 import type { Hit } from "@botbin/protocol";
+import { relevant } from "@botbin/client";
 
 /** A QuickPick item (structurally a vscode.QuickPickItem), with the hit it opens, if any. */
 export interface HitItem {
@@ -11,17 +15,23 @@ export interface HitItem {
   hit?: Hit;
 }
 
-const SNIPPET_CHARS = 200;
-
 export function hitItem(hit: Hit): HitItem {
   const heading = hit.headingPath.filter((h) => h.trim()).join(" › ");
   return {
     label: `$(note) ${heading || hit.title}`,
     description: `${hit.path}:${hit.startLine + 1} · ${hit.score.toFixed(2)}`,
-    detail: clip(hit.snippet.split(/\s+/).join(" ").trim(), SNIPPET_CHARS),
+    detail: hit.snippet.replace(/\s*\n\s*/g, " "), // one line: a QuickPick detail cannot break lines
     alwaysShow: true,
     hit,
   };
+}
+
+/** The hits a person is shown: those over the server's relevance floor, as items; a line that says why
+ * there are none otherwise ("Indexing…" while nothing is indexed yet). */
+export function resultItems(result: { hits: Hit[]; indexing: boolean; degraded: boolean }): HitItem[] {
+  const shown = result.hits.filter((hit) => relevant(hit, result.degraded));
+  if (shown.length > 0) return shown.map(hitItem);
+  return [messageItem(result.indexing ? "$(sync~spin) Indexing… no memories match yet" : "No memories match")];
 }
 
 /** A line that opens nothing ("No memories match"). */
@@ -35,8 +45,4 @@ export function resultCaveat(result: { indexing: boolean; degraded: boolean }): 
   if (result.indexing) caveats.push("indexing: results so far");
   if (result.degraded) caveats.push("keyword match only: the model is unavailable");
   return caveats.length > 0 ? caveats.join("; ") : undefined;
-}
-
-function clip(text: string, chars: number): string {
-  return text.length <= chars ? text : `${text.slice(0, chars - 1)}…`;
 }

@@ -5,7 +5,7 @@
  */
 import type { Hit, SearchResult } from "@botbin/protocol";
 import { type Clock, Debouncer } from "@botbin/client";
-import { type HitItem, hitItem, messageItem, resultCaveat } from "./hits";
+import { type HitItem, messageItem, resultCaveat, resultItems } from "./hits";
 
 /** A disposable, like vscode.Disposable. */
 export interface Disposable {
@@ -109,7 +109,7 @@ export class SearchController {
     this.view.busy = false;
     const caveat = resultCaveat(result);
     this.view.title = caveat ? `${SEARCH_TITLE} (${caveat})` : SEARCH_TITLE;
-    this.view.items = result.hits.length > 0 ? result.hits.map(hitItem) : [messageItem("No memories match")];
+    this.view.items = resultItems(result);
   }
 
   private accept(): void {

@@ -114,3 +114,12 @@ function isNumber(v: unknown): v is number {
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every(isString);
 }
+
+/**
+ * The command (and its argument) that opens the Settings editor where botbin's settings apply. In a remote
+ * window (code-server, Remote-SSH, WSL, Dev Containers: `remoteName` set) the executable settings are
+ * `machine-overridable` and greyed out on the User tab, so the Remote tab opens; locally, the User tab.
+ */
+export function settingsEditor(remoteName: string | undefined, query = "@ext:botbin.botbin"): [string, unknown] {
+  return remoteName ? ["workbench.action.openRemoteSettings", { query }] : ["workbench.action.openSettings", query];
+}

@@ -1,8 +1,11 @@
 /** What the status bar item says: a pure function of the server's state, indexing progress and status. */
 import type { StatusResult } from "@botbin/protocol";
 import {
+  duringProgress,
   type IndexingProgress,
+  later,
   plural,
+  relativeTime,
   type ServerState,
   seconds,
   type Severity,
@@ -15,7 +18,7 @@ export type { Severity, StatusInputs, StatusView };
 
 export { plural, statusProblems };
 
-export function statusView({ server, progress, status }: StatusInputs): StatusView {
+export function statusView({ server, progress, status, checkedAt, now }: StatusInputs): StatusView {
   switch (server.kind) {
     case "stopped":
       return { text: "$(circle-slash) botbin", tooltip: "botbin: the language server is stopped", severity: "ok" };
@@ -34,12 +37,18 @@ export function statusView({ server, progress, status }: StatusInputs): StatusVi
         severity: "error",
       };
     case "running":
-      return runningView(progress, status);
+      return runningView(progress, status, checkedAt ?? null, now ?? Date.now());
   }
 }
 
-function runningView(progress: IndexingProgress, status: StatusResult | undefined): StatusView {
-  const facts = status ? statusFacts(status) : [];
+function runningView(
+  progress: IndexingProgress,
+  reported: StatusResult | undefined,
+  checkedAt: string | null,
+  now: number,
+): StatusView {
+  const status = reported && duringProgress(reported, progress);
+  const facts = status ? statusFacts(status, checkedAt, now) : [];
   const problems = status ? statusProblems(status) : [];
   const severity: Severity = problems.length > 0 ? "warning" : "ok";
   if (progress.active || status?.indexing) {
@@ -60,10 +69,10 @@ function runningView(progress: IndexingProgress, status: StatusResult | undefine
   };
 }
 
-function statusFacts(status: StatusResult): string[] {
+function statusFacts(status: StatusResult, checkedAt: string | null, now: number): string[] {
   return [
     `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,
-    `last sync: ${status.lastSync ?? "never"}`,
+    `last sync: ${relativeTime(later(status.lastSync, checkedAt), now)}`,
     `model: ${status.model ?? "none"}`,
   ];
 }

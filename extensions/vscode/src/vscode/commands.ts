@@ -56,7 +56,7 @@ async function sync(session: Session, what: "sync" | "reindex"): Promise<void> {
   const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () =>
     api.sync(what),
   );
-  session.refreshStatus();
+  session.synced();
   const { message, severity } = syncReport(result, what);
   if (severity === "error") void vscode.window.showErrorMessage(message);
   else if (severity === "warning") void vscode.window.showWarningMessage(message);

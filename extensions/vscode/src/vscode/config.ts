@@ -1,6 +1,6 @@
 /** botbin's settings from VS Code's configuration, and news of their changes. */
 import * as vscode from "vscode";
-import { type ReadSettings, readSettings } from "../core/settings";
+import { type ReadSettings, readSettings, settingsEditor } from "../core/settings";
 
 export const SECTION = "botbin";
 
@@ -16,7 +16,8 @@ export function onConfigChange(listener: () => void): vscode.Disposable {
   });
 }
 
-/** Opens the Settings editor on botbin's settings. */
+/** Opens the Settings editor on botbin's settings, on the tab where they apply (see settingsEditor). */
 export async function openSettings(): Promise<void> {
-  await vscode.commands.executeCommand("workbench.action.openSettings", `@ext:botbin.botbin`);
+  const [command, argument] = settingsEditor(vscode.env.remoteName);
+  await vscode.commands.executeCommand(command, argument);
 }

@@ -18,6 +18,8 @@ export class ServerLog implements vscode.Disposable {
   private readonly server = new RecentLines();
   /** Texts never written: each passphrase given to `redact`, as it is and as it appears in JSON. */
   private readonly hidden: string[] = [];
+  /** Set by dispose(): nothing more is written (a closed channel throws "Channel has been closed"). */
+  private disposed = false;
 
   constructor(name = "botbin") {
     const inner = (this.inner = vscode.window.createOutputChannel(name));
@@ -26,23 +28,21 @@ export class ServerLog implements vscode.Disposable {
       append: (text: string) => {
         const clean = this.clean(text);
         this.server.add(clean);
-        inner.append(clean);
+        this.write(() => inner.append(clean));
       },
-      appendLine: (text: string) => {
-        inner.appendLine(this.clean(text));
-      },
-      replace: (text: string) => inner.replace(this.clean(text)),
-      clear: () => inner.clear(),
+      appendLine: (text: string) => this.write(() => inner.appendLine(this.clean(text))),
+      replace: (text: string) => this.write(() => inner.replace(this.clean(text))),
+      clear: () => this.write(() => inner.clear()),
       show: (a?: boolean | vscode.ViewColumn, b?: boolean) =>
-        typeof a === "boolean" ? inner.show(a) : inner.show(a, b),
-      hide: () => inner.hide(),
-      dispose: () => inner.dispose(),
+        this.write(() => (typeof a === "boolean" ? inner.show(a) : inner.show(a, b))),
+      hide: () => this.write(() => inner.hide()),
+      dispose: () => this.dispose(),
     };
   }
 
   /** A line of the extension's own, timestamped (not taken for the server's error). */
   info(message: string): void {
-    this.inner.appendLine(this.clean(`[${new Date().toISOString()}] extension: ${message}`));
+    this.write(() => this.inner.appendLine(this.clean(`[${new Date().toISOString()}] extension: ${message}`)));
   }
 
   /** From now on, `secret` is written as dots wherever it would appear. */
@@ -64,11 +64,18 @@ export class ServerLog implements vscode.Disposable {
   }
 
   show(): void {
-    this.inner.show(true);
+    this.write(() => this.inner.show(true));
   }
 
+  /** Closes the channel once; later lines (a server stopping after deactivation) are dropped. */
   dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.inner.dispose();
+  }
+
+  private write(action: () => void): void {
+    if (!this.disposed) action();
   }
 
   private clean(text: string): string {

@@ -2,7 +2,7 @@
 import * as vscode from "vscode";
 import type { Hit, RelatedResult, SearchResult, StatusResult } from "@botbin/protocol";
 import { systemClock } from "@botbin/client";
-import { type HitItem, hitItem, resultCaveat } from "../core/hits";
+import { type HitItem, resultCaveat, resultItems } from "../core/hits";
 import { statusLines } from "../core/reports";
 import { SearchController } from "../core/searchController";
 
@@ -33,13 +33,14 @@ export function showSearch(
 
 /** Show Related Memories: the hits of `botbin/related` for the paragraph under the cursor. */
 export async function showRelated(result: RelatedResult): Promise<void> {
-  if (result.hits.length === 0) {
+  const items = resultItems(result).filter((item) => item.hit);
+  if (items.length === 0) {
     const why = result.indexing ? " yet (botbin is still indexing)" : "";
     void vscode.window.showInformationMessage(`botbin: no related memories for this paragraph${why}.`);
     return;
   }
   const caveat = resultCaveat(result);
-  const picked = await vscode.window.showQuickPick(result.hits.map(hitItem), {
+  const picked = await vscode.window.showQuickPick(items, {
     title: `botbin: related memories${caveat ? ` (${caveat})` : ""}`,
     matchOnDescription: true,
     matchOnDetail: true,

@@ -57,6 +57,8 @@ export class Session implements vscode.Disposable {
   private status: StatusResult | undefined;
   private command: ServerCommand | undefined;
   private passphrase: string | undefined;
+  /** When a sync was last seen to end (ISO 8601), a no-op Sync Now included (see StatusInputs.checkedAt). */
+  private checkedAt: string | undefined;
   /** Offers "Enter passphrase" once per try when the server says the store is encrypted. */
   private readonly locked = new PassphraseOffer((error) => void this.offerPassphrase(error));
   private readonly covered = new CoveredMessages();
@@ -69,7 +71,7 @@ export class Session implements vscode.Disposable {
     this.settings = this.loadSettings();
     this.progress = new ProgressTracker(
       () => this.render(),
-      () => this.refreshStatus(),
+      () => this.synced(),
     );
     this.supervisor = new Supervisor(
       (onClosed) => this.connect(onClosed),
@@ -142,6 +144,12 @@ export class Session implements vscode.Disposable {
     void vscode.window.showInformationMessage("botbin: passphrase forgotten.");
   }
 
+  /** A sync ended (an indexing report, or Sync Now / Reindex answered): note when, and ask for status. */
+  synced(): void {
+    this.checkedAt = new Date().toISOString();
+    this.refreshStatus();
+  }
+
   /** Asks the server for status, then redraws the status bar. */
   refreshStatus(): void {
     const api = this.supervisor.running?.api;
@@ -166,6 +174,8 @@ export class Session implements vscode.Disposable {
   }
 
   private async connect(onClosed: () => void): Promise<BotbinConnection> {
+    // read afresh at every (re)start: a changed executable setting applies even if no change event came
+    this.settings = readConfig().settings;
     const folder = vscode.workspace.workspaceFolders?.[0];
     const { serverPath, pythonPath } = this.settings;
     const activeInterpreter = serverPath || pythonPath ? undefined : await this.findInterpreter(folder?.uri);
@@ -249,11 +259,17 @@ export class Session implements vscode.Disposable {
 
   private render(): void {
     this.statusBar.render(
-      statusView({ server: this.supervisor.state, progress: this.progress.current, status: this.status }),
+      statusView({
+        server: this.supervisor.state,
+        progress: this.progress.current,
+        status: this.status,
+        checkedAt: this.checkedAt,
+      }),
     );
   }
 
   async dispose(): Promise<void> {
+    this.log.info("extension deactivated; stopping the language server");
     this.afterSave.cancel();
     for (const disposable of this.disposables) disposable.dispose();
     await this.supervisor.stop();

@@ -188,7 +188,9 @@ function message(severity: Message["severity"]) {
 export const window = {
   createOutputChannel(name: string) {
     let partial = "";
+    let closed = false;
     const push = (text: string) => {
+      if (closed) throw new Error("Channel has been closed"); // as VS Code's own channel does
       const lines = (partial + text).split("\n");
       partial = lines.pop() ?? "";
       stub.output.push(...lines);
@@ -201,7 +203,9 @@ export const window = {
       clear: () => undefined,
       show: () => undefined,
       hide: () => undefined,
-      dispose: () => undefined,
+      dispose: () => {
+        closed = true;
+      },
     };
   },
   createStatusBarItem(id: string, alignment: StatusBarAlignment, priority: number) {
