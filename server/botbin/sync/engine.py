@@ -344,7 +344,13 @@ def sync_workspace(
             locked()
         state, warnings = load_state(ctx.output_dir / STATE_FILE, ctx.settings.output_dir)
         interrupted = was_interrupted(ctx.output_dir)
-        if only is not None and (full or warnings or interrupted or encryption or _needs_full_check(state, ctx)):
+        if only is not None and (
+            full
+            or warnings
+            or interrupted
+            or encryption
+            or needs_full_check(state, ctx.model.name, ctx.params.as_dict())
+        ):
             only = None  # the whole store needs a look
         # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
         scan = scan_workspace(ctx.root, ctx.settings) if only is None else scan_notes(ctx.root, ctx.settings, only)
