@@ -6,7 +6,7 @@ one cluster have cosine ~0.5), queries drawn from the same clusters. The exact s
 top-10 partition (what the store does for the vector part).
 
 Run from the repo root with the venv active: ``python bench/bench_ann.py [--sizes 100000[,1000000]]
-[--queries 200]``. Needs usearch (bench/requirements-optional.txt). Prints one JSON object on stdout.
+[--queries 200]``. Needs usearch (a botbin dependency). Prints one JSON object on stdout.
 """
 
 from __future__ import annotations
