@@ -44,8 +44,8 @@ class LiveAnn:
         self.dim, self.config = dim, config
         self._live: AnnIndex | None = None
         self._thread: threading.Thread | None = None
-        self._built: tuple[AnnIndex, bool] | None = None
-        """The background thread's index, and whether it was built (not loaded as saved)."""
+        self._built: AnnIndex | None = None
+        """The background thread's index, loaded or built (and then saved)."""
         self._dirty = False
         self.enabled = usearch_available()
         """False without usearch: every search is exact."""
@@ -88,25 +88,30 @@ class LiveAnn:
 
     def save(self) -> bool:
         """Write the cache file if the index changed since it was loaded or saved; True when written."""
-        if self._live is None or not self._dirty or self.config.path is None:
+        if self._live is None or not self._dirty or not self._write(self._live):
+            return False
+        self._dirty = False
+        return True
+
+    def _write(self, index: AnnIndex) -> bool:
+        if self.config.path is None:
             return False
         try:
-            self._live.save(self.config.path, self.config.model)
+            index.save(self.config.path, self.config.model)
         except OSError as exc:
             log.warning("%s: could not save the ANN index (%s); it is rebuilt on the next start", self.config.path, exc)
             return False
-        self._dirty = False
         return True
 
     def _prepare(self, keys: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
         """Background thread: the cache file if usable, else a build from ``keys``/``vectors``."""
         try:
             index = self._load_cached()
-            built = index is None
             if index is None:
                 index = AnnIndex(self.dim)
                 index.add(keys, vectors)
-            self._built = (index, built)
+                self._write(index)  # not shared yet: saved here, off the caller's thread
+            self._built = index
         except Exception:  # a failed build leaves exact search in place; it is logged, never raised
             log.exception("building the ANN index failed; searches stay exact")
             self.enabled = False
@@ -117,10 +122,9 @@ class LiveAnn:
 
     def _adopt(self, snapshot: Snapshot) -> None:
         """Take the finished index and patch in what changed in the store while it was prepared."""
-        done, self._built, self._thread = self._built, None, None
-        if done is None:
+        built, self._built, self._thread = self._built, None, None
+        if built is None:
             return
-        built, self._dirty = done
         keys, vectors = snapshot()
         held = built.keys()
         gone = np.setdiff1d(held, keys)
