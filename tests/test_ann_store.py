@@ -86,8 +86,9 @@ def test_hnsw_candidates_rank_like_the_exact_scan() -> None:
     queries = clustered(40, seed=7)
     same = sum(len(set(ranked(ann, q)) & set(ranked(exact, q))) for q in queries)
     assert same / (10 * len(queries)) >= 0.97
-    vector_only = [h.path for h in ann.search("", queries[0], k=10, alpha=1.0)]
-    assert vector_only == [h.path for h in exact.search("", queries[0], k=10, alpha=1.0)]
+    vector_only = {(h.path, h.start_line) for q in queries[:10] for h in ann.search("", q, k=10, alpha=1.0)}
+    want = {(h.path, h.start_line) for q in queries[:10] for h in exact.search("", q, k=10, alpha=1.0)}
+    assert len(vector_only & want) >= 0.97 * len(want)  # cosine alone: HNSW then exact rescoring
 
 
 def test_removed_and_changed_notes_leave_the_graph() -> None:
