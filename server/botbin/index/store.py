@@ -59,6 +59,9 @@ class _Note:
     """When the note was first synced (AIF-BIN ``created_at``), ISO 8601."""
     keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     """Each chunk's ANN key (ann.chunk_key), in chunk order."""
+    centroid: npt.NDArray[np.float32] | None = None
+    """float32 (dim,): the normalized mean chunk vector (ranking.note_centroids), made once per version of the
+    note instead of at every assembly; None for a note without chunks."""
 
 
 @dataclass
@@ -112,19 +115,21 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
     )
     md5 = doc.metadata.get("source_md5")
     created = doc.metadata.get("created_at")
+    matrix = doc.embeddings()
     return _Note(
         doc.source,
         title,
         tags,
         date,
         chunks,
-        doc.embeddings(),
+        matrix,
         tokens,
         directives,
         md5 if isinstance(md5, str) else None,
         doc.metadata.get("instruction") is True,
         created if isinstance(created, str) else None,
         np.fromiter((chunk_key(doc.source, i, c.text_md5) for i, c in enumerate(doc.chunks)), np.int64),
+        note_centroids(matrix, [len(chunks)])[0] if chunks else None,
     )
 
 
@@ -299,11 +304,20 @@ class MemoryIndex:
                 note_of_row,
                 kinds,
                 self._visible(rows),
-                note_centroids(matrix, [len(n.chunks) for n in notes]),
+                self._centroids(notes),
                 neighbours(note_of_row),
                 np.concatenate([n.keys for n in notes]) if notes else _NO_KEYS,
             )
         return self._assembled
+
+    def _centroids(self, notes: list[_Note]) -> npt.NDArray[np.float32]:
+        """float32 (len(notes), dim): each note's centroid, zeros for a note without chunks (a copy per note,
+        not a pass over every chunk vector)."""
+        out = np.zeros((len(notes), self.dim or 0), dtype=np.float32)
+        for i, note in enumerate(notes):
+            if note.centroid is not None:
+                out[i] = note.centroid
+        return out
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
         """Rows that pass ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
