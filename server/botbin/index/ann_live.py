@@ -47,8 +47,10 @@ class LiveAnn:
         self._built: AnnIndex | None = None
         """The background thread's index, loaded or built (and then saved)."""
         self._dirty = False
-        self.enabled = usearch_available()
-        """False without usearch: every search is exact."""
+        self.enabled = True
+        """False without usearch, or after a failed build: every search is exact."""
+        self._checked = False
+        """usearch is imported only once the threshold is reached (small indexes never load it)."""
 
     @property
     def building(self) -> bool:
@@ -61,6 +63,11 @@ class LiveAnn:
         result once done."""
         if not self.enabled or rows < self.config.min_rows:
             return None
+        if not self._checked:
+            self._checked, self.enabled = True, usearch_available()
+            if not self.enabled:
+                log.warning("usearch is not installed: vector search stays an exact scan")
+                return None
         if self._live is None and self._thread is not None and not self._thread.is_alive():
             self._adopt(snapshot)
         if self._live is None and self._thread is None:
