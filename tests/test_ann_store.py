@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -138,3 +141,12 @@ def test_below_the_threshold_no_hnsw_index_is_made() -> None:
     scores = index.matrix() @ q
     best = index.chunk_refs()[int(np.argmax(scores))]
     assert index.search("", q, k=1, alpha=1.0)[0].text_md5 == best.text_md5
+
+
+def test_usearch_then_onnxruntime_in_one_process() -> None:
+    """usearch imported before onnxruntime crashed the process (SIGSEGV) when the query embedder loaded later:
+    botbin imports onnxruntime first. A child process, so that a crash fails this test only."""
+    code = "from botbin.index.ann import AnnIndex; AnnIndex(4)\nimport onnxruntime\nprint('ok')"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "server")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]

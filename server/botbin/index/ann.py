@@ -6,6 +6,7 @@ digest of its keys, ``load`` returns None for a missing, corrupt or stale file, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -38,12 +39,23 @@ class AnnParams:
 
 
 def usearch_available() -> bool:
-    """True when the optional ``usearch`` package imports."""
+    """True when the ``usearch`` package imports (after onnxruntime: see ``_import_usearch``)."""
     try:
-        import usearch.index  # noqa: F401
+        _import_usearch()
     except ImportError:
         return False
     return True
+
+
+def _import_usearch() -> Any:
+    """``usearch.index``, imported after ``onnxruntime``: the other order crashes the process (SIGSEGV in
+    onnxruntime's import with usearch 2.26 / numkong 7.8 and onnxruntime 1.32 loaded first), and the query
+    embedder imports onnxruntime later in the same process."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    import usearch.index
+
+    return usearch.index
 
 
 class AnnIndex:
@@ -51,7 +63,7 @@ class AnnIndex:
 
     def __init__(self, dim: int, params: AnnParams | None = None) -> None:
         """``dim``: vector size (384 for all-MiniLM-L6-v2). Raises ImportError without usearch."""
-        from usearch.index import Index
+        Index = _import_usearch().Index
 
         self.dim = dim
         self.params = params or AnnParams()
