@@ -5,8 +5,13 @@ Vectors: bench_query.py's ``Clusters`` (unit vectors around random centroids, 50
 one cluster have cosine ~0.5), queries drawn from the same clusters. The exact scan is ``matrix @ q`` plus a
 top-10 partition (what the store does for the vector part).
 
+Then the same through the store (``--store 100000``): MemoryIndex.search (hybrid: cosine, BM25, note and
+neighbour context, per-note cap) with HNSW candidates (past AnnConfig.min_rows) against the same index with
+the exact scan, in the same run: p50 / p95 and the share of the exact top 10 the HNSW path returns; notes of 4
+chunks, texts of a few words from a small vocabulary so that BM25 scores rows too.
+
 Run from the repo root with the venv active: ``python bench/bench_ann.py [--sizes 100000[,1000000]]
-[--queries 200]``. Needs usearch (bench/requirements-optional.txt). Prints one JSON object on stdout.
+[--queries 200] [--store 100000]``. Needs usearch (a botbin dependency). Prints one JSON object on stdout.
 """
 
 from __future__ import annotations
@@ -17,9 +22,13 @@ import time
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from bench_query import Clusters
+from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann import CANDIDATES, AnnIndex, AnnParams, exact_top, rescore
+from botbin.index.ann_live import AnnConfig
+from botbin.index.store import MemoryIndex
 from common import current_rss_mb, load_average, log, median, percentile, r
 
 
@@ -58,10 +67,67 @@ def one_size(n: int, n_queries: int) -> dict[str, Any]:
     }
 
 
+STORE_WORDS = [f"w{i}" for i in range(2000)]
+CHUNKS_PER_NOTE = 4
+
+
+def store_docs(matrix: npt.NDArray[np.float32], rng: np.random.Generator) -> list[AifBinDocument]:
+    """Notes of CHUNKS_PER_NOTE chunks over the rows of ``matrix``, each chunk a few random words."""
+    docs = []
+    for n in range(len(matrix) // CHUNKS_PER_NOTE):
+        source = f"f{n % 100:02d}/note-{n:06d}.md"
+        meta = {"source": source, "model": {"name": "bench", "dim": matrix.shape[1]}}
+        chunks = tuple(
+            ChunkRecord(i, " ".join(rng.choice(STORE_WORDS, 8)), 3 * i, 3 * i + 2, ("H",), "lore", 10, f"{n}-{i}", v)
+            for i, v in enumerate(matrix[n * CHUNKS_PER_NOTE : (n + 1) * CHUNKS_PER_NOTE])
+        )
+        docs.append(AifBinDocument(meta, chunks))
+    return docs
+
+
+def through_store(n: int, n_queries: int) -> dict[str, Any]:
+    """MemoryIndex.search with HNSW candidates against the exact scan, same docs, same queries."""
+    rng = np.random.default_rng(1)
+    gen = Clusters(rng, n, uniform=False)
+    docs = store_docs(gen.draw(n), rng)
+    queries = gen.draw(n_queries)
+    texts = [" ".join(rng.choice(STORE_WORDS, 3)) for _ in range(n_queries)]
+    stores = {}
+    for name, min_rows in (("exact", 10**12), ("hnsw", 1)):
+        index = MemoryIndex(matrix_dim := queries.shape[1], AnnConfig(min_rows=min_rows))
+        for d in docs:
+            index.upsert(d)
+        start = time.perf_counter()
+        index.prepare_ann()
+        index.wait_ann()
+        log(f"store {name}: {n} chunks, HNSW ready in {time.perf_counter() - start:.1f} s (dim {matrix_dim})")
+        index.search("warm", queries[0], k=10)  # assembly, not timed
+        stores[name] = index
+    assert stores["hnsw"].ann_active() and not stores["exact"].ann_active()
+    times: dict[str, list[float]] = {"exact": [], "hnsw": []}
+    same = 0
+    for text, q in zip(texts, queries, strict=True):
+        found = {}
+        for name, index in stores.items():
+            t0 = time.perf_counter()
+            hits = index.search(text, q, k=10)
+            times[name].append(time.perf_counter() - t0)
+            found[name] = {(h.path, h.start_line) for h in hits}
+        same += len(found["exact"] & found["hnsw"])
+    return {
+        "chunks": n,
+        "exact_ms": {"p50": r(1000 * median(times["exact"]), 3), "p95": r(1000 * percentile(times["exact"], 95), 3)},
+        "hnsw_ms": {"p50": r(1000 * median(times["hnsw"]), 3), "p95": r(1000 * percentile(times["hnsw"], 95), 3)},
+        "ratio_p95_hnsw_over_exact": r(percentile(times["hnsw"], 95) / percentile(times["exact"], 95), 3),
+        "top10_agreement_with_exact": r(same / (10 * n_queries), 4),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--store", type=int, default=0, help="chunks for the store-level comparison (0: none)")
     args = parser.parse_args()
     params = AnnParams()
     out: dict[str, Any] = {
@@ -71,7 +137,8 @@ def main() -> None:
             "expansion_search": max(params.expansion_search, CANDIDATES),
             "candidates": CANDIDATES,
         },
-        "sizes": {s: one_size(int(s), args.queries) for s in args.sizes.split(",")},
+        "sizes": {s: one_size(int(s), args.queries) for s in args.sizes.split(",") if s},
+        "store": through_store(args.store, args.queries) if args.store else None,
         "load_average_1_5_15": load_average(),
     }
     print(json.dumps(out, indent=1))

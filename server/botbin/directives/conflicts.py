@@ -11,6 +11,7 @@ not"). Permission against permission never conflicts.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -109,10 +110,15 @@ def find_conflicts(directives: Iterable[Directive]) -> list[Conflict]:
     seen: set[tuple[int, int]] = set()
     repeated: set[tuple[str, str]] = set()
     for group in by_head.values():
+        # Only a cue of the same words and the other polarity can conflict: look those up instead of trying
+        # every pair of the head's group (a big note's hundreds of "use ..." rules made it quadratic).
+        opposite: dict[tuple[tuple[str, ...], bool], list[int]] = defaultdict(list)
+        for j, (words_b, b) in enumerate(group):
+            opposite[(words_b, not b.cue.positive)].append(j)
         for i, (words_a, a) in enumerate(group):
-            for words_b, b in group[i + 1 :]:
-                if a.cue.positive == b.cue.positive or words_a != words_b:
-                    continue
+            later = opposite.get((words_a, a.cue.positive), [])
+            for j in later[bisect_right(later, i) :]:
+                b = group[j][1]
                 if a.directive is b.directive and a.cue.line == b.cue.line and a.cue.cue == b.cue.cue:
                     continue
                 if _scoped_apart(a, b):

@@ -71,6 +71,8 @@ _BOUNDARY = re.compile(
 )
 _MARKER = re.compile(r"[ \t]*(?:>[ \t]*)*(?:#{1,6}[ \t]+|[-*+][ \t]+(?:\[[ xX]\][ \t]+)?|\d+[.)][ \t]+)?")
 _WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*", re.IGNORECASE)
+_COMMA_AFTER = re.compile("[" + re.escape(" \"'`" + FILLER) + "]*,")
+"""A comma after a word, past spaces, quotes and masked code (looked for within 80 characters)."""
 _HEADING = re.compile(r"[ \t]*(?:>[ \t]*)*#{1,6}[ \t]")
 _LABEL = re.compile(r"[\s*_]*[a-z][a-z0-9 ]{0,30}(?::[*_]*|[*_]*:)\s", re.IGNORECASE)
 #: Labels that name a speaker: what follows is a transcript line, not the note's own rule.
@@ -157,7 +159,7 @@ def _tokens(masked: str, start: int, end: int) -> list[Tok]:
         elif word == "lets":
             word = "let's"
         # a comma after masked code or a quote still ends the clause: "If it needs `sudo`, ask"
-        comma = masked[m.end() : min(end, m.end() + 80)].lstrip(" \"'`" + FILLER)[:1] == ","
+        comma = _COMMA_AFTER.match(masked, m.end(), min(end, m.end() + 80)) is not None
         out.append(Tok(_APOSTROPHE.get(word, word), m.start(), m.end(), comma))
     return out
 

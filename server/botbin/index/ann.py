@@ -6,6 +6,7 @@ digest of its keys, ``load`` returns None for a missing, corrupt or stale file, 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -38,12 +39,23 @@ class AnnParams:
 
 
 def usearch_available() -> bool:
-    """True when the optional ``usearch`` package imports."""
+    """True when the ``usearch`` package imports (after onnxruntime: see ``_import_usearch``)."""
     try:
-        import usearch.index  # noqa: F401
+        _import_usearch()
     except ImportError:
         return False
     return True
+
+
+def _import_usearch() -> Any:
+    """``usearch.index``, imported after ``onnxruntime``: the other order crashes the process (SIGSEGV in
+    onnxruntime's import with usearch 2.26 / numkong 7.8 and onnxruntime 1.32 loaded first), and the query
+    embedder imports onnxruntime later in the same process."""
+    with contextlib.suppress(ImportError):
+        import onnxruntime  # noqa: F401
+    import usearch.index
+
+    return usearch.index
 
 
 class AnnIndex:
@@ -51,7 +63,7 @@ class AnnIndex:
 
     def __init__(self, dim: int, params: AnnParams | None = None) -> None:
         """``dim``: vector size (384 for all-MiniLM-L6-v2). Raises ImportError without usearch."""
-        from usearch.index import Index
+        Index = _import_usearch().Index
 
         self.dim = dim
         self.params = params or AnnParams()
@@ -86,12 +98,13 @@ class AnnIndex:
         found = self._index.search(np.asarray(query, dtype=np.float32), min(count, len(self)))
         return np.asarray(found.keys, dtype=np.int64)
 
-    def save(self, path: Path) -> None:
-        """Write the graph to ``path`` atomically, and ``path.json`` naming its size and keys' digest."""
+    def save(self, path: Path, model: str = "") -> None:
+        """Write the graph to ``path`` atomically, and ``path.json`` naming its size, keys' digest and
+        ``model`` (the embedding model of its vectors)."""
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         self._index.save(str(tmp))
         os.replace(tmp, path)
-        meta = {"count": len(self), "dim": self.dim, "keys_md5": _keys_digest(self.keys())}
+        meta = {"count": len(self), "dim": self.dim, "keys_md5": _keys_digest(self.keys()), "model": model}
         side = path.with_name(path.name + ".json")
         tmp_side = side.with_name(f".{side.name}.{os.getpid()}.tmp")
         tmp_side.write_text(json.dumps(meta), encoding="utf-8")
@@ -122,6 +135,28 @@ class AnnIndex:
             log.warning("%s: unreadable ANN index (%s); it is rebuilt", path, exc)
             return None
         if len(index) != len(expected_keys) or _keys_digest(index.keys()) != want:
+            log.warning("%s: ANN index does not match its record; it is rebuilt", path)
+            return None
+        return index
+
+    @classmethod
+    def load_checked(cls, path: Path, dim: int, model: str = "", params: AnnParams | None = None) -> AnnIndex | None:
+        """The index saved at ``path`` if it is whole (its keys match its record) and holds ``model``'s vectors
+        at ``dim``, whatever keys it holds (the caller patches in the difference); None (logged) otherwise."""
+        side = path.with_name(path.name + ".json")
+        try:
+            meta = json.loads(side.read_text(encoding="utf-8"))
+            if meta.get("dim") != dim or meta.get("model", "") != model:
+                log.info("%s: ANN index of another model or dimension; it is rebuilt", path)
+                return None
+            index = cls(dim, params)
+            index._index.load(str(path))
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # usearch raises RuntimeError / ValueError on damaged files
+            log.warning("%s: unreadable ANN index (%s); it is rebuilt", path, exc)
+            return None
+        if len(index) != meta.get("count") or _keys_digest(index.keys()) != meta.get("keys_md5"):
             log.warning("%s: ANN index does not match its record; it is rebuilt", path)
             return None
         return index

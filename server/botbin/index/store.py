@@ -15,6 +15,9 @@ from botbin.aifbin import AifBinDocument, ChunkRecord, decode
 from botbin.config import path_glob
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
+from botbin.index.ann import CANDIDATES, chunk_key
+from botbin.index.ann_live import AnnConfig, LiveAnn
+from botbin.index.candidates import candidate_rows, candidate_scores, exact_scores, rank, rows_of_keys
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex, LexicalView
 from botbin.index.ranking import (
@@ -22,12 +25,8 @@ from botbin.index.ranking import (
     NEIGHBOUR_WEIGHT,
     NOTE_WEIGHT,
     Neighbours,
-    add_bm25,
-    add_context,
-    capped_top_k,
     neighbours,
     note_centroids,
-    top_k,
 )
 from botbin.index.snippet import best_snippet
 from botbin.index.tokenize import bm25_terms
@@ -58,6 +57,11 @@ class _Note:
     """True for an instruction note (MEMORY.md, AGENTS.md, CLAUDE.md, frontmatter ``botbin: instructions``)."""
     created_at: str | None = None
     """When the note was first synced (AIF-BIN ``created_at``), ISO 8601."""
+    keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Each chunk's ANN key (ann.chunk_key), in chunk order."""
+    centroid: npt.NDArray[np.float32] | None = None
+    """float32 (dim,): the normalized mean chunk vector (ranking.note_centroids), made once per version of the
+    note instead of at every assembly; None for a note without chunks."""
 
 
 @dataclass
@@ -76,9 +80,14 @@ class _Assembled:
     """float32 (len(notes), dim): each note's mean chunk embedding, normalized (zeros for a note without chunks)."""
     near: Neighbours = field(default_factory=lambda: neighbours(np.zeros(0, dtype=np.int64)))
     """Each row's neighbouring chunks in its note."""
+    row_keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    """Each row's ANN key."""
+    key_order: npt.NDArray[np.int64] | None = None
+    """Argsort of ``row_keys`` (made by the first ANN search after assembly)."""
 
 
 _NO_VECTOR = np.zeros(0, dtype=np.float32)
+_NO_KEYS = np.zeros(0, dtype=np.int64)
 
 
 def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
@@ -106,27 +115,34 @@ def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
     )
     md5 = doc.metadata.get("source_md5")
     created = doc.metadata.get("created_at")
+    matrix = doc.embeddings()
     return _Note(
         doc.source,
         title,
         tags,
         date,
         chunks,
-        doc.embeddings(),
+        matrix,
         tokens,
         directives,
         md5 if isinstance(md5, str) else None,
         doc.metadata.get("instruction") is True,
         created if isinstance(created, str) else None,
+        np.fromiter((chunk_key(doc.source, i, c.text_md5) for i, c in enumerate(doc.chunks)), np.int64),
+        note_centroids(matrix, [len(chunks)])[0] if chunks else None,
     )
 
 
 class MemoryIndex:
     """All chunks of a workspace in memory; patched per note, assembled lazily before a search."""
 
-    def __init__(self, dim: int | None) -> None:
-        """``dim``: embedding size (384 for all-MiniLM-L6-v2); None takes it from the first note added."""
+    def __init__(self, dim: int | None, ann: AnnConfig | None = None) -> None:
+        """``dim``: embedding size (384 for all-MiniLM-L6-v2); None takes it from the first note added.
+        ``ann``: where and from what size the HNSW index serves the vector side (default: ann.ANN_MIN_ROWS,
+        memory only)."""
         self.dim = dim
+        self._ann_config = ann or AnnConfig()
+        self._ann: LiveAnn | None = None
         self._notes: dict[str, _Note] = {}
         self._vocab: dict[str, int] = {}
         self._lexical = LexicalIndex(self._vocab)
@@ -155,6 +171,8 @@ class MemoryIndex:
         self._notes[doc.source] = note
         self._lexical.put(doc.source, note.tokens)
         self._assembled = None
+        if self._ann is not None:
+            self._ann.patch(_NO_KEYS if old is None else old.keys, note.keys, note.matrix)
 
     def directives(self) -> list[Directive]:
         """Every hard and soft directive of the indexed notes, by path, then line."""
@@ -221,6 +239,48 @@ class MemoryIndex:
             self._chunk_count -= len(old.chunks)
             self._lexical.remove(path)
             self._assembled = None
+            if self._ann is not None:
+                self._ann.patch(old.keys, _NO_KEYS, np.zeros((0, self.dim or 0), dtype=np.float32))
+
+    # -- the HNSW side (index/ann_live.py) ------------------------------------------------------------------
+    def prepare_ann(self) -> None:
+        """Start loading or building the HNSW index in the background if the index is past the threshold."""
+        live = self._live_ann()
+        if live is not None:
+            live.ready(len(self), self._ann_snapshot)
+
+    def ann_active(self) -> bool:
+        """True when searches take their vector candidates from HNSW (past the threshold, index ready)."""
+        live = self._live_ann()
+        return live is not None and live.ready(len(self), self._ann_snapshot) is not None
+
+    def wait_ann(self, timeout: float | None = None) -> bool:
+        """Block until a background HNSW load/build ends; True when none runs."""
+        return self._ann is None or self._ann.wait(timeout)
+
+    def save_ann(self) -> bool:
+        """Write the HNSW cache file if it changed since loaded or saved; True when written."""
+        return self._ann is not None and self._ann.save()
+
+    def _live_ann(self) -> LiveAnn | None:
+        if self._ann is None and self.dim is not None:
+            self._ann = LiveAnn(self.dim, self._ann_config)
+        return self._ann
+
+    def _ann_snapshot(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        asm = self._assemble()
+        return asm.row_keys, asm.matrix
+
+    def _ann_rows(self, asm: _Assembled, q: npt.NDArray[np.float32] | None, k: int) -> npt.NDArray[np.int64] | None:
+        """Rows HNSW finds nearest to ``q``, or None when the exact scan is to be used."""
+        live = self._live_ann()
+        index = None if live is None or q is None else live.ready(len(self), self._ann_snapshot)
+        if index is None or q is None:
+            return None
+        found = index.candidates(q, max(CANDIDATES, 10 * k))
+        if asm.key_order is None:
+            asm.key_order = np.argsort(asm.row_keys, kind="stable")
+        return rows_of_keys(asm.row_keys, asm.key_order, found)
 
     def _assemble(self) -> _Assembled:
         if self._assembled is None:
@@ -244,10 +304,20 @@ class MemoryIndex:
                 note_of_row,
                 kinds,
                 self._visible(rows),
-                note_centroids(matrix, [len(n.chunks) for n in notes]),
+                self._centroids(notes),
                 neighbours(note_of_row),
+                np.concatenate([n.keys for n in notes]) if notes else _NO_KEYS,
             )
         return self._assembled
+
+    def _centroids(self, notes: list[_Note]) -> npt.NDArray[np.float32]:
+        """float32 (len(notes), dim): each note's centroid, zeros for a note without chunks (a copy per note,
+        not a pass over every chunk vector)."""
+        out = np.zeros((len(notes), self.dim or 0), dtype=np.float32)
+        for i, note in enumerate(notes):
+            if note.centroid is not None:
+                out[i] = note.centroid
+        return out
 
     def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
         """Rows that pass ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
@@ -302,19 +372,25 @@ class MemoryIndex:
         q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
         if q is None:
             alpha = 0.0
-            scores = np.zeros(len(asm.rows), dtype=np.float32)
-        else:
-            scores = asm.matrix @ (q * np.float32(alpha))  # alpha * cosine in one pass
         context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
-        cosine = scores * np.float32(1.0 / alpha) if context else scores
-        add_bm25(scores, bm25_raw, alpha)
-        if context and q is not None:
-            add_context(scores, cosine, asm.note_vectors, asm.note_of_row, asm.near, q, note_weight, neighbour_weight)
+        ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight) if context else None
         mask = self._mask(asm, filters or SearchFilters())
         if asm.visible is not None:
             mask = asm.visible if mask is None else mask & asm.visible
         cap = 1 if best_per_note else max_hits_per_note
-        order = capped_top_k(scores, k, mask, asm.note_of_row, cap) if cap > 0 else top_k(scores, k, mask)
+        order: list[int] | None = None
+        near = self._ann_rows(asm, q, k) if q is not None and alpha > 0 else None
+        if near is not None and q is not None:
+            rows = candidate_rows(near, bm25_raw)
+            scores = candidate_scores(rows, asm.matrix, q, alpha, bm25_raw, ctx)
+            kept = np.zeros(len(asm.rows), dtype=bool)
+            kept[rows] = True
+            order = rank(scores, k, kept if mask is None else mask & kept, asm.note_of_row, cap)
+            if len(order) < k:
+                order = None  # filters or the per-note cap left too few candidates: scan every row
+        if order is None:
+            scores = exact_scores(asm.matrix, q, alpha, bm25_raw, ctx)
+            order = rank(scores, k, mask, asm.note_of_row, cap)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.bm25.idf(terms) if order else {}
         return [
@@ -356,11 +432,16 @@ class MemoryIndex:
 
 
 def load_index(
-    files: list[Path], dim: int | None, damaged: list[Path] | None = None, keyring: Keyring | None = None
+    files: list[Path],
+    dim: int | None,
+    damaged: list[Path] | None = None,
+    keyring: Keyring | None = None,
+    ann: AnnConfig | None = None,
 ) -> tuple[MemoryIndex, list[str]]:
     """Read AIF-BIN ``files`` into a new index (``keyring`` opens encrypted ones, in memory only); a bad
-    file is skipped with a warning naming it (and is appended to ``damaged`` when given)."""
-    index = MemoryIndex(dim)
+    file is skipped with a warning naming it (and is appended to ``damaged`` when given). ``ann``: the HNSW
+    settings; past its threshold the HNSW index is loaded or built in the background (exact search meanwhile)."""
+    index = MemoryIndex(dim, ann)
     warnings: list[str] = []
     for path in files:
         try:
@@ -370,4 +451,5 @@ def load_index(
             warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
             if damaged is not None:
                 damaged.append(path)
+    index.prepare_ann()
     return index, warnings

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
     from botbin.sync.engine import SyncReport
 
 log = logging.getLogger(__name__)
+
+ANN_FILE = "ann.usearch"
+"""The HNSW cache beside the state file (index/ann_live.py; rebuilt from the AIF-BIN files when unusable)."""
+ANN_SAVE_INTERVAL_S = 60.0
+"""Least seconds between two writes of the HNSW cache after syncs (a write costs in proportion to the vault)."""
 
 #: What a load needs: the state file's outputs, the model's (dim, name), the store's keyring.
 StateFn = Callable[[], "tuple[SyncState, list[str]]"]
@@ -49,6 +55,8 @@ class IndexHandle:
         """Notes whose output failed to decode at load; the next sync rewrites them."""
         self._syncing = 0
         """Syncs of this process under way (their own state saves are not another process's sync)."""
+        self._ann_saved = time.monotonic()
+        """When the HNSW cache was last written (or the handle made)."""
 
     @property
     def indexed_at(self) -> str | None:
@@ -115,6 +123,18 @@ class IndexHandle:
             if self._index is not None:
                 for path in report.removed:  # deleted from disk, or no longer tracked
                     self._index.remove(path)
+                self.save_ann(force=False)
+
+    def save_ann(self, force: bool = True) -> bool:
+        """Write the HNSW cache if it changed (unless ``force``, at most every ANN_SAVE_INTERVAL_S); True when
+        written."""
+        with self.lock:
+            if self._index is None or (not force and time.monotonic() - self._ann_saved < ANN_SAVE_INTERVAL_S):
+                return False
+            saved = self._index.save_ann()
+            if saved:
+                self._ann_saved = time.monotonic()
+            return saved
 
     # -- loading ---------------------------------------------------------------------------------------
     def _stamp(self) -> tuple[int, int] | None:
@@ -126,6 +146,7 @@ class IndexHandle:
         return (st.st_mtime_ns, st.st_size)
 
     def _load(self) -> tuple[MemoryIndex, list[str]]:
+        from botbin.index.ann_live import AnnConfig
         from botbin.index.store import load_index  # bm25s and scipy load on the first search, not for a sync
 
         if self._index is not None:
@@ -133,6 +154,7 @@ class IndexHandle:
         self._state_seen = self._stamp()  # before the read: a later change is still noticed
         state, warnings = self._read_state()
         dim: int | None = None
+        name = ""
         try:
             dim, name = self._model()
             if state.files and state.model and state.model != name:
@@ -141,7 +163,10 @@ class IndexHandle:
             warnings.append(str(exc))
         files = [self._root / e.output for e in state.files.values()]
         damaged: list[Path] = []
-        self._index, load_warnings = load_index(files, dim, damaged, self._keyring())
+        keyring = self._keyring()
+        ann_path = None if keyring is not None else self._state_path.with_name(ANN_FILE)  # vectors stay sealed
+        ann = AnnConfig(path=ann_path, model=name)
+        self._index, load_warnings = load_index(files, dim, damaged, keyring, ann)
         by_output = {self._root / e.output: rel for rel, e in state.files.items()}
         self._damaged.update(by_output[p] for p in damaged)
         self._indexed_at = state.last_sync

@@ -1,0 +1,144 @@
+"""The HNSW index (index/ann.py) kept beside a MemoryIndex: patched by chunk key as notes change, loaded from its
+cache file or built in a background thread past the size threshold (exact search serves meanwhile), reconciled
+with the store when that thread is done, saved back on request. The AIF-BIN files stay the source of truth: the
+cache file is validated on load (model, dimension, its own keys' digest) and whatever it lacks or holds in
+excess is patched in; an unreadable file is rebuilt."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.index.ann import ANN_MIN_ROWS, AnnIndex, usearch_available
+
+log = logging.getLogger(__name__)
+
+Snapshot = Callable[[], "tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]"]
+"""Every chunk's key (n,) and float32 vector (n, dim) now (arrays not written to afterwards)."""
+
+
+@dataclass(frozen=True)
+class AnnConfig:
+    """Where and when the HNSW index is used."""
+
+    min_rows: int = ANN_MIN_ROWS
+    """Chunks from which searches take their vector candidates from HNSW (below: an exact scan)."""
+    path: Path | None = None
+    """Cache file (None: kept in memory only, e.g. for an encrypted store, whose vectors must not leave it)."""
+    model: str = ""
+    """Embedding model name, recorded beside the cache: a file of another model is not used."""
+
+
+class LiveAnn:
+    """HNSW kept in step with a store. Not thread-safe: the caller serializes calls (the store's lock); only
+    the background load/build runs on its own thread, on its own index, adopted by ``ready``."""
+
+    def __init__(self, dim: int, config: AnnConfig) -> None:
+        """``dim``: vector size."""
+        self.dim, self.config = dim, config
+        self._live: AnnIndex | None = None
+        self._thread: threading.Thread | None = None
+        self._built: AnnIndex | None = None
+        """The background thread's index, loaded or built (and then saved)."""
+        self._dirty = False
+        self.enabled = True
+        """False without usearch, or after a failed build: every search is exact."""
+        self._checked = False
+        """usearch is imported only once the threshold is reached (small indexes never load it)."""
+
+    @property
+    def building(self) -> bool:
+        """True while the background load or build runs."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def ready(self, rows: int, snapshot: Snapshot) -> AnnIndex | None:
+        """The index to take candidates from for a store of ``rows`` chunks, or None (use the exact scan).
+        Starts the background load/build the first time ``rows`` reaches the threshold, and adopts its
+        result once done."""
+        if not self.enabled or rows < self.config.min_rows:
+            return None
+        if not self._checked:
+            self._checked, self.enabled = True, usearch_available()
+            if not self.enabled:
+                log.warning("usearch is not installed: vector search stays an exact scan")
+                return None
+        if self._live is None and self._thread is not None and not self._thread.is_alive():
+            self._adopt(snapshot)
+        if self._live is None and self._thread is None:
+            keys, vectors = snapshot()
+            self._thread = threading.Thread(target=self._prepare, args=(keys, vectors), daemon=True)
+            self._thread.start()
+        return self._live
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until a background load/build ends (tests, benchmarks); True when none runs any more."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.building
+
+    def patch(self, old: npt.NDArray[np.int64], new: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+        """A note's chunk keys went from ``old`` to ``new`` (``vectors`` float32 (len(new), dim)): only the
+        chunks that changed leave or enter the graph. O(changed chunks x log N)."""
+        if self._live is None:
+            return  # a build in progress is reconciled with the store when adopted
+        gone = np.setdiff1d(old, new, assume_unique=True)
+        fresh = ~np.isin(new, old, assume_unique=True)
+        self._live.remove(gone)
+        self._live.add(new[fresh], vectors[fresh])
+        self._dirty = self._dirty or bool(gone.size or fresh.any())
+
+    def save(self) -> bool:
+        """Write the cache file if the index changed since it was loaded or saved; True when written."""
+        if self._live is None or not self._dirty or not self._write(self._live):
+            return False
+        self._dirty = False
+        return True
+
+    def _write(self, index: AnnIndex) -> bool:
+        if self.config.path is None:
+            return False
+        try:
+            index.save(self.config.path, self.config.model)
+        except OSError as exc:
+            log.warning("%s: could not save the ANN index (%s); it is rebuilt on the next start", self.config.path, exc)
+            return False
+        return True
+
+    def _prepare(self, keys: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
+        """Background thread: the cache file if usable, else a build from ``keys``/``vectors``."""
+        try:
+            index = self._load_cached()
+            if index is None:
+                index = AnnIndex(self.dim)
+                index.add(keys, vectors)
+                self._write(index)  # not shared yet: saved here, off the caller's thread
+            self._built = index
+        except Exception:  # a failed build leaves exact search in place; it is logged, never raised
+            log.exception("building the ANN index failed; searches stay exact")
+            self.enabled = False
+
+    def _load_cached(self) -> AnnIndex | None:
+        path = self.config.path
+        return None if path is None else AnnIndex.load_checked(path, self.dim, self.config.model)
+
+    def _adopt(self, snapshot: Snapshot) -> None:
+        """Take the finished index and patch in what changed in the store while it was prepared."""
+        built, self._built, self._thread = self._built, None, None
+        if built is None:
+            return
+        keys, vectors = snapshot()
+        held = built.keys()
+        gone = np.setdiff1d(held, keys)
+        fresh = ~np.isin(keys, held)
+        built.remove(gone)
+        built.add(keys[fresh], vectors[fresh])
+        if gone.size or fresh.any():
+            log.info("ANN index: %d chunks removed, %d added since it was saved", gone.size, int(fresh.sum()))
+            self._dirty = True
+        self._live = built

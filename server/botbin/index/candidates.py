@@ -1,0 +1,111 @@
+"""Hybrid scores of a candidate set of rows instead of every row (the ANN path of MemoryIndex.search): the rows
+HNSW finds nearest to the query, plus the best BM25 rows, scored exactly as a full scan scores them (the same
+add_bm25 / add_context), every other row left at -inf and out of the ranking."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from botbin.index.ranking import Neighbours, add_bm25, add_context, capped_top_k, top_k
+
+Context = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], Neighbours, float, float]
+"""(note_vectors, note_of_row, neighbours, note_weight, neighbour_weight), as add_context takes them."""
+
+LEXICAL_CANDIDATES = 200
+"""Best BM25 rows added to the vector candidates (the best one fixes the BM25 normalization, as in a full scan)."""
+
+
+def rows_of_keys(
+    keys: npt.NDArray[np.int64], order: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Rows whose key (``keys[row]``; ``order`` sorts ``keys``) is in ``wanted``; unknown keys are skipped."""
+    if not wanted.size or not keys.size:
+        return np.zeros(0, dtype=np.int64)
+    sorted_keys = keys[order]
+    pos = np.minimum(np.searchsorted(sorted_keys, wanted), keys.size - 1)
+    found = sorted_keys[pos] == wanted
+    out: npt.NDArray[np.int64] = order[pos[found]].astype(np.int64)
+    return out
+
+
+def candidate_rows(
+    vector_rows: npt.NDArray[np.int64], bm25_raw: npt.NDArray[np.float32], lexical: int = LEXICAL_CANDIDATES
+) -> npt.NDArray[np.int64]:
+    """Sorted union of ``vector_rows`` and the ``lexical`` rows of highest BM25 (those with a score)."""
+    scored = np.flatnonzero(bm25_raw > 0)
+    if scored.size > lexical:
+        scored = scored[np.argpartition(-bm25_raw[scored], lexical - 1)[:lexical]]
+    return np.union1d(vector_rows, scored).astype(np.int64)
+
+
+def candidate_scores(
+    rows: npt.NDArray[np.int64],
+    matrix: npt.NDArray[np.float32],
+    query: npt.NDArray[np.float32],
+    alpha: float,
+    bm25_raw: npt.NDArray[np.float32],
+    context: Context | None,
+) -> npt.NDArray[np.float32]:
+    """float32 (len(matrix),): the hybrid score of each of ``rows`` (sorted, holding the best BM25 row), -inf
+    elsewhere. ``context``: None when the score has no context part.
+    Costs O(len(rows) x dim) plus two passes over a float per row."""
+    near_rows = rows
+    if context is not None:
+        near = context[2]
+        near_rows = np.union1d(rows, np.concatenate((near.prev[rows], near.next[rows])))
+    cos_near = matrix[near_rows] @ query
+    at = np.searchsorted(near_rows, rows)
+    scores = cos_near[at] * np.float32(alpha)
+    add_bm25(scores, bm25_raw[rows], alpha)
+    if context is not None:
+        note_vectors, note_of_row, near, note_weight, neighbour_weight = context
+        notes, local_note = np.unique(note_of_row[rows], return_inverse=True)
+        local = Neighbours(
+            np.searchsorted(near_rows, near.prev[rows]),
+            np.searchsorted(near_rows, near.next[rows]),
+            near.w_prev[rows],
+            near.w_next[rows],
+        )
+        add_context(
+            scores,
+            cos_near,
+            note_vectors[notes],
+            local_note.astype(np.int64),
+            local,
+            query,
+            note_weight,
+            neighbour_weight,
+        )
+    full = np.full(len(matrix), -np.inf, dtype=np.float32)
+    full[rows] = scores
+    return full
+
+
+def exact_scores(
+    matrix: npt.NDArray[np.float32],
+    query: npt.NDArray[np.float32] | None,
+    alpha: float,
+    bm25_raw: npt.NDArray[np.float32],
+    context: Context | None,
+) -> npt.NDArray[np.float32]:
+    """float32 (len(matrix),): the hybrid score of every row, by a full scan (``query`` None: BM25 alone)."""
+    # alpha * cosine in one pass over the matrix
+    scores = np.zeros(len(matrix), dtype=np.float32) if query is None else matrix @ (query * np.float32(alpha))
+    cosine = scores * np.float32(1.0 / alpha) if context is not None else scores
+    add_bm25(scores, bm25_raw, alpha)
+    if context is not None and query is not None:
+        note_vectors, note_of_row, near, note_weight, neighbour_weight = context
+        add_context(scores, cosine, note_vectors, note_of_row, near, query, note_weight, neighbour_weight)
+    return scores
+
+
+def rank(
+    scores: npt.NDArray[np.float32],
+    k: int,
+    mask: npt.NDArray[np.bool_] | None,
+    note_of_row: npt.NDArray[np.int64],
+    cap: int,
+) -> list[int]:
+    """The ``k`` best rows among ``mask``, at most ``cap`` of one note (0: no cap), best first."""
+    return capped_top_k(scores, k, mask, note_of_row, cap) if cap > 0 else top_k(scores, k, mask)
