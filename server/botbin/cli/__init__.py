@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from botbin import __version__
-from botbin.cli import commands, ingest, lifecycle
+from botbin.cli import commands, db, ingest, lifecycle
 from botbin.cli.common import (
     EPILOG,
     EXIT_FORMAT,
@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"botbin {__version__}")
     sub = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
-    for module in (commands, lifecycle, ingest):
+    for module in (commands, lifecycle, ingest, db):
         module.register(sub, common)
     return parser
 

@@ -20,6 +20,7 @@ from botbin.cli.common import (
     service,
     workspace_of,
 )
+from botbin.cli.db import print_published
 from botbin.cli.output import (
     directives_json,
     print_directives,
@@ -37,12 +38,14 @@ def _filters(args: argparse.Namespace) -> SearchFilters:
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    report = service(args).sync(progress=progress_bar(0), full=args.full, prune=args.prune)
+    memory = service(args)
+    report = memory.sync(progress=progress_bar(0), full=args.full, prune=args.prune)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         print_sync(report)
-    return EXIT_PARTIAL if report.failed else EXIT_OK
+    print_published(memory)
+    return EXIT_PARTIAL if report.failed or memory.publish_error else EXIT_OK
 
 
 def cmd_encrypt(args: argparse.Namespace) -> int:
@@ -226,6 +229,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--since", dest="date_from", help="only notes dated on or after YYYY-MM-DD")
     p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
+    p.add_argument(
+        "--namespace",
+        dest="search_namespaces",
+        metavar="A,B",
+        help="team database (backend = postgres): the namespaces to search (default: this workspace's)",
+    )
     p.add_argument(
         "--per-note",
         type=int,
