@@ -149,12 +149,14 @@ class PostgresIndex:
 
     def _params(self, text: str, vector: npt.NDArray[np.float32] | None, kind: str | None, size: int) -> dict[str, Any]:
         vec = np.zeros(384, dtype=np.float32) if vector is None else vector.astype(np.float32, copy=False)
+        terms, weights = query.query_terms(text)
         return {
             "ns": list(self.read_namespaces),
             "kind": kind,
             "vec": vec,
             "nvec": 0 if vector is None else size,
-            "tsq": query.tsquery(text),
+            "terms": terms,
+            "weights": weights,
             "nlex": size,
         }
 

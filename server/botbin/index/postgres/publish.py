@@ -1,4 +1,5 @@
-"""Publishing notes into a namespace: one transaction per note, its chunks replaced atomically (a reader sees
+"""Publishing notes into a namespace (each chunk with its embedding and its BM25 terms, tokenized as the
+embedded index tokenizes them): one transaction per note, its chunks replaced atomically (a reader sees
 the old note or the new one, never half of either; a writer killed mid-note leaves the old one)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import psycopg
 from botbin.aifbin import AifBinDocument
 from botbin.index.postgres.schema import DIM
 from botbin.index.ranking import note_centroids
+from botbin.index.tokenize import bm25_terms
 
 
 @dataclass(frozen=True)
@@ -70,16 +72,18 @@ def publish_note(conn: psycopg.Connection[Any], namespace: str, doc: AifBinDocum
             c.end_line,
             list(c.heading_path),
             np.ascontiguousarray(matrix[i], dtype=np.float32),
-            " ".join([facts.title, *c.heading_path, c.text]),
+            terms,
+            len(terms),
         )
         for i, c in enumerate(doc.chunks)
+        for terms in [bm25_terms(" ".join([facts.title, *c.heading_path, c.text]))]
     ]
     with conn.transaction():
         _lock(conn, namespace, doc.source)
         conn.execute("DELETE FROM botbin_notes WHERE namespace = %s AND path = %s", (namespace, doc.source))
         conn.execute(
             "INSERT INTO botbin_notes (namespace, path, title, tags, date, created_at, instruction, source_md5, "
-            "fingerprint, centroid, chunk_count) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "fingerprint, centroid, chunk_count, term_total) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 namespace,
                 doc.source,
@@ -92,13 +96,13 @@ def publish_note(conn: psycopg.Connection[Any], namespace: str, doc: AifBinDocum
                 fingerprint,
                 centroid,
                 len(rows),
+                sum(row[-1] for row in rows),
             ),
         )
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO botbin_chunks (namespace, path, ord, text, text_md5, kind, start_line, end_line, "
-                "heading_path, embedding, tsv) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, to_tsvector('english', %s))",
+                "heading_path, embedding, terms, term_count) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                 rows,
             )
 

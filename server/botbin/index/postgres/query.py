@@ -1,10 +1,10 @@
-"""Hybrid search in the team database: HNSW cosine candidates and full-text candidates in one statement (one
-snapshot), scored in Python with the embedded index's formula (index/ranking.py): alpha * cosine +
+"""Hybrid search in the team database: HNSW cosine candidates and BM25 candidates (GIN over each chunk's terms)
+in one statement (one snapshot), scored in Python with the embedded index's formula (index/ranking.py): alpha * cosine +
 (1 - alpha) * lexical (normalized by the best), averaged with the note's and the neighbours' cosine."""
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,40 +12,58 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.config import path_glob
+from botbin.index.bm25 import K1, B
 from botbin.index.hits import SearchFilters
+from botbin.index.tokenize import bm25_terms
 
-#: One statement, so the candidates and their notes come from one snapshot (no half-published note).
-SEARCH_SQL = """
-WITH vec AS (
+#: One statement, so the candidates and their notes come from one snapshot (no half-published note). The lexical
+#: side is BM25 as index/lexical.py scores it (Lucene idf, k1, b; N and the mean length over the namespaces
+#: searched; a repeated query term counts again), over the chunks' stored terms with a GIN index.
+SEARCH_SQL = f"""
+WITH qt AS (SELECT t, w FROM unnest(%(terms)s::text[], %(weights)s::int[]) AS q(t, w)),
+stats AS (
+    SELECT COALESCE(sum(chunk_count), 0)::float8 AS n,
+           COALESCE(sum(term_total), 0)::float8 / GREATEST(sum(chunk_count), 1) AS avg_len
+    FROM botbin_notes WHERE namespace = ANY(%(ns)s)
+), idf AS (
+    SELECT qt.t, qt.w, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+    FROM qt CROSS JOIN stats CROSS JOIN LATERAL (
+        SELECT count(*)::float8 AS df FROM botbin_chunks c WHERE c.namespace = ANY(%(ns)s) AND c.terms @> ARRAY[qt.t]
+    ) d
+), lexall AS MATERIALIZED (
+    SELECT c.namespace, c.path, c.ord,
+           sum(i.w * i.idf * tf.n / (tf.n + {K1} * (1 - {B} + {B} * c.term_count / GREATEST(stats.avg_len, 1e-9))))
+               AS bm25
+    FROM botbin_chunks c CROSS JOIN stats CROSS JOIN idf i
+    CROSS JOIN LATERAL (SELECT cardinality(array_positions(c.terms, i.t))::float8 AS n) tf
+    WHERE c.namespace = ANY(%(ns)s) AND c.terms && %(terms)s::text[] AND tf.n > 0
+      AND (%(kind)s::text IS NULL OR c.kind = %(kind)s)
+    GROUP BY c.namespace, c.path, c.ord
+), lex AS (
+    SELECT namespace, path, ord FROM lexall ORDER BY bm25 DESC LIMIT %(nlex)s
+), vec AS (
     SELECT namespace, path, ord FROM botbin_chunks
     WHERE namespace = ANY(%(ns)s) AND (%(kind)s::text IS NULL OR kind = %(kind)s)
     ORDER BY embedding <=> %(vec)s::vector LIMIT %(nvec)s
-), lex AS (
-    SELECT namespace, path, ord FROM botbin_chunks
-    WHERE namespace = ANY(%(ns)s) AND (%(kind)s::text IS NULL OR kind = %(kind)s)
-      AND tsv @@ to_tsquery('english', %(tsq)s)
-    ORDER BY ts_rank(tsv, to_tsquery('english', %(tsq)s), 1) DESC LIMIT %(nlex)s
 ), cand AS (SELECT * FROM vec UNION SELECT * FROM lex)
 SELECT c.namespace, c.path, c.ord, c.text, c.text_md5, c.kind, c.start_line, c.end_line, c.heading_path,
-       1 - (c.embedding <=> %(vec)s::vector),
-       COALESCE(ts_rank(c.tsv, to_tsquery('english', %(tsq)s), 1), 0),
+       1 - (c.embedding <=> %(vec)s::vector), COALESCE(l.bm25, 0),
        1 - (p.embedding <=> %(vec)s::vector), 1 - (x.embedding <=> %(vec)s::vector),
        COALESCE(1 - (n.centroid <=> %(vec)s::vector), 0),
        n.title, n.tags, n.date, n.instruction
 FROM cand
 JOIN botbin_chunks c USING (namespace, path, ord)
 JOIN botbin_notes n ON n.namespace = c.namespace AND n.path = c.path
+LEFT JOIN lexall l ON l.namespace = c.namespace AND l.path = c.path AND l.ord = c.ord
 LEFT JOIN botbin_chunks p ON p.namespace = c.namespace AND p.path = c.path AND p.ord = c.ord - 1
 LEFT JOIN botbin_chunks x ON x.namespace = c.namespace AND x.path = c.path AND x.ord = c.ord + 1
 """
-_WORD = re.compile(r"\w+")
 
 
-def tsquery(query: str) -> str | None:
-    """An OR of the query's words for ``to_tsquery`` (BM25 scores any shared term; the english config drops
-    stopwords and stems), None without a word."""
-    words = dict.fromkeys(w.casefold() for w in _WORD.findall(query) if w.strip("_"))
-    return " | ".join(f"'{w}'" for w in words) or None
+def query_terms(query: str) -> tuple[list[str], list[int]]:
+    """The query's BM25 terms (index/tokenize.py) and how often each occurs (a repeat counts again)."""
+    counts = Counter(bm25_terms(query))
+    return list(counts), list(counts.values())
 
 
 @dataclass(frozen=True)
@@ -67,7 +85,7 @@ class Candidate:
     cosine: float
     """Cosine of query and chunk (0 without a query vector)."""
     lexical: float
-    """Raw full-text rank (``ts_rank`` with length normalization 1)."""
+    """Raw BM25 score (0 without a shared term)."""
     neighbours: float
     """Mean cosine of the chunks before and after it in its note (its own cosine when it has none)."""
     note_cosine: float

@@ -29,6 +29,7 @@ CREATE TABLE botbin_notes (
     fingerprint text NOT NULL,
     centroid vector({DIM}),
     chunk_count integer NOT NULL,
+    term_total bigint NOT NULL,
     published_at timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (namespace, path)
 );
@@ -43,12 +44,13 @@ CREATE TABLE botbin_chunks (
     end_line integer NOT NULL,
     heading_path text[] NOT NULL,
     embedding vector({DIM}) NOT NULL,
-    tsv tsvector NOT NULL,
+    terms text[] NOT NULL,
+    term_count integer NOT NULL,
     PRIMARY KEY (namespace, path, ord),
     FOREIGN KEY (namespace, path) REFERENCES botbin_notes ON DELETE CASCADE
 );
 CREATE INDEX botbin_chunks_embedding ON botbin_chunks USING hnsw (embedding vector_cosine_ops);
-CREATE INDEX botbin_chunks_tsv ON botbin_chunks USING gin (tsv);
+CREATE INDEX botbin_chunks_terms ON botbin_chunks USING gin (terms);
 CREATE TABLE botbin_grants (
     namespace text NOT NULL,
     role name NOT NULL,
