@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -29,19 +31,22 @@ def with_user(url: str, user: str, password: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def postgres_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def postgres_url() -> Iterator[str]:
     """A superuser URL of a running PostgreSQL with pgvector available."""
     given = os.environ.get("BOTBIN_TEST_POSTGRES_URL")
     if given:
         yield given
         return
     pgserver = pytest.importorskip("pgserver")
-    folder = Path(tmp_path_factory.mktemp("pg")) / "data"
-    server = pgserver.get_server(folder, cleanup_mode="stop")
+    # Not pytest's tmp_path: as root, pgserver runs the server as its own user, which must reach the folder,
+    # and pytest prunes old base folders that a parallel session may still use.
+    folder = Path(tempfile.mkdtemp(prefix="botbin-pg-"))
+    server = pgserver.get_server(folder / "data", cleanup_mode="stop")
     try:
         yield str(server.get_uri())
     finally:
         server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
