@@ -82,7 +82,8 @@ def test_a_role_without_a_grant_reads_nothing_of_another_namespace(
     with pytest.raises(RemoteIndexError, match="row-level security"):  # ...and refuses an insert
         intruder.publish(doc, "0:0")
     with psycopg.connect(alice_url, autocommit=True) as conn:
-        assert conn.execute("SELECT count(*) FROM botbin_chunks WHERE path = 'MEMORY.md'").fetchone()[0] > 1
+        row = conn.execute("SELECT count(*) FROM botbin_chunks WHERE path = 'MEMORY.md'").fetchone()
+        assert row is not None and row[0] > 1
 
 
 def test_a_newer_schema_is_refused(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:

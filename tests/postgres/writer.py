@@ -38,7 +38,10 @@ def main(argv: list[str]) -> None:
     rng = np.random.default_rng(writer)
     version = 0
     while rounds <= 0 or version < rounds:
-        for target, paths in ((index, [f"shared/{i}.md" for i in range(shared)]), (other, [f"own/{i}.md" for i in range(own)])):
+        for target, paths in (
+            (index, [f"shared/{i}.md" for i in range(shared)]),
+            (other, [f"own/{i}.md" for i in range(own)]),
+        ):
             for path in paths:
                 target.publish(synthetic_doc(path, writer, version, rng), f"{writer}:{version}")
                 print(f"{target.namespace} {path} {version}", flush=True)
