@@ -50,3 +50,9 @@ class DecryptionError(AifBinFormatError):
 
 class PassphraseError(BotbinError):
     """The store is encrypted and no passphrase was given, or the given one is wrong; nothing was changed."""
+
+
+class RemoteIndexError(BotbinError):
+    """The team database (backend "postgres") cannot be reached, is not set up, refuses a write, or holds a
+    schema this botbin cannot read. The message names the URL without its password; the local AIF-BIN files
+    and the embedded index are never touched by it."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from botbin.aifbin import decode
-from botbin.errors import AifBinFormatError
+from botbin.errors import AifBinFormatError, RemoteIndexError
 
 if TYPE_CHECKING:
     from botbin.index.postgres.connect import ConnectOptions
@@ -54,8 +54,10 @@ def namespace_of(ws: Workspace) -> str:
 
 
 def _options(ws: Workspace) -> ConnectOptions:
-    from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError
-
+    try:
+        from botbin.index.postgres.connect import ConnectOptions
+    except ImportError as exc:
+        raise RemoteIndexError(f"backend postgres needs psycopg: pip install 'botbin[postgres]' ({exc})") from None
     s = ws.settings
     if not s.postgres_url:
         raise RemoteIndexError("no team database: set postgres_url in botbin.toml or BOTBIN_POSTGRES_URL")
@@ -78,7 +80,7 @@ def grant_role(ws: Workspace, role: str, namespace: str, write: bool) -> None:
     RemoteIndexError."""
     import psycopg
 
-    from botbin.index.postgres.connect import RemoteIndexError, clean_reason, connect_once, redact
+    from botbin.index.postgres.connect import clean_reason, connect_once, redact
     from botbin.index.postgres.schema import grant
 
     options = _options(ws)

@@ -13,14 +13,11 @@ import psycopg
 from pgvector.psycopg import register_vector
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from botbin.errors import BotbinError
+from botbin.errors import RemoteIndexError
+
+__all__ = ["ConnectOptions", "RemoteIndexError", "clean_reason", "connect_once", "open_pool", "redact"]
 
 log = logging.getLogger(__name__)
-
-
-class RemoteIndexError(BotbinError):
-    """The team database cannot be reached, is not set up, or holds a schema this botbin cannot read. The
-    message names the URL without its password; the embedded index is never touched by it."""
 
 
 @dataclass(frozen=True)
