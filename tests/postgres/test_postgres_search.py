@@ -39,9 +39,9 @@ def test_same_hits_as_the_embedded_index(fresh_db: str, tmp_path: Path, fake_emb
         assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits], abs=1e-4)
         assert [h.bm25 for h in a.hits] == pytest.approx([h.bm25 for h in b.hits], abs=1e-4)
         assert all(h.namespace == "team-a" for h in a.hits) and all(h.namespace is None for h in b.hits)
-    degraded = remote.searcher.ws.remote
-    assert degraded is not None
-    keyword = degraded.search("connection pool exhausted", None, k=5)  # no query vector: BM25 alone
+    db = remote.ws.remote
+    assert db is not None
+    keyword = db.search("connection pool exhausted", None, k=5)  # no query vector: BM25 alone
     assert _key(keyword) == _key(local.ws.index.get()[0].search("connection pool exhausted", None, k=5))
 
 
