@@ -164,7 +164,7 @@ def synthetic(n_chunks: int, rng: np.random.Generator) -> tuple[list[AifBinDocum
     return docs, vecs
 
 
-def latency(admin: str, n_chunks: int, n_queries: int) -> dict[str, Any]:
+def latency(admin: str, n_chunks: int, n_queries: int, m: int = 16, ef_construction: int = 64) -> dict[str, Any]:
     url = new_db(admin, "botbin_bench_latency")
     MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
     rng = np.random.default_rng(0)
@@ -179,7 +179,10 @@ def latency(admin: str, n_chunks: int, n_queries: int) -> dict[str, Any]:
         log(f"published {n_chunks} chunks in {publish_s:.0f} s; building the HNSW index")
         t0 = time.perf_counter()
         conn.execute("SET maintenance_work_mem = '1GB'")
-        conn.execute("CREATE INDEX botbin_chunks_embedding ON botbin_chunks USING hnsw (embedding vector_cosine_ops)")
+        conn.execute(
+            "CREATE INDEX botbin_chunks_embedding ON botbin_chunks USING hnsw (embedding vector_cosine_ops) "
+            f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
+        )
         build_s = time.perf_counter() - t0
     local = MemoryIndex(384)
     for doc in docs:
@@ -195,6 +198,7 @@ def latency(admin: str, n_chunks: int, n_queries: int) -> dict[str, Any]:
         "queries": n_queries,
         "publish_s": r(publish_s),
         "hnsw_build_s": r(build_s),
+        "hnsw": {"m": m, "ef_construction": ef_construction},
         "ef_search": {},
     }
     chosen = None
@@ -212,6 +216,7 @@ def latency(admin: str, n_chunks: int, n_queries: int) -> dict[str, Any]:
             chosen = ef
             break
     out["chosen_ef_search"] = chosen
+    remote.ef_search = chosen or EF_CHOICES[-1]
     hybrid_times, embedded_times = [], []
     for q in queries:
         text = "w1 w20 w300"
@@ -283,6 +288,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--chunks", type=int, default=None)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--hnsw-m", type=int, default=16, help="HNSW m of the latency run (schema: 16)")
+    parser.add_argument("--ef-construction", type=int, default=64, help="HNSW ef_construction (schema: 64)")
     parser.add_argument("--soak-s", type=float, default=None)
     parser.add_argument("--kills", type=int, default=None)
     parser.add_argument("--skip", default="", help="comma-separated: quality,latency,soak")
@@ -302,7 +309,8 @@ def main() -> None:
             out["obsidian"] = quality_obsidian(url, embedder)
             log(f"obsidian: {out['obsidian']}")
         if "latency" not in skip:
-            out["latency"] = latency(admin, args.chunks or (20_000 if args.quick else 100_000), args.queries)
+            n_chunks = args.chunks or (20_000 if args.quick else 100_000)
+            out["latency"] = latency(admin, n_chunks, args.queries, args.hnsw_m, args.ef_construction)
         if "soak" not in skip:
             seconds = args.soak_s or (20.0 if args.quick else 300.0)
             out["soak"] = soak(admin, seconds, args.kills if args.kills is not None else (4 if args.quick else 20))
