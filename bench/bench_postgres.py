@@ -29,6 +29,7 @@ import psycopg
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.postgres.connect import ConnectOptions
 from botbin.index.postgres.index import PostgresIndex
+from botbin.index.postgres.schema import HNSW_EF_CONSTRUCTION, HNSW_M
 from botbin.index.store import MemoryIndex
 from botbin.service import MemoryService
 from common import CACHE_ROOT, QUALITY_SETTINGS, log, r
@@ -164,7 +165,9 @@ def synthetic(n_chunks: int, rng: np.random.Generator) -> tuple[list[AifBinDocum
     return docs, vecs
 
 
-def latency(admin: str, n_chunks: int, n_queries: int, m: int = 16, ef_construction: int = 64) -> dict[str, Any]:
+def latency(
+    admin: str, n_chunks: int, n_queries: int, m: int = HNSW_M, ef_construction: int = HNSW_EF_CONSTRUCTION
+) -> dict[str, Any]:
     url = new_db(admin, "botbin_bench_latency")
     MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
     rng = np.random.default_rng(0)
@@ -288,8 +291,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--chunks", type=int, default=None)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--hnsw-m", type=int, default=16, help="HNSW m of the latency run (schema: 16)")
-    parser.add_argument("--ef-construction", type=int, default=64, help="HNSW ef_construction (schema: 64)")
+    parser.add_argument("--hnsw-m", type=int, default=HNSW_M, help="HNSW m of the latency run (default: the schema's)")
+    parser.add_argument("--ef-construction", type=int, default=HNSW_EF_CONSTRUCTION, help="HNSW ef_construction")
     parser.add_argument("--soak-s", type=float, default=None)
     parser.add_argument("--kills", type=int, default=None)
     parser.add_argument("--skip", default="", help="comma-separated: quality,latency,soak")
