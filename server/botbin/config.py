@@ -179,6 +179,20 @@ class Settings:
     LoCoMo conversations 0-4 against 0.4 (memory/conversation/gate.py; bench/bench_locomo_ingest.py)."""
     soul_dir: str = "memory/soul"
     """Folder of the per-user soul files (``<user>.md``), inside the workspace."""
+    # -- team memory (index/postgres/, docs/postgres.md) ---------------------------------------------------
+    backend: str = "embedded"
+    """Where search reads from: "embedded" (the AIF-BIN files, in memory) or "postgres" (the team database;
+    ``botbin sync`` still writes the AIF-BIN files, then publishes the changed notes)."""
+    postgres_url: str | None = None
+    """libpq URL of the team database (also BOTBIN_POSTGRES_URL); its password is never shown."""
+    namespace: str | None = None
+    """The namespace this workspace publishes into; None: the workspace folder's name."""
+    search_namespaces: tuple[str, ...] = ()
+    """Namespaces a search spans (``search --namespace a,b``); empty: ``namespace`` alone."""
+    postgres_ef_search: int = 100
+    """HNSW ``ef_search`` of the team database's searches (bench/bench_postgres.py: recall@10 >= 0.99)."""
+    postgres_timeout_s: int = 5
+    """Seconds to connect to the team database; a statement may run six times as long."""
 
     @property
     def tracked_globs(self) -> tuple[str, ...]:
@@ -204,17 +218,19 @@ def _coerce(key: str, value: Any) -> Any:
     Raises ValueError with the reason when it does not fit.
     """
     default = getattr(_DEFAULTS, key)
-    if key in ("include", "exclude", "instruction_notes"):
+    if key in ("include", "exclude", "instruction_notes", "search_namespaces"):
         if isinstance(value, str):
             value = [p.strip() for p in value.split(",") if p.strip()]
         if not isinstance(value, list | tuple) or not all(isinstance(p, str) for p in value):
             raise ValueError("expected a list of glob strings")
         return tuple(value)
-    if key in ("model", "distill_endpoint"):
+    if key in ("model", "distill_endpoint", "postgres_url", "namespace"):
         if value in (None, ""):
             return None
         if not isinstance(value, str):
-            raise ValueError("expected a folder path" if key == "model" else "expected a URL")
+            raise ValueError(
+                {"model": "expected a folder path", "namespace": "expected a name"}.get(key, "expected a URL")
+            )
         return value
     if isinstance(default, bool):
         if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
@@ -299,6 +315,13 @@ def _check_ranges(values: dict[str, Any]) -> dict[str, str]:
             bad[key] = "must be a path inside the workspace"
     if not values["roots_note"].endswith(".md"):
         bad["roots_note"] = "must be a .md note"
+    if values["backend"] not in ("embedded", "postgres"):
+        bad["backend"] = 'must be "embedded" or "postgres"'
+    elif values["backend"] == "postgres" and not values["postgres_url"]:
+        bad["backend"] = "postgres needs postgres_url (or BOTBIN_POSTGRES_URL)"
+    for key in ("postgres_ef_search", "postgres_timeout_s"):
+        if values[key] <= 0:
+            bad[key] = "must be positive"
     out = Path(values["output_dir"])
     if out.is_absolute() or ".." in out.parts or out == Path("."):
         bad["output_dir"] = "must be a folder inside the workspace"

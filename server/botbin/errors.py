@@ -77,3 +77,11 @@ class WrongPassphraseError(PassphraseError):
     """The store is encrypted and the passphrase given does not open it; nothing was read or changed."""
 
     kind = "wrong_passphrase"
+
+
+class RemoteIndexError(BotbinError):
+    """The team database (backend "postgres") cannot be reached, is not set up, refuses a write, or holds a
+    schema this botbin cannot read. The message names the URL without its password; the local AIF-BIN files
+    and the embedded index are never touched by it."""
+
+    kind = "remote_unavailable"

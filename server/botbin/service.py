@@ -5,6 +5,7 @@ does the work (docs/architecture.md).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from botbin.agent.context import TIER_NUMBERS
 from botbin.config import Settings
+from botbin.errors import BotbinError
 from botbin.index.blas import single_threaded_blas
 from botbin.index.hits import SearchFilters
 from botbin.memory.lifecycle import Lifecycle
@@ -32,6 +34,9 @@ if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn, SyncReport
+    from botbin.workspace.remote import PublishReport
+
+log = logging.getLogger(__name__)
 
 # fmt: off
 __all__ = ["ISO_DAY_PATTERN", "MAX_K", "TIER_NUMBERS", "MemoryService", "SearchFilters", "SearchResult", "check_alpha",
@@ -63,6 +68,10 @@ class MemoryService:
         self.lifecycle = Lifecycle(self.ws)
         """The memos: reinforcement, decay, prune, restore, consolidate (memory/lifecycle.py)."""
         self.searcher = Searcher(self.ws, self.lifecycle)
+        self.published: PublishReport | None = None
+        """What the last sync published to the team database (backend "postgres")."""
+        self.publish_error: str | None = None
+        """Why the last sync's publish failed, None when it did not."""
 
     @property
     def root(self) -> Path:
@@ -97,7 +106,33 @@ class MemoryService:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
         notes no longer tracked even when they are most of the index (else the sync keeps them and says so).
         ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note)."""
-        return self.ws.sync(progress, full, keep_documents, encryption, prune, only)
+        report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
+        self.publish_after_sync()
+        return report
+
+    def publish_after_sync(self) -> None:
+        """Backend "postgres": publish the changed notes (``published``), or keep why it failed
+        (``publish_error``); the local sync stands either way (workspace/remote.py)."""
+        self.published, self.publish_error = None, None
+        if self.ws.settings.backend != "postgres":
+            return
+        try:
+            self.published = self.ws.publish()
+        except BotbinError as exc:
+            self.publish_error = str(exc)
+            log.warning("notes synced locally but not published: %s", exc)
+
+    def db_init(self) -> tuple[str, list[int]]:
+        """``botbin db init``: the team database's URL (no password) and the schema versions applied."""
+        from botbin.workspace.remote import init_database
+
+        return init_database(self.ws)
+
+    def db_grant(self, role: str, namespace: str, write: bool) -> None:
+        """``botbin db grant``: ``role`` may read (and with ``write``, write) ``namespace``."""
+        from botbin.workspace.remote import grant_role
+
+        grant_role(self.ws, role, namespace, write)
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index and its load warnings (workspace/handle.py)."""

@@ -23,7 +23,7 @@ EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 2, 3, 4, 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from botbin.cli import commands, ingest, lifecycle
+    from botbin.cli import commands, db, ingest, lifecycle
     from botbin.cli.common import EPILOG, common_flags
 
     common = common_flags()
@@ -36,7 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"botbin {__version__}")
     sub = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
-    for module in (commands, lifecycle, ingest):
+    for module in (commands, lifecycle, ingest, db):
         module.register(sub, common)
     return parser
 

@@ -57,6 +57,12 @@ def add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
     p.add_argument(
+        "--namespace",
+        dest="search_namespaces",
+        metavar="A,B",
+        help="team database (backend = postgres): the namespaces to search (default: this workspace's)",
+    )
+    p.add_argument(
         "--per-note",
         type=int,
         default=None,

@@ -29,6 +29,7 @@ from botbin.cli.common import (
     service,
     workspace_of,
 )
+from botbin.cli.db import print_published
 from botbin.cli.output import (
     directives_json,
     print_directives,
@@ -44,12 +45,14 @@ from botbin.service import (
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
-    report = service(args).sync(progress=progress_bar(0), full=args.full, prune=args.prune)
+    memory = service(args)
+    report = memory.sync(progress=progress_bar(0), full=args.full, prune=args.prune)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))
     else:
         print_sync(report)
-    return EXIT_PARTIAL if report.failed else EXIT_OK
+    print_published(memory)
+    return EXIT_PARTIAL if report.failed or memory.publish_error else EXIT_OK
 
 
 def cmd_encrypt(args: argparse.Namespace) -> int:

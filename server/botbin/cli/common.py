@@ -112,8 +112,9 @@ def passphrase(confirm: bool = False) -> Callable[[], str | None]:
 def service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
     """The service of ``--workspace`` with the flags' settings; settings warnings go to stderr."""
     settings = overrides(args)
-    if getattr(args, "debounce_ms", None) is not None:
-        settings["debounce_ms"] = args.debounce_ms
+    for key in ("debounce_ms", "search_namespaces"):
+        if getattr(args, key, None) is not None:
+            settings[key] = getattr(args, key)
     memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm))
     for warning in memory.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)

@@ -59,6 +59,8 @@ class Hit:
     components: tuple[tuple[str, float], ...] = ()
     """How later ranking stages made ``score`` (search/pipeline.py): ``hybrid`` (the index's score), ``decay``
     (the memo's retention factor), ``recency`` and ``scope`` (agent recall), in the order applied."""
+    namespace: str | None = None
+    """The team-database namespace the hit comes from (backend postgres); None for the embedded index."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -75,6 +77,8 @@ class Hit:
             "cosine": round(self.cosine, 6),
             "bm25": round(self.bm25, 6),
         }
+        if self.namespace is not None:
+            out["namespace"] = self.namespace
         if self.components:
             out["components"] = {name: round(value, 6) for name, value in self.components}
         return out

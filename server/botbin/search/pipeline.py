@@ -2,7 +2,8 @@
 
 Stages, in order:
 
-1. **candidates**: the in-memory index scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
+1. **candidates**: the index (the in-memory one, or the team database for backend "postgres": the same
+   formula, index/postgres/) scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
    averaged with the query's cosine to the chunk's note and neighbours (index/store.py, index/ranking.py),
    filtered (path, tag, kind, dates), without archived memos, at most ``max_hits_per_note`` per note; it
    fetches more than asked so that later stages can re-order.
@@ -37,6 +38,7 @@ from botbin.sync.freshness import freshness
 from botbin.sync.scan import check_root
 
 if TYPE_CHECKING:
+    from botbin.index.backend import IndexBackend
     from botbin.index.hits import Hit, SearchFilters
     from botbin.memory.lifecycle import Lifecycle
     from botbin.workspace import Workspace
@@ -89,6 +91,8 @@ class Searcher:
 
     def __init__(self, ws: Workspace, lifecycle: Lifecycle) -> None:
         self.ws, self.lifecycle = ws, lifecycle
+        self._namespace: str | None = None
+        """The team-database namespace of ``ws`` (its hits are on this disk); None for the embedded index."""
 
     def search(
         self,
@@ -109,7 +113,7 @@ class Searcher:
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.ws.root)
-        index, warnings = self.ws.index.get()
+        index, warnings, remote = self._backend()
         degraded = False
         vector = query_vector
         if vector is None and query.strip() and len(index):
@@ -120,8 +124,8 @@ class Searcher:
                 warnings = [w for w in warnings if w != str(exc)]  # one cause, one warning
                 warnings.append(f"model unavailable, keyword search only: {exc}")
         k = k or self.ws.settings.top_k
-        if len(index):
-            self.lifecycle.hide_archived(index)
+        if not remote and len(index):
+            self.lifecycle.hide_archived(self.ws.index.get()[0])
         s = self.ws.settings
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
         while True:
@@ -137,18 +141,29 @@ class Searcher:
                     s.note_weight,
                     s.neighbour_weight,
                 )
-            fresh = freshness(self.ws.root, s, [h.path for h in hits])
-            kept = [h for h in hits if h.path not in fresh.dropped]
+            own = [h for h in hits if h.namespace in (None, self._namespace)]  # on this disk
+            fresh = freshness(self.ws.root, s, [h.path for h in own])
+            kept = [h for h in hits if h.namespace not in (None, self._namespace) or h.path not in fresh.dropped]
             if len(kept) >= k or len(hits) < fetch:
                 break
             fetch *= 4  # notes deleted or excluded since the last sync took places: look further
-        hits = self.lifecycle.rank(kept)[:k]
+        hits = kept[:k] if remote else self.lifecycle.rank(kept)[:k]
         note = fresh.warning()
         if note is not None:
             warnings.append(note)
-        if reinforce:
+        if reinforce and not remote:
             self.lifecycle.reinforce(hits)
         return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at, fresh.stale)
+
+    def _backend(self) -> tuple[IndexBackend, list[str], bool]:
+        """The index searched, its load warnings, and whether it is the team database (then memo decay and
+        reinforcement, which live beside the local files, are left out)."""
+        remote = self.ws.remote
+        if remote is not None:
+            self._namespace = remote.namespace
+            return remote, [], True
+        index, warnings = self.ws.index.get()
+        return index, warnings, False
 
     def related(
         self,
@@ -167,7 +182,7 @@ class Searcher:
         """
         vector = None
         if path is not None and lines is not None and source_md5 is not None:
-            index, _ = self.ws.index.get()
+            index = self._backend()[0]
             with self.ws.index.lock:
                 vector = index.chunk_vector(path, lines, source_md5)
         result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False)

@@ -24,7 +24,9 @@ from botbin.workspace.handle import IndexHandle
 from botbin.workspace.models import Models
 
 if TYPE_CHECKING:
+    from botbin.index.postgres.index import PostgresIndex
     from botbin.sync.engine import ProgressFn, SyncReport
+    from botbin.workspace.remote import PublishReport
 
 
 @dataclass(frozen=True)
@@ -55,6 +57,22 @@ class Workspace:
     @cached_property
     def _matcher(self) -> TrackedMatcher:
         return TrackedMatcher(self.settings)
+
+    @cached_property
+    def remote(self) -> PostgresIndex | None:
+        """The team database (backend = "postgres"), connected on first use; None for the embedded backend.
+        Raises RemoteIndexError (the URL shown without its password)."""
+        from botbin.workspace.remote import open_remote
+
+        return open_remote(self)
+
+    def publish(self) -> PublishReport | None:
+        """Publish the notes changed since the last publish to the team database; None for the embedded
+        backend (workspace/remote.py). Raises RemoteIndexError."""
+        from botbin.workspace.remote import publish
+
+        remote = self.remote
+        return None if remote is None else publish(self, remote)
 
     def tracks(self, rel: str) -> bool:
         """True when note ``rel`` is one the scan would track: the globs match, and unless follow_symlinks is

@@ -1,0 +1,328 @@
+"""Team memory on PostgreSQL + pgvector against the embedded index, in the same run: the same answers (Obsidian
+help queries, SciFact --tiny subset), query latency at N synthetic chunks (HNSW ``ef_search`` chosen for
+recall@10 >= 0.99 against exact search), and a soak of concurrent writers, readers and ``kill -9``s.
+
+Run from the repo root with the venv active:
+``python bench/bench_postgres.py [--quick] [--chunks 100000] [--soak-s 300] [--skip quality,latency,soak]``.
+The database: ``BOTBIN_TEST_POSTGRES_URL`` (a superuser URL of a scratch server), else a ``pgserver`` started in a
+temp folder. ``--quick``: 20,000 chunks, a 20 s soak with 4 kills. Prints one JSON object on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from botbin.aifbin import AifBinDocument, ChunkRecord
+from botbin.index.postgres.connect import ConnectOptions
+from botbin.index.postgres.index import PostgresIndex
+from botbin.index.postgres.schema import HNSW_EF_CONSTRUCTION, HNSW_M
+from botbin.index.store import MemoryIndex
+from botbin.service import MemoryService
+from common import CACHE_ROOT, QUALITY_SETTINGS, log, r
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "postgres"))
+from consistency import problems  # noqa: E402
+
+OBSIDIAN = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
+QUERIES = REPO / "bench" / "data" / "obsidian_queries.jsonl"
+EF_CHOICES = (100, 200, 400, 800, 1000)
+"""ef_search values tried, lowest first (the backend keeps at least its candidate pool, 100; pgvector's max: 1000)."""
+
+
+def database(tmp: Path) -> tuple[str, Any]:
+    given = os.environ.get("BOTBIN_TEST_POSTGRES_URL")
+    if given:
+        return given, None
+    import pgserver
+
+    server = pgserver.get_server(tmp / "pg", cleanup_mode="stop")
+    return str(server.get_uri()), server
+
+
+def new_db(admin: str, name: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(urlsplit(admin)._replace(path="/" + name))
+
+
+def overlap(a: list[Any], b: list[Any]) -> float:
+    ka, kb = {(h.path, h.start_line) for h in a}, {(h.path, h.start_line) for h in b}
+    return len(ka & kb) / max(1, len(kb))
+
+
+# -- quality -------------------------------------------------------------------------------------------
+def quality_obsidian(url: str, embedder: Any) -> dict[str, Any]:
+    ws = CACHE_ROOT / "pg-obsidian-help" / "obsidian-help"
+    if not ws.is_dir():
+        shutil.copytree(OBSIDIAN, ws)
+    settings = {**QUALITY_SETTINGS, "backend": "postgres", "postgres_url": url}
+    remote = MemoryService(ws, settings, embedder=embedder, env={})
+    remote.db_init()
+    log("obsidian: sync (cached after the first run) and publish")
+    remote.sync()
+    local = MemoryService(ws, QUALITY_SETTINGS, embedder=embedder, env={})
+    rows = [json.loads(x) for x in QUERIES.read_text().splitlines() if x.strip()]
+    out: dict[str, Any] = {"queries": len(rows)}
+    for name, svc in (("embedded", local), ("postgres", remote)):
+        ranks = []
+        for row in rows:
+            hits = svc.search(row["q"], k=10, best_per_note=True, query_vector=embedder.embed([row["q"]])[0]).hits
+            wanted = {row["target"], *row.get("also", [])}
+            ranks.append(next((i for i, h in enumerate(hits, 1) if h.path in wanted), None))
+        out[name] = {f"hit@{k}": r(sum(1 for x in ranks if x and x <= k) / len(rows)) for k in (1, 5, 10)}
+    out["top10_overlap"] = r(
+        float(np.mean([overlap(remote.search(x["q"], k=10).hits, local.search(x["q"], k=10).hits) for x in rows]))
+    )
+    return out
+
+
+def quality_scifact(url: str, embedder: Any) -> dict[str, Any]:
+    sys.argv = ["bench_scifact.py"]
+    import bench_scifact as sf
+
+    data = sf.DATA
+    if not data.is_dir():
+        return {"skipped": f"no {data}"}
+    qrels = sf.read_qrels(data / "qrels" / "test.tsv")
+    queries = {q["_id"]: q["text"] for q in sf.read_jsonl(data / "queries.jsonl") if q["_id"] in qrels}
+    import random
+
+    chosen = sorted(random.Random(0).sample(sorted(queries), sf.TINY_QUERIES))
+    corpus = sf.tiny_corpus(sf.read_jsonl(data / "corpus.jsonl"), {q: qrels[q] for q in chosen})
+    ws = Path(tempfile.mkdtemp()) / "scifact"
+    sf.write_notes(ws, corpus)
+    settings = {**QUALITY_SETTINGS, "backend": "postgres", "postgres_url": url, "namespace": "scifact"}
+    remote = MemoryService(ws, settings, embedder=embedder, env={})
+    remote.db_init()
+    log(f"scifact: sync {len(corpus)} abstracts and publish")
+    remote.sync()
+    local = MemoryService(ws, QUALITY_SETTINGS, embedder=embedder, env={})
+    out: dict[str, Any] = {"queries": len(chosen), "abstracts": len(corpus)}
+    runs: dict[str, dict[str, list[str]]] = {"embedded": {}, "postgres": {}}
+    overlaps = []
+    for qid in chosen:
+        vec = embedder.embed([queries[qid]])[0]
+        a = remote.search(queries[qid], k=10, best_per_note=True, query_vector=vec).hits
+        b = local.search(queries[qid], k=10, best_per_note=True, query_vector=vec).hits
+        runs["postgres"][qid] = [Path(h.path).stem for h in a]
+        runs["embedded"][qid] = [Path(h.path).stem for h in b]
+        overlaps.append(overlap(a, b))
+    sub = {q: qrels[q] for q in chosen}
+    for name, run in runs.items():
+        scores = sf.ndcg_recall(run, sub, 10)
+        out[name] = {
+            "ndcg@10": r(float(np.mean([s["ndcg@10"] for s in scores.values()]))),
+            "recall@10": r(float(np.mean([s["recall@10"] for s in scores.values()]))),
+        }
+    out["top10_overlap"] = r(float(np.mean(overlaps)))
+    shutil.rmtree(ws.parent, ignore_errors=True)
+    return out
+
+
+# -- latency at N chunks ---------------------------------------------------------------------------------
+def synthetic(n_chunks: int, rng: np.random.Generator) -> tuple[list[AifBinDocument], np.ndarray]:
+    """Notes of 10 chunks, vectors from 200 clusters (text: a few words of a 2,000-word vocabulary)."""
+    centres = rng.standard_normal((200, 384)).astype(np.float32)
+    labels = rng.integers(0, 200, n_chunks)
+    vecs = centres[labels] + 0.6 * rng.standard_normal((n_chunks, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    words = [f"w{i}" for i in range(2000)]
+    docs = []
+    for start in range(0, n_chunks, 10):
+        chunks = tuple(
+            ChunkRecord(
+                j,
+                " ".join(words[int(x)] for x in rng.integers(0, 2000, 12)),
+                j,
+                j + 1,
+                (),
+                "lore",
+                16,
+                f"{start + j:032x}",
+                vecs[start + j],
+            )
+            for j in range(min(10, n_chunks - start))
+        )
+        docs.append(AifBinDocument({"source": f"n{start // 10}.md", "model": {"dim": 384}}, chunks))
+    return docs, vecs
+
+
+def latency(
+    admin: str, n_chunks: int, n_queries: int, m: int = HNSW_M, ef_construction: int = HNSW_EF_CONSTRUCTION
+) -> dict[str, Any]:
+    url = new_db(admin, "botbin_bench_latency")
+    MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
+    rng = np.random.default_rng(0)
+    docs, vecs = synthetic(n_chunks, rng)
+    remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
+    with psycopg.connect(url, autocommit=True) as conn:  # bulk load: the HNSW index is built once, afterwards
+        conn.execute("DROP INDEX botbin_chunks_embedding")
+        t0 = time.perf_counter()
+        for i, doc in enumerate(docs):
+            remote.publish(doc, f"0:{i}")
+        publish_s = time.perf_counter() - t0
+        log(f"published {n_chunks} chunks in {publish_s:.0f} s; building the HNSW index")
+        t0 = time.perf_counter()
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute(
+            "CREATE INDEX botbin_chunks_embedding ON botbin_chunks USING hnsw (embedding vector_cosine_ops) "
+            f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
+        )
+        build_s = time.perf_counter() - t0
+    local = MemoryIndex(384)
+    for doc in docs:
+        local.upsert(doc)
+    queries = vecs[rng.integers(0, n_chunks, n_queries)] + 0.3 * rng.standard_normal((n_queries, 384)).astype(
+        np.float32
+    )
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    exact = [set(np.argsort(-(vecs @ q))[:10].tolist()) for q in queries]
+    row_of = {(f"n{i // 10}.md", i % 10): i for i in range(n_chunks)}
+    out: dict[str, Any] = {
+        "chunks": n_chunks,
+        "queries": n_queries,
+        "publish_s": r(publish_s),
+        "hnsw_build_s": r(build_s),
+        "hnsw": {"m": m, "ef_construction": ef_construction},
+        "ef_search": {},
+    }
+    chosen = None
+    for ef in EF_CHOICES:
+        remote.ef_search = ef
+        rec, times = [], []
+        for q, truth in zip(queries, exact, strict=True):
+            t = time.perf_counter()
+            hits = remote.search("", q, k=10, alpha=1.0, max_hits_per_note=0)
+            times.append(time.perf_counter() - t)
+            rec.append(len({row_of[(h.path, h.start_line)] for h in hits} & truth) / 10)
+        out["ef_search"][ef] = {"recall@10": r(float(np.mean(rec))), "p95_ms": r(float(np.percentile(times, 95)) * 1e3)}
+        log(f"ef_search {ef}: {out['ef_search'][ef]}")
+        if np.mean(rec) >= 0.99:
+            chosen = ef
+            break
+    out["chosen_ef_search"] = chosen
+    remote.ef_search = chosen or EF_CHOICES[-1]
+    hybrid_times, embedded_times = [], []
+    for q in queries:
+        text = "w1 w20 w300"
+        t = time.perf_counter()
+        remote.search(text, q, k=10)
+        hybrid_times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        local.search(text, q, k=10)
+        embedded_times.append(time.perf_counter() - t)
+    pg95, emb95 = float(np.percentile(hybrid_times, 95)), float(np.percentile(embedded_times, 95))
+    out["hybrid_p95_ms"] = {"postgres": r(pg95 * 1e3), "embedded": r(emb95 * 1e3), "ratio": r(pg95 / emb95)}
+    remote.close()
+    return out
+
+
+# -- soak ------------------------------------------------------------------------------------------------
+def soak(admin: str, seconds: float, kills: int) -> dict[str, Any]:
+    url = new_db(admin, "botbin_bench_soak")
+    MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
+    env = {**os.environ, "PYTHONPATH": f"{REPO / 'server'}{os.pathsep}{REPO / 'tests' / 'postgres'}"}
+    script = str(REPO / "tests" / "postgres" / "writer.py")
+
+    def start(w: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, script, url, "team", str(w), "0"], stdout=subprocess.DEVNULL, env=env)
+
+    writers = {w: start(w) for w in range(4)}
+    stop, checks, bad = threading.Event(), [0], []
+
+    def read() -> None:
+        with psycopg.connect(url, autocommit=True) as conn:
+            while not stop.is_set():
+                found, _ = problems(conn)
+                bad.extend(found[:5])
+                checks[0] += 1
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    for t in readers:
+        t.start()
+    rng, done, t0 = np.random.default_rng(1), 0, time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        time.sleep(max(0.1, seconds / (kills + 1) * float(rng.uniform(0.5, 1.0))))
+        if done < kills:
+            w = int(rng.integers(0, 4))
+            writers[w].send_signal(signal.SIGKILL)
+            writers[w].wait()
+            writers[w] = start(w)
+            done += 1
+    for p in writers.values():
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    stop.set()
+    for t in readers:
+        t.join()
+    with psycopg.connect(url, autocommit=True) as conn:
+        final, notes = problems(conn)
+    return {
+        "seconds": r(seconds),
+        "kills": done,
+        "reader_checks": checks[0],
+        "torn_reads": len(bad),
+        "final_problems": final[:10],
+        "notes": notes,
+        "consistent": not final and not bad,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--chunks", type=int, default=None)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--hnsw-m", type=int, default=HNSW_M, help="HNSW m of the latency run (default: the schema's)")
+    parser.add_argument("--ef-construction", type=int, default=HNSW_EF_CONSTRUCTION, help="HNSW ef_construction")
+    parser.add_argument("--soak-s", type=float, default=None)
+    parser.add_argument("--kills", type=int, default=None)
+    parser.add_argument("--skip", default="", help="comma-separated: quality,latency,soak")
+    args = parser.parse_args()
+    skip = set(filter(None, args.skip.split(",")))
+    tmp = Path(tempfile.mkdtemp(prefix="botbin-bench-pg-"))
+    admin, server = database(tmp)
+    out: dict[str, Any] = {}
+    try:
+        if "quality" not in skip:
+            from botbin.embedding import SentenceTransformerEmbedder, resolve_model
+
+            embedder = SentenceTransformerEmbedder(resolve_model(None))
+            url = new_db(admin, "botbin_bench_quality")
+            out["scifact_tiny"] = quality_scifact(url, embedder)
+            log(f"scifact: {out['scifact_tiny']}")
+            out["obsidian"] = quality_obsidian(url, embedder)
+            log(f"obsidian: {out['obsidian']}")
+        if "latency" not in skip:
+            n_chunks = args.chunks or (20_000 if args.quick else 100_000)
+            out["latency"] = latency(admin, n_chunks, args.queries, args.hnsw_m, args.ef_construction)
+        if "soak" not in skip:
+            seconds = args.soak_s or (20.0 if args.quick else 300.0)
+            out["soak"] = soak(admin, seconds, args.kills if args.kills is not None else (4 if args.quick else 20))
+    finally:
+        if server is not None:
+            server.cleanup()
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""``botbin db``: set up the team database (backend = "postgres"): ``db init`` creates or migrates the schema
+and its row-level security; ``db grant`` lets a Postgres role read or write a namespace (docs/postgres.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from botbin.cli.common import EXIT_OK, EXIT_PARTIAL, add, service
+
+
+def cmd_db_init(args: argparse.Namespace) -> int:
+    url, applied = service(args).db_init()
+    done = ", ".join(map(str, applied)) if applied else "none (up to date)"
+    print(f"botbin: team database {url}: schema versions applied: {done}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_db_grant(args: argparse.Namespace) -> int:
+    service(args).db_grant(args.role, args.namespace, args.write)
+    what = "read and write" if args.write else "read"
+    print(f"botbin: role {args.role} may {what} namespace {args.namespace}", file=sys.stderr)
+    return EXIT_OK
+
+
+def cmd_db_publish(args: argparse.Namespace) -> int:
+    """Publish the synced notes again (from the AIF-BIN files, no re-embedding)."""
+    memory = service(args)
+    memory.publish_after_sync()
+    if memory.publish_error:
+        print(f"botbin: error: {memory.publish_error}", file=sys.stderr)
+        return EXIT_PARTIAL
+    report = memory.published
+    if args.json:
+        print(json.dumps(report.to_dict() if report else None, ensure_ascii=False))
+    else:
+        print_published(memory)
+    return EXIT_PARTIAL if report is not None and report.failed else EXIT_OK
+
+
+def print_published(memory: Any) -> None:
+    """One stderr line about the sync's publish (nothing for the embedded backend)."""
+    report = memory.published
+    if memory.publish_error:
+        print(f"botbin: error: notes synced locally, not published: {memory.publish_error}", file=sys.stderr)
+    elif report is not None:
+        print(
+            f"botbin: published to {report.url} namespace {report.namespace}: {len(report.published)} written, "
+            f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.failed)} failed",
+            file=sys.stderr,
+        )
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = add(sub, common, "db", "set up the team database (backend = postgres)", lambda a: a.db_command(a))
+    db = p.add_subparsers(dest="db_subcommand", required=True, metavar="ACTION")
+    init = db.add_parser("init", parents=[common], help="create or migrate the schema and its row-level security")
+    init.set_defaults(db_command=cmd_db_init)
+    grant = db.add_parser("grant", parents=[common], help="let a Postgres role read (or --write) a namespace")
+    grant.add_argument("role", help="an existing Postgres role")
+    grant.add_argument("namespace", help="a namespace (by default a workspace publishes into its folder's name)")
+    grant.add_argument("--write", action="store_true", help="also let it publish into the namespace")
+    grant.set_defaults(db_command=cmd_db_grant)
+    publish = db.add_parser("publish", parents=[common], help="publish the synced notes that changed")
+    publish.add_argument("--json", action="store_true", help="print a JSON report")
+    publish.set_defaults(db_command=cmd_db_publish)

@@ -1,0 +1,185 @@
+"""PostgresIndex: the index backend over the team database (search, related, a note's chunks), for one or
+more namespaces; what it answers has the embedded index's shape (index/hits.py)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import psycopg
+from psycopg import sql
+
+from botbin.aifbin import AifBinDocument
+from botbin.index.hits import Hit, SearchFilters
+from botbin.index.postgres import publish, query
+from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, clean_reason, open_pool, redact
+from botbin.index.postgres.schema import check_version
+from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
+from botbin.index.snippet import best_snippet
+from botbin.index.tokenize import bm25_terms
+
+log = logging.getLogger(__name__)
+_COUNT_TTL_S = 5.0
+
+
+class PostgresIndex:
+    """Notes of ``namespace`` (written) and ``read_namespaces`` (searched) in the team database."""
+
+    def __init__(
+        self, options: ConnectOptions, namespace: str, read_namespaces: tuple[str, ...] = (), ef_search: int = 100
+    ) -> None:
+        """Connects at once. Raises RemoteIndexError (URL shown without its password) when the database is
+        unreachable, has no botbin schema, or a schema newer than this botbin."""
+        self.url = redact(options.url)
+        self._raw_url = options.url
+        self.namespace = namespace
+        self.read_namespaces = read_namespaces or (namespace,)
+        self.ef_search = ef_search
+        """HNSW ``ef_search``: candidates the graph search keeps (bench/bench_postgres.py picks it)."""
+        self._pool = open_pool(options)
+        self._count: tuple[float, int] | None = None
+        try:
+            with self._pool.connection() as conn:
+                check_version(conn, self.url)
+        except BaseException:
+            self._pool.close()
+            raise
+
+    def close(self) -> None:
+        self._pool.close()
+
+    def _failed(self, exc: psycopg.Error) -> RemoteIndexError:
+        return RemoteIndexError(f"team database {self.url}: {clean_reason(exc, self._raw_url)}")
+
+    def __len__(self) -> int:
+        """Chunks readable in the searched namespaces (cached a few seconds: a search asks twice)."""
+        now = time.monotonic()
+        if self._count is None or now - self._count[0] > _COUNT_TTL_S:
+            try:
+                with self._pool.connection() as conn:
+                    row = conn.execute(
+                        "SELECT COALESCE(sum(chunk_count), 0) FROM botbin_notes WHERE namespace = ANY(%s)",
+                        (list(self.read_namespaces),),
+                    ).fetchone()
+            except psycopg.Error as exc:
+                raise self._failed(exc) from exc
+            self._count = (now, int(row[0]) if row else 0)
+        return self._count[1]
+
+    # -- writing -------------------------------------------------------------------------------------
+    def fingerprints(self) -> dict[str, str]:
+        """{path: fingerprint} of the notes published in ``namespace``."""
+        try:
+            with self._pool.connection() as conn:
+                return publish.fingerprints(conn, self.namespace)
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+
+    def publish(self, doc: AifBinDocument, fingerprint: str) -> None:
+        """Replace note ``doc.source`` in ``namespace``, atomically. Raises RemoteIndexError."""
+        try:
+            with self._pool.connection() as conn:
+                publish.publish_note(conn, self.namespace, doc, fingerprint)
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+        self._count = None
+
+    def remove(self, paths: list[str]) -> None:
+        """Drop ``paths`` from ``namespace``. Raises RemoteIndexError."""
+        try:
+            with self._pool.connection() as conn:
+                publish.remove_notes(conn, self.namespace, paths)
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+        self._count = None
+
+    # -- reading -------------------------------------------------------------------------------------
+    def chunk_vector(self, path: str, lines: tuple[int, int], source_md5: str) -> npt.NDArray[np.float32] | None:
+        """As MemoryIndex.chunk_vector, for a note of ``namespace``."""
+        try:
+            with self._pool.connection() as conn:
+                rows = conn.execute(
+                    "SELECT c.start_line, c.end_line, c.embedding FROM botbin_chunks c JOIN botbin_notes n "
+                    "USING (namespace, path) WHERE c.namespace = %s AND c.path = %s AND n.source_md5 = %s "
+                    "ORDER BY c.ord",
+                    (self.namespace, path, source_md5),
+                ).fetchall()
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+        if not rows:
+            return None
+        overlaps = [min(int(end), lines[1]) - max(int(start), lines[0]) for start, end, _ in rows]
+        best = int(np.argmax(overlaps))
+        return np.asarray(rows[best][2], dtype=np.float32) if overlaps[best] > 0 else None
+
+    def search(
+        self,
+        query_text: str,
+        query_vector: npt.NDArray[np.float32] | None,
+        k: int = 10,
+        alpha: float = 0.7,
+        filters: SearchFilters | None = None,
+        best_per_note: bool = False,
+        max_hits_per_note: int = MAX_HITS_PER_NOTE,
+        note_weight: float = NOTE_WEIGHT,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+    ) -> list[Hit]:
+        """As MemoryIndex.search, over the searched namespaces (hits carry their namespace). The database
+        proposes the best chunks by cosine (HNSW) and by full-text rank; they are scored as the embedded
+        index scores. Raises RemoteIndexError."""
+        f = filters or SearchFilters()
+        has_vector = query_vector is not None
+        pool_size = max(k * 10, 100) * (1 if f == SearchFilters(kind=f.kind) else 10)
+        params = self._params(query_text, query_vector, f.kind, pool_size)
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                ef = max(self.ef_search, params["nvec"])
+                conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
+                rows = conn.execute(query.SEARCH_SQL, params).fetchall()
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+        cands = [query.candidate(r, has_vector) for r in rows]
+        score, best = query.scores(cands, alpha, note_weight, neighbour_weight, has_vector)
+        order = query.pick(cands, score, k, 1 if best_per_note else max_hits_per_note, f)
+        weights = dict.fromkeys(bm25_terms(query_text), 1.0)
+        return [self._hit(cands[i], float(score[i]), best, weights) for i in order]
+
+    def _params(self, text: str, vector: npt.NDArray[np.float32] | None, kind: str | None, size: int) -> dict[str, Any]:
+        vec = np.zeros(384, dtype=np.float32) if vector is None else vector.astype(np.float32, copy=False)
+        terms, weights = query.query_terms(text)
+        return {
+            "ns": list(self.read_namespaces),
+            "kind": kind,
+            "vec": vec,
+            "nvec": 0 if vector is None else size,
+            "terms": terms,
+            "weights": weights,
+            "nlex": size,
+        }
+
+    def _hit(self, c: query.Candidate, score: float, best: float, weights: dict[str, float]) -> Hit:
+        shown = best_snippet(c.text, weights)
+        last = max(c.start_line, c.end_line - 1)
+        first_line = min(c.start_line + shown.start_line, last)
+        return Hit(
+            path=c.path,
+            start_line=c.start_line,
+            end_line=c.end_line,
+            heading_path=c.heading_path,
+            kind=c.kind,
+            title=c.title,
+            snippet=shown.text,
+            text=c.text,
+            score=score,
+            cosine=c.cosine,
+            bm25=c.lexical / best if best > 0 else 0.0,
+            date=c.date,
+            instruction=c.instruction,
+            text_md5=c.text_md5,
+            snippet_start_line=first_line,
+            snippet_end_line=max(first_line + 1, min(c.start_line + shown.end_line, c.end_line)),
+            namespace=c.namespace,
+        )

@@ -1,0 +1,74 @@
+"""The team database answers as the embedded index does: publish the examples workspace, search both, compare
+(the mechanics with the fake embedder; the answers with the real model)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botbin.service import MemoryService, SearchFilters
+
+REPO = Path(__file__).resolve().parents[2]
+QUERIES = [json.loads(line) for line in (REPO / "examples" / "queries.jsonl").read_text().splitlines() if line]
+
+
+def _pair(url: str, tmp_path: Path, embedder: Any, **settings: object) -> tuple[MemoryService, MemoryService]:
+    root = tmp_path / "team-a"
+    shutil.copytree(REPO / "examples" / "workspace", root)
+    remote = MemoryService(root, {"backend": "postgres", "postgres_url": url, **settings}, embedder=embedder, env={})
+    remote.db_init()
+    remote.sync()
+    assert remote.publish_error is None and remote.published is not None
+    return remote, MemoryService(root, {}, embedder=embedder, env={})
+
+
+def _key(hits: list[Any]) -> list[tuple[str, int]]:
+    return [(h.path, h.start_line) for h in hits]
+
+
+def test_same_hits_as_the_embedded_index(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
+    remote, local = _pair(fresh_db, tmp_path, fake_embedder)
+    assert remote.published is not None and len(remote.published.published) == 16
+    for q in QUERIES:  # the same formula on the same vectors and terms: the same list, the same scores
+        a, b = remote.search(q["q"], k=10), local.search(q["q"], k=10)
+        assert _key(a.hits) == _key(b.hits), q["q"]
+        assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits], abs=1e-4)
+        assert [h.bm25 for h in a.hits] == pytest.approx([h.bm25 for h in b.hits], abs=1e-4)
+        assert all(h.namespace == "team-a" for h in a.hits) and all(h.namespace is None for h in b.hits)
+    db = remote.ws.remote
+    assert db is not None
+    keyword = db.search("connection pool exhausted", None, k=5)  # no query vector: BM25 alone
+    assert _key(keyword) == _key(local.ws.index.get()[0].search("connection pool exhausted", None, k=5))
+
+
+def test_filters_cap_and_republish(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
+    remote, local = _pair(fresh_db, tmp_path, fake_embedder)
+    for f in (SearchFilters(path_glob="memory/2026-11-0*"), SearchFilters(date_from="2026-11-10"), SearchFilters()):
+        a = remote.search("database connection pool", k=5, filters=f, per_note=1)
+        b = local.search("database connection pool", k=5, filters=f, per_note=1)
+        assert [h.path for h in a.hits] == [h.path for h in b.hits], f
+        assert len({h.path for h in a.hits}) == len(a.hits)
+    remote.sync()  # nothing changed: nothing published
+    assert remote.published is not None and remote.published.published == () and remote.published.unchanged == 16
+    (remote.root / "memory" / "ideas.md").unlink()
+    (remote.root / "memory" / "2026-11-03.md").write_text("# Zanzibar\n\nThe quokka migration is done.\n")
+    remote.sync()
+    assert remote.published is not None
+    assert remote.published.removed == ("memory/ideas.md",)
+    assert remote.published.published == ("memory/2026-11-03.md",)
+    hits = remote.search("quokka migration", k=3).hits
+    assert hits[0].path == "memory/2026-11-03.md" and "quokka" in hits[0].text
+    assert all(h.path != "memory/ideas.md" for h in remote.search("ideas", k=20).hits)
+
+
+@pytest.mark.model
+def test_real_model_same_answers(fresh_db: str, tmp_path: Path, real_embedder: Any) -> None:
+    remote, local = _pair(fresh_db, tmp_path, real_embedder)
+    for q in QUERIES:
+        a, b = remote.search(q["q"], k=10), local.search(q["q"], k=10)
+        assert _key(a.hits) == _key(b.hits), q["q"]
+        assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits], abs=1e-4)
