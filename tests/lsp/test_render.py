@@ -84,6 +84,7 @@ def test_hit_payload_is_camel_case_with_uri_and_whole_line_range() -> None:
         "snippetStartLine": 0,
         "snippetEndLine": 0,  # issue 18: the snippet sentence's lines (make_hit's defaults)
         "components": {},  # issue 22: the typed hit always carries its ranking stages (none here)
+        "namespace": None,  # issue 23: the team database's namespace (null for the embedded index)
         "range": {"start": {"line": 4, "character": 0}, "end": {"line": 9, "character": 0}},
     }
     assert all("_" not in key for key in payload)

@@ -18,6 +18,7 @@ export function hit(over: Partial<Hit> = {}): Hit {
     snippetStartLine: 33,
     snippetEndLine: 34,
     components: { hybrid: 0.7134 },
+    namespace: null,
     ...over,
   };
 }

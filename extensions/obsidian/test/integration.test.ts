@@ -128,7 +128,7 @@ describe(
     test("indexes the vault in vault mode with $/progress, leaving out .obsidian/ and .trash/", async () => {
       await indexed;
       assert.ok(
-        progressSeen.some((m) => /\d+\/2 notes/.test(m)),
+        progressSeen.some((m) => /\d+\/\d+ chunks/.test(m)),
         `progress: ${progressSeen.join(" | ")}`,
       );
       const status = await connection.api.status();

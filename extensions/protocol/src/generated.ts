@@ -20,7 +20,8 @@ export type ErrorKind =
   | "busy"
   | "workspace_missing"
   | "locked"
-  | "wrong_passphrase";
+  | "wrong_passphrase"
+  | "remote_unavailable";
 
 export type RelatedParams = RelatedAtParams | RelatedTextParams;
 
@@ -114,7 +115,8 @@ export interface ErrorData {
   /**
    * What went wrong: `locked` (an encrypted store without its passphrase), `wrong_passphrase`,
    * `model_unavailable`, `workspace_missing`, `busy` (another process syncs), `bad_request` (the params),
-   * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `internal` (a bug), `error`.
+   * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `remote_unavailable` (the team
+   * database, backend "postgres"), `internal` (a bug), `error`.
    */
   kind: ErrorKind;
   /** The reason in words, for people (may change between versions: never match on it). */
@@ -130,7 +132,8 @@ export interface ErrorReport {
   /**
    * What went wrong: `locked` (an encrypted store without its passphrase), `wrong_passphrase`,
    * `model_unavailable`, `workspace_missing`, `busy` (another process syncs), `bad_request` (the params),
-   * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `internal` (a bug), `error`.
+   * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `remote_unavailable` (the team
+   * database, backend "postgres"), `internal` (a bug), `error`.
    */
   kind: ErrorKind;
   /** The reason in words, for people (may change between versions: never match on it). */
@@ -255,6 +258,8 @@ export interface Hit {
    * empty.
    */
   components: Record<string, number>;
+  /** The team-database namespace the hit comes from (backend `postgres`); null for the embedded index. */
+  namespace: string | null;
   /** The note's `file:` URI. */
   uri: string;
   /** The chunk's whole lines as an LSP range. */
@@ -292,6 +297,8 @@ export interface MemoryHit {
    * empty.
    */
   components: Record<string, number>;
+  /** The team-database namespace the hit comes from (backend `postgres`); null for the embedded index. */
+  namespace: string | null;
   /** The chunk's full text. */
   text: string;
 }

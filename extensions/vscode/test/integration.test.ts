@@ -146,7 +146,7 @@ describe(
     test("indexes the workspace with $/progress and reports status", async () => {
       await indexed;
       assert.ok(
-        progressSeen.some((m) => /\d+\/2 notes/.test(m)),
+        progressSeen.some((m) => /\d+\/\d+ chunks/.test(m)),
         `progress: ${progressSeen.join(" | ")}`,
       );
       const status = await api.status();

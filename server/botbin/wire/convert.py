@@ -39,6 +39,7 @@ def _hit_fields(hit: Hit) -> dict[str, object]:
         "cosine": round(hit.cosine, 6),
         "bm25": round(hit.bm25, 6),
         "components": {name: round(value, 6) for name, value in hit.components},
+        "namespace": hit.namespace,
     }
 
 

@@ -23,6 +23,7 @@ ErrorKind = Literal[
     "workspace_missing",
     "locked",
     "wrong_passphrase",
+    "remote_unavailable",
 ]
 ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
 
@@ -34,7 +35,8 @@ class ErrorData(WireModel):
     kind: ErrorKind
     """What went wrong: ``locked`` (an encrypted store without its passphrase), ``wrong_passphrase``,
     ``model_unavailable``, ``workspace_missing``, ``busy`` (another process syncs), ``bad_request`` (the params),
-    ``bad_config``, ``bad_file``, ``decryption_failed``, ``parse_error``, ``internal`` (a bug), ``error``."""
+    ``bad_config``, ``bad_file``, ``decryption_failed``, ``parse_error``, ``remote_unavailable`` (the team
+    database, backend "postgres"), ``internal`` (a bug), ``error``."""
     message: str
     """The reason in words, for people (may change between versions: never match on it)."""
 

@@ -105,6 +105,8 @@ class HitFields(WireModel):
     components: dict[str, float] = Field(default_factory=dict)
     """How the ranking stages made ``score``, by stage (``hybrid``, ``decay``, ``recency``, ``scope``); may be
     empty."""
+    namespace: str | None = None
+    """The team-database namespace the hit comes from (backend ``postgres``); null for the embedded index."""
 
 
 class Hit(HitFields):
