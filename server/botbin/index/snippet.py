@@ -115,6 +115,14 @@ def _stems(word: str) -> tuple[str, ...]:
     return tuple(bm25_terms(word))
 
 
+def note_snippet(text: str, start_line: int, end_line: int, weights: Mapping[str, float]) -> Snippet:
+    """``best_snippet`` of a chunk that spans lines ``start_line``..``end_line`` of its note, with the lines made
+    the note's (0-based; the end exclusive, at least one line, never past the chunk)."""
+    shown = best_snippet(text, weights)
+    first = min(start_line + shown.start_line, max(start_line, end_line - 1))
+    return Snippet(shown.text, first, max(first + 1, min(start_line + shown.end_line, end_line)))
+
+
 def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -> Snippet:
     """The snippet of chunk ``text`` for a query whose BM25 terms weigh ``weights`` (term -> IDF).
 

@@ -28,7 +28,7 @@ from botbin.index.ranking import (
     neighbours,
     note_centroids,
 )
-from botbin.index.snippet import best_snippet
+from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
 if TYPE_CHECKING:
@@ -408,9 +408,7 @@ class MemoryIndex:
     @staticmethod
     def _hit(asm: _Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
         note, chunk = asm.rows[i]
-        shown = best_snippet(chunk.text, weights)
-        last = max(chunk.start_line, chunk.end_line - 1)
-        first_line = min(chunk.start_line + shown.start_line, last)
+        shown = note_snippet(chunk.text, chunk.start_line, chunk.end_line, weights)
         return Hit(
             path=note.path,
             start_line=chunk.start_line,
@@ -426,8 +424,8 @@ class MemoryIndex:
             date=note.date,
             instruction=note.instruction,
             text_md5=chunk.text_md5,
-            snippet_start_line=first_line,
-            snippet_end_line=max(first_line + 1, min(chunk.start_line + shown.end_line, chunk.end_line)),
+            snippet_start_line=shown.start_line,
+            snippet_end_line=shown.end_line,
         )
 
 

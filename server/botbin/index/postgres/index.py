@@ -18,7 +18,7 @@ from botbin.index.postgres import publish, query
 from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, clean_reason, open_pool, redact
 from botbin.index.postgres.schema import check_version
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
-from botbin.index.snippet import best_snippet
+from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
 log = logging.getLogger(__name__)
@@ -161,9 +161,7 @@ class PostgresIndex:
         }
 
     def _hit(self, c: query.Candidate, score: float, best: float, weights: dict[str, float]) -> Hit:
-        shown = best_snippet(c.text, weights)
-        last = max(c.start_line, c.end_line - 1)
-        first_line = min(c.start_line + shown.start_line, last)
+        shown = note_snippet(c.text, c.start_line, c.end_line, weights)
         return Hit(
             path=c.path,
             start_line=c.start_line,
@@ -179,7 +177,7 @@ class PostgresIndex:
             date=c.date,
             instruction=c.instruction,
             text_md5=c.text_md5,
-            snippet_start_line=first_line,
-            snippet_end_line=max(first_line + 1, min(c.start_line + shown.end_line, c.end_line)),
+            snippet_start_line=shown.start_line,
+            snippet_end_line=shown.end_line,
             namespace=c.namespace,
         )
