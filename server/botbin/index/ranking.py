@@ -113,11 +113,25 @@ def add_context(
     still score 1). No-op for 0, 0."""
     if not scores.size or (not note_weight and not neighbour_weight):
         return scores
+    note_cos = (note_vectors @ query)[note_of_row] if note_weight and note_vectors.size else np.zeros_like(scores)
+    near_cos = near.w_prev * cosine[near.prev] + near.w_next * cosine[near.next]
+    return blend_context(scores, note_cos, near_cos, note_weight, neighbour_weight, max_loss)
+
+
+def blend_context(
+    scores: npt.NDArray[np.float32],
+    note_cos: npt.NDArray[np.float32],
+    near_cos: npt.NDArray[np.float32],
+    note_weight: float,
+    neighbour_weight: float,
+    max_loss: float = CONTEXT_MAX_LOSS,
+) -> npt.NDArray[np.float32]:
+    """In place: ``(score + note_weight * note_cos + neighbour_weight * near_cos) / (1 + note_weight +
+    neighbour_weight)``, never below ``score - max_loss`` (add_context's law, for callers that have each row's
+    note and neighbour cosines already, e.g. the Postgres backend)."""
     floor = scores - np.float32(max_loss)
-    if note_weight and note_vectors.size:
-        scores += (note_vectors @ (query * np.float32(note_weight)))[note_of_row]
-    if neighbour_weight:
-        scores += (near.w_prev * cosine[near.prev] + near.w_next * cosine[near.next]) * np.float32(neighbour_weight)
+    scores += note_cos.astype(np.float32, copy=False) * np.float32(note_weight)
+    scores += near_cos.astype(np.float32, copy=False) * np.float32(neighbour_weight)
     scores *= np.float32(1.0 / (1.0 + note_weight + neighbour_weight))
     np.maximum(scores, floor, out=scores)
     return scores

@@ -14,6 +14,7 @@ import numpy.typing as npt
 from botbin.config import path_glob
 from botbin.index.bm25 import K1, B
 from botbin.index.hits import SearchFilters
+from botbin.index.ranking import add_bm25, blend_context
 from botbin.index.tokenize import bm25_terms
 
 #: One statement, so the candidates and their notes come from one snapshot (no half-published note). The lexical
@@ -146,13 +147,11 @@ def scores(
     best = float(lex.max()) if lex.size else 0.0
     if not has_vector:
         alpha = 0.0
-    out = cos * np.float32(alpha)
-    if best > 0 and alpha < 1.0:
-        out += lex * np.float32((1.0 - alpha) / best)
+    out = add_bm25(cos * np.float32(alpha), lex, alpha)
     if has_vector and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0):
-        out += np.array([c.note_cosine for c in cands], dtype=np.float32) * np.float32(note_weight)
-        out += np.array([c.neighbours for c in cands], dtype=np.float32) * np.float32(neighbour_weight)
-        out *= np.float32(1.0 / (1.0 + note_weight + neighbour_weight))
+        note_cos = np.array([c.note_cosine for c in cands], dtype=np.float32)
+        near_cos = np.array([c.neighbours for c in cands], dtype=np.float32)
+        blend_context(out, note_cos, near_cos, note_weight, neighbour_weight)
     return out, best
 
 
