@@ -56,7 +56,8 @@ def test_every_request_or_command_constant_is_listed() -> None:
     names = wire_names()
     requests = {v for v in names.values() if v.startswith("botbin/")}
     commands = {v for v in names.values() if v.startswith("botbin.")}
-    assert requests == set(protocol.CUSTOM_REQUESTS)
+    assert requests == set(protocol.CUSTOM_REQUESTS) | set(protocol.CUSTOM_NOTIFICATIONS)
+    assert not set(protocol.CUSTOM_REQUESTS) & set(protocol.CUSTOM_NOTIFICATIONS)
     assert commands == set(protocol.COMMANDS)
 
 

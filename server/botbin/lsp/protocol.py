@@ -35,3 +35,5 @@ DIAGNOSTIC_SOURCE = "botbin"
 
 #: Every custom request, for the cross-language constants test.
 CUSTOM_REQUESTS = (SEARCH, RELATED, STATUS, CONTEXT, REMEMBER)
+#: Every custom notification the server sends.
+CUSTOM_NOTIFICATIONS = (ERROR,)
