@@ -34,6 +34,8 @@ export const DIAGNOSTIC_SOURCE = "botbin";
 
 /** Every custom request, for the cross-language constants test. */
 export const CUSTOM_REQUESTS = [SEARCH, RELATED, STATUS, CONTEXT, REMEMBER] as const;
+/** Every custom notification the server sends. */
+export const CUSTOM_NOTIFICATIONS = [ERROR] as const;
 
 export type ServerCommand = (typeof COMMANDS)[number];
 export type CustomRequest = (typeof CUSTOM_REQUESTS)[number];
