@@ -245,10 +245,10 @@ def test_status_names_a_truncated_output_and_a_failed_scan_is_a_warning(
 def test_checkpointed_sync_still_records_model_and_last_sync(
     make_service: Callable[..., MemoryService], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import botbin.sync.engine as engine
+    import botbin.sync.run as run
 
-    monkeypatch.setattr(engine, "CHECKPOINT_S", 0.0)  # save the state after every group
-    monkeypatch.setattr(engine, "GROUP_CHUNKS", 1)
+    monkeypatch.setattr(run, "CHECKPOINT_S", 0.0)  # save the state after every group
+    monkeypatch.setattr(run, "GROUP_CHUNKS", 1)
     service = make_service(NOTES)
     service.sync()
     state = json.loads(service.state_path.read_text())

@@ -1,6 +1,6 @@
 """Deterministic crash windows: a real `botbin sync` process SIGKILLs itself at one chosen point.
 
-A small runner (a subprocess, the fast FakeEmbedder) replaces ``botbin.sync.engine.save_state`` with
+A small runner (a subprocess, the fast FakeEmbedder) replaces ``botbin.sync.run.save_state`` with
 ``os.kill(os.getpid(), SIGKILL)``: the process dies after every output of the run is written and before
 the state file records them, the longest window a random kill hits (test_sigkill.py). Promises checked:
 - nothing is lost but bookkeeping: the next sync re-embeds nothing and converges to a fresh sync;
@@ -38,10 +38,10 @@ RUNNER = """
 import os, signal, sys
 sys.path.insert(0, {tests!r})
 from conftest import FakeEmbedder
-import botbin.sync.engine as engine
+import botbin.sync.run as run
 from botbin.service import MemoryService
 
-engine.save_state = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
+run.save_state = lambda *args, **kwargs: os.kill(os.getpid(), signal.SIGKILL)
 MemoryService({ws!r}, {settings!r}, embedder=FakeEmbedder(), env={{}}).sync()
 """
 
