@@ -74,6 +74,19 @@ def run_one(name: str, args: list[str], out: Path) -> None:
     log(f"{name}: {'failed' if 'failed' in result else 'done'} in {seconds} s")
 
 
+def hand_written(markdown: str) -> list[str]:
+    """The ``## `` sections of ``markdown`` whose heading says "hand-written", each as one block of text."""
+    blocks, current = [], None
+    for line in markdown.splitlines():
+        if line.startswith("## "):
+            current = [] if "hand-written" in line else None
+            if current is not None:
+                blocks.append(current)
+        if current is not None:
+            current.append(line)
+    return ["\n".join(b).rstrip("\n") + "\n" for b in blocks]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small variants only; the report goes to bench/out")
@@ -99,7 +112,10 @@ def main() -> None:
     from report_render import render
 
     target = out / "benchmarks.md" if args.quick else REPO / "docs" / "benchmarks.md"
+    kept = hand_written(target.read_text(encoding="utf-8")) if target.is_file() else []
     render(out, target, quick=args.quick)
+    if kept:  # sections a person wrote (their heading says "hand-written") survive a re-render, after the rest
+        target.write_text(target.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + "\n".join(kept) + "\n")
     log(f"wrote {target}")
 
 

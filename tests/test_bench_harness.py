@@ -68,3 +68,18 @@ def test_render_tolerates_missing_partial_and_failed_results(tmp_path: Path) -> 
     assert "sync.json is unreadable (JSONDecodeError" in report
     assert "query.json holds a list, not an object" in report and "_`planted.json` could not be rendered" in report
     assert "| plain | – | 1.000 |" in report and report.count("\n## ") == len(SECTIONS) + 1
+
+
+def test_hand_written_sections_survive_a_re_render() -> None:
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        from report import hand_written
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    text = "# t\n\n## Rendered\n\nx\n\n## Mine (hand-written)\n\n| a |\n\n## Also rendered\n\ny\n"
+    assert hand_written(text) == ["## Mine (hand-written)\n\n| a |\n"]
+    assert [b.splitlines()[0] for b in hand_written((REPO / "docs" / "benchmarks.md").read_text())] == [
+        line
+        for line in (REPO / "docs" / "benchmarks.md").read_text().splitlines()
+        if line.startswith("## ") and "hand-written" in line
+    ]
