@@ -65,7 +65,8 @@ def explicit_cue(toks: Sequence[Tok], instructions: bool = True) -> Found | None
 #: Every word that can start an explicit cue in _explicit_at (a fast pre-filter).
 TRIGGERS = frozenset(
     "must shall mustn't shan't should shouldn't ought never not don't do doesn't may can can't cannot might need "
-    "needs have has no allowed permitted forbidden prohibited banned required mandatory fine ok okay acceptable "
+    "needs have has no allowed permitted forbidden prohibited banned required mandatory compulsory obligatory fine "
+    "ok okay acceptable "
     "free welcome permission feel important essential crucial vital necessary better best advisable recommended "
     "preferable worth good recommend suggest prefer ideally preferably under always let's is are nobody needn't "
     "off-limits got rather well".split()
@@ -73,6 +74,10 @@ TRIGGERS = frozenset(
 #: Single-word cues that are not the action itself ("Avoid | tabs", "Never | push").
 CUE_VERBS = frozenset("avoid refrain prefer consider try favor favour aim lean quit stop hold go let's".split())
 _FLIP = ("fail", "forget", "neglect", "omit")
+#: Deontic status words: "is forbidden", "are not allowed", "is compulsory".
+_STATUS_WORDS = frozenset(
+    "allowed permitted forbidden prohibited banned required mandatory compulsory obligatory".split()
+)
 _NEG = ("not", "never")
 _NEGATORS = ("not", "never", "don't", "doesn't", "isn't", "aren't")
 _BE = ("is", "are", "be", "been", "it's", "that's", "'s", "was", "were")
@@ -170,7 +175,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("recommendation", *span(toks, j, i), True)  # "We'd rather you", "You'd do well to"
     if word == "best" and nxt == "to" and i == 0:
         return ("recommendation", *span(toks, i, i + 1), True)
-    if word in ("allowed", "permitted", "forbidden", "prohibited", "banned", "required", "mandatory"):
+    if word in _STATUS_WORDS:
         return _status_word(toks, i)
     if (
         word in ("fine", "ok", "okay", "acceptable", "free", "welcome")
@@ -235,13 +240,28 @@ def _must(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
         return None  # "That must be the cache"
     if negated and after in _FLIP:
         return ("obligation", *span(toks, i, i + 2), True)
+    if not negated and nxt == "be" and _identity(toks, i + 2, subject):
+        return None  # "You must be Tom's sister": a guess about who someone is
     return ("prohibition", *span(toks, i, i + 1), False) if negated else ("obligation", *span(toks, i, i), True)
+
+
+#: Words that open a noun phrase after "be": "must be a", "must be the", "must be Tom's".
+_NP_STARTERS = frozenset("a an the my your his her our their".split())
+
+
+def _identity(toks: Sequence[Tok], k: int, subject: str) -> bool:
+    """True when ``be`` before token ``k`` is followed by a noun phrase and a person is the subject: "You must be
+    Tom's sister", "You don't have to be a genius" say who someone is (or need not be), not what to do."""
+    word = word_at(toks, k)
+    return subject in ("you", "u", "we", "i") and (word in _NP_STARTERS or word.endswith("'s"))
 
 
 def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     """ "you need to", "has to be announced" (duties); "you don't have to" (an exemption)."""
+    who = before(toks, before(toks, i)[1])[0] if subject in _NEGATORS else subject
+    if word_at(toks, i + 2) == "be" and _identity(toks, i + 3, who):
+        return None  # "You don't have to be a genius to see it", "You have to be a member to post"
     if subject in _NEGATORS:
-        who, _ = before(toks, before(toks, i)[1])
         return ("permission", *span(toks, i - 1, i + 1), True) if who == "you" else None
     if subject in w.DETERMINERS or subject in ("no", "any"):
         return None  # "eliminates the need to switch": a noun, not a duty

@@ -220,5 +220,5 @@ def _imperative(toks: Sequence[Tok], i: int) -> bool:
 _SUBORDINATORS = frozenset("after before when while until unless because since if once where so that which".split())
 _OBJECT_STARTERS = frozenset(
     "the a an this that these those it them your my our all every each what which how who whatever whoever "
-    "to up out in on off back down away only just".split()
+    "to up out in on off back down away only just its his her their".split()
 )
