@@ -133,6 +133,8 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
     if word in ("never", "not", "don't", "do", "doesn't") and (flip := _flip_at(toks, i)) is not None:
         return ("obligation", *span(toks, i, flip), True)
     if word in ("may", "can", "can't", "cannot") and subject in ("you", "u"):
+        if word_at(toks, j - 1) in ("if", "when", "where", "whenever", "wherever"):
+            return None  # "Maybe avoid Friday deploys if you can": a hedge on the command, not a permission
         if not instructions and not (word == "may" and nxt == "want"):
             return None  # "You can pin a note", "You may need to restart": what is possible, not a permission
         if nxt == "have" and is_participle(word_at(toks, i + 2)):
@@ -142,6 +144,9 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         if nxt == "want":
             return ("recommendation", *span(toks, i, i + 1), True)
         return ("permission", *span(toks, i - 1, i), True)
+    if word == "may" and instructions and subject in _AGENT_NOUNS and nxt not in _EPISTEMIC_AFTER_MAY:
+        negated = nxt == "not"  # "The assistant may use web search", "Agents may not push": the agent named
+        return ("prohibition", *span(toks, i, i + 1), False) if negated else ("permission", *span(toks, i, i), True)
     if word in ("might", "may") and nxt == "want" and word_at(toks, i + 2) == "to":
         return ("recommendation", *span(toks, i, i + 2), True)
     if word in ("need", "needs", "have", "has") and nxt == "to":
@@ -245,6 +250,10 @@ def _must(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     return ("prohibition", *span(toks, i, i + 1), False) if negated else ("obligation", *span(toks, i, i), True)
 
 
+#: The agent named in the third person in an instruction note ("The assistant may ...", "Agents may ...").
+_AGENT_NOUNS = frozenset("assistant assistants agent agents claude bot bots model llm ai copilot".split())
+#: Words after "may" that make it a possibility ("The agent may be slow", "Agents may need a restart").
+_EPISTEMIC_AFTER_MAY = frozenset("be have need take fail crash want seem appear well".split())
 #: Words that open a noun phrase after "be": "must be a", "must be the", "must be Tom's".
 _NP_STARTERS = frozenset("a an the my your his her our their".split())
 

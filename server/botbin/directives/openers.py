@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from botbin.directives import words as w
 from botbin.directives.cues import FILLER, Found, Tok, is_past, span, word_at
+from botbin.directives.register import STANDING_MARKERS
 
 
 def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
@@ -36,7 +37,22 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
         lead = next((k for k in range(i, min(i + 3, len(toks) - 1)) if toks[k].comma_after), None)
         if lead is not None:
             starts.append(lead + 1)
+    marker = _standing_lead(toks, i)
+    if marker is not None and marker not in starts:
+        starts.append(marker)  # "From now on please book aisle seats": the marker leads without a comma
     return starts
+
+
+def _standing_lead(toks: Sequence[Tok], i: int) -> int | None:
+    """Where the command starts after a standing marker that opens the sentence at ``i`` ("From now on ...")."""
+    words = tuple(t.word for t in toks[i : i + 5])
+    for marker in STANDING_MARKERS:
+        if words[: len(marker)] == marker:
+            k = i + len(marker)
+            while k < len(toks) - 1 and toks[k].word in w.SKIP_OPENERS:
+                k += 1
+            return k if k < len(toks) else None
+    return None
 
 
 _HEDGED_LEAD = ("possible", "feasible", "practical", "doubt")
