@@ -126,6 +126,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
             (nxt == "have" and is_participle(after))
             or any(t.word == "now" for t in toks[i:])
             or (subject in ("it", "this", "that", "there") and nxt in ("be", "work") and not is_participle(after))
+            or (subject not in w.RULE_SUBJECTS | {"we", "i"} and nxt == "be" and after in _EXPECTED_STATES)
         ):
             return None  # "It should work now", "You should have asked": expectation or hindsight
         negated = word.endswith("n't") or nxt in _NEG
@@ -139,6 +140,8 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
             return None  # "You can pin a note", "You may need to restart": what is possible, not a permission
         if nxt == "have" and is_participle(word_at(toks, i + 2)):
             return None  # "You may have noticed"
+        if word in ("can't", "cannot") and nxt in _CANT_IDIOMS:
+            return None  # "You can't really predict", "You can't miss the building": not a ban
         if word in ("can't", "cannot") or nxt == "not":
             return ("prohibition", *span(toks, i, i + 1 if nxt == "not" else i), False)
         if nxt == "want":
@@ -159,7 +162,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         word in ("nobody", "no")
         and (word == "nobody" or nxt == "one")
         and word_at(toks, i + 1 + (word == "no")) in ("may", "can", "should", "must", "is", "shall")
-        and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall"))
+        and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall", "may"))
     ):
         return ("prohibition", *span(toks, i, i + 2 + (word == "no")), False)  # "Nobody may merge", "No one is to"
     if word in ("is", "are") and nxt == "to" and (subject in ("you", "u") or word_at(toks, i + 2) == "be"):
@@ -174,7 +177,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("prohibition" if neg else "obligation", *span(toks, i, i + 2), not neg)
     if word == "off-limits":
         return ("prohibition", *span(toks, i, i), False)
-    if word == "got" and nxt == "to" and subject in ("you", "we"):
+    if word == "got" and nxt == "to" and _have_got_subject(toks, j, subject, raw) in ("you", "we"):
         return ("obligation", *span(toks, i, i + 1), True)
     if word in ("rather", "well") and subject in ("we", "you") and raw in ("we'd", "you'd"):
         return ("recommendation", *span(toks, j, i), True)  # "We'd rather you", "You'd do well to"
@@ -250,6 +253,19 @@ def _must(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     return ("prohibition", *span(toks, i, i + 1), False) if negated else ("obligation", *span(toks, i, i), True)
 
 
+def _have_got_subject(toks: Sequence[Tok], j: int, subject: str, raw: str) -> str:
+    """The subject of "'ve got to" / "have got to" ("You've got to sign"), "" for a past "we never got to"."""
+    if raw.endswith("'ve"):
+        return subject
+    return before(toks, j)[0] if subject == "have" else ""
+
+
+#: Frequency adverbs that make a necessity a tendency: "Sometimes you have to wait".
+_SOMETIMES = frozenset("sometimes occasionally often rarely seldom".split())
+#: States after "should be" that make it a forecast: "The team should be back by Thursday".
+_EXPECTED_STATES = frozenset("back ready done finished available here there over live fine able".split())
+#: Words after "can't" that make it an inability or an idiom: "You can't really predict", "can't miss it".
+_CANT_IDIOMS = frozenset("really possibly quite always miss help wait believe imagine predict know guarantee".split())
 #: The agent named in the third person in an instruction note ("The assistant may ...", "Agents may ...").
 _AGENT_NOUNS = frozenset("assistant assistants agent agents claude bot bots model llm ai copilot".split())
 #: Words after "may" that make it a possibility ("The agent may be slow", "Agents may need a restart").
@@ -267,6 +283,8 @@ def _identity(toks: Sequence[Tok], k: int, subject: str) -> bool:
 
 def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     """ "you need to", "has to be announced" (duties); "you don't have to" (an exemption)."""
+    if any(t.word in _SOMETIMES for t in toks[:i]):
+        return None  # "Sometimes you have to wait a minute for the index": what tends to happen
     who = before(toks, before(toks, i)[1])[0] if subject in _NEGATORS else subject
     if word_at(toks, i + 2) == "be" and _identity(toks, i + 3, who):
         return None  # "You don't have to be a genius to see it", "You have to be a member to post"
@@ -330,8 +348,8 @@ def _subject_adverb(toks: Sequence[Tok], i: int) -> Found | None:
         if nxt != "not":
             return None
         word, nxt = "don't", word_at(toks, i + 2)
-    if is_past(nxt) or nxt in ("know", "like", "have", "need", "want", "think", "see"):
-        return None
+    if is_past(nxt) or nxt in ("know", "like", "have", "need", "want", "think", "see", "get", "receive", "hear"):
+        return None  # "You always get a warning the first time": what happens, not a rule
     if word == "always":
         return ("obligation", *span(toks, i, i), True)
     return ("prohibition", *span(toks, i, i + 1 if toks[i].word == "do" else i), False)
