@@ -168,3 +168,24 @@ def test_a_rule_about_outside_parties_in_general_or_what_we_owe_them(text: str) 
 )
 def test_a_possessive_or_pronoun_after_an_imperative(text: str, instructions: bool) -> None:
     assert classify(text, instructions) == "obligation"
+
+
+@pytest.mark.parametrize("text", ["Perhaps keep a spare charger in the office.", "Maybe restart the app first."])
+def test_a_hedged_imperative_is_advice_in_an_ordinary_note_too(text: str) -> None:
+    assert classify(text, NOTES) == "recommendation"
+
+
+def test_a_hedge_before_a_statement_is_no_advice() -> None:
+    assert classify("Maybe the build is broken.", NOTES) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "modality"),
+    [
+        ("> **alex:** you have to restart the pod after changing the configmap", None),
+        ("> **Important:** never push to main.", "prohibition"),
+        ("> Never push to main.", "prohibition"),
+    ],
+)
+def test_a_named_speaker_in_a_quote_is_someone_else_s_words(text: str, modality: str | None) -> None:
+    assert classify(text, INSTRUCTIONS) == modality

@@ -107,7 +107,7 @@ def _opener(toks: Sequence[Tok], i: int, bare: bool = True) -> Found | None:
         j = i + 1
         while j < len(toks) - 1 and toks[j].word in w.HEDGES:  # a loop, not recursion: "perhaps maybe ..."
             j += 1
-        found = _opener(toks, j, bare)
+        found = _opener(toks, j, bare) or _bare_opener(toks, j)  # a hedged imperative is advice in any note
         if found is not None and found[0] == "obligation":
             return ("recommendation", toks[i].start, found[2], True)  # "Perhaps use a dataclass"
         return found
