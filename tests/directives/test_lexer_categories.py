@@ -189,3 +189,10 @@ def test_a_hedge_before_a_statement_is_no_advice() -> None:
 )
 def test_a_named_speaker_in_a_quote_is_someone_else_s_words(text: str, modality: str | None) -> None:
     assert classify(text, INSTRUCTIONS) == modality
+
+
+@pytest.mark.parametrize(
+    "text", ["Key idea from the book: you should never negotiate with yourself.", "Quote of the day: never give up."]
+)
+def test_a_label_that_attributes_the_words_is_no_rule(text: str) -> None:
+    assert classify(text, INSTRUCTIONS) is None
