@@ -196,3 +196,15 @@ def test_a_named_speaker_in_a_quote_is_someone_else_s_words(text: str, modality:
 )
 def test_a_label_that_attributes_the_words_is_no_rule(text: str) -> None:
     assert classify(text, INSTRUCTIONS) is None
+
+
+@pytest.mark.parametrize(
+    "text", ["You can go ahead and archive anything older than two years.", "Go ahead and merge typo fixes."]
+)
+def test_go_ahead_grants_in_an_ordinary_note_too(text: str) -> None:
+    assert classify(text, NOTES) == "permission"
+
+
+@pytest.mark.parametrize("text", ["You can go to Settings.", "We can go ahead with the launch."])
+def test_going_somewhere_or_our_own_go_ahead_is_no_grant(text: str) -> None:
+    assert classify(text, NOTES) is None

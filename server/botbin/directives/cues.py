@@ -136,6 +136,9 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
     if word in ("may", "can", "can't", "cannot") and subject in ("you", "u"):
         if word_at(toks, j - 1) in ("if", "when", "where", "whenever", "wherever"):
             return None  # "Maybe avoid Friday deploys if you can": a hedge on the command, not a permission
+        go_ahead = word == "can" and nxt == "go" and word_at(toks, i + 2) == "ahead"
+        if go_ahead:
+            return ("permission", *span(toks, i - 1, i + 2), True)  # "You can go ahead and archive ...": a grant
         if not instructions and not (word == "may" and nxt == "want"):
             return None  # "You can pin a note", "You may need to restart": what is possible, not a permission
         if nxt == "have" and is_participle(word_at(toks, i + 2)):

@@ -148,6 +148,8 @@ def _deontic_opener(toks: Sequence[Tok], i: int) -> Found | None:
         return ("prohibition", *span(toks, i, i), False)
     if word in ("make", "be") and nxt == "sure":
         return ("obligation", *span(toks, i, i + 1), True)
+    if word == "go" and nxt == "ahead":
+        return ("permission", *span(toks, i, i + 1), True)  # "Go ahead and archive old notes": a grant
     if word in ("prefer", "consider"):
         negated = nxt == "not"
         return ("recommendation", *span(toks, i, i + 1 if negated else i), not negated)
@@ -157,8 +159,6 @@ def _deontic_opener(toks: Sequence[Tok], i: int) -> Found | None:
 def _bare_opener(toks: Sequence[Tok], i: int) -> Found | None:
     """A plain imperative, a command only where the note is addressed to the agent ("Use tabs", "No emojis")."""
     word, nxt = toks[i].word, word_at(toks, i + 1)
-    if word == "go" and nxt == "ahead":
-        return ("permission", *span(toks, i, i + 1), True)
     if (
         (word == "go" and nxt == "easy")
         or word in ("favor", "favour", "aim")
