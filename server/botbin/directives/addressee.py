@@ -20,6 +20,12 @@ THIRD_PARTY = frozenset(
     "kids children child toddler baby sister brother mom mum dad mother father wife husband son daughter "
     "parents grandma grandpa friend friends boss neighbour neighbor landlord doctor teacher students".split()
 )
+#: Outside parties, a third person when named definitely ("The vendor must deliver the servers by the 15th");
+#: "All contractors must sign the NDA" and "Vendors must be paid" are still rules.
+OUTSIDE_PARTIES = frozenset(
+    "vendor vendors supplier suppliers contractor contractors builder builders plumber tenant tenants "
+    "lawyer lawyers accountant courier seller buyer buyers insurer airline".split()
+)
 #: Words that attribute the rule to a source: "per the city rules", "according to the handbook".
 _ATTRIBUTION_OBJECTS = frozenset("the my his her their its city school".split())
 
@@ -35,6 +41,8 @@ def binds_third_party(toks: Sequence[Tok], cue_start: int) -> bool:
         return True  # the cue starts at its subject: "He's not allowed to"
     if j == 0 and any(t.word in ("his", "her") for t in toks[i:]):
         return True  # "Priya has to submit her visa documents": a named person and her duty
+    if word_at(toks, j) in OUTSIDE_PARTIES and word_at(toks, j - 1) in ("the", "our", "my") and j == 1:
+        return word_at(toks, i + 1) != "be"  # "The vendor must deliver ...", not "The vendor must be paid"
     if word_at(toks, j) in THIRD_PARTY or (
         word_at(toks, j - 1) in ("his", "her", "their", "my", "our") and word_at(toks, j) in THIRD_PARTY
     ):

@@ -65,7 +65,8 @@ def explicit_cue(toks: Sequence[Tok], instructions: bool = True) -> Found | None
 #: Every word that can start an explicit cue in _explicit_at (a fast pre-filter).
 TRIGGERS = frozenset(
     "must shall mustn't shan't should shouldn't ought never not don't do doesn't may can can't cannot might need "
-    "needs have has no allowed permitted forbidden prohibited banned required mandatory fine ok okay acceptable "
+    "needs have has no allowed permitted forbidden prohibited banned required mandatory compulsory obligatory fine "
+    "ok okay acceptable "
     "free welcome permission feel important essential crucial vital necessary better best advisable recommended "
     "preferable worth good recommend suggest prefer ideally preferably under always let's is are nobody needn't "
     "off-limits got rather well".split()
@@ -73,6 +74,10 @@ TRIGGERS = frozenset(
 #: Single-word cues that are not the action itself ("Avoid | tabs", "Never | push").
 CUE_VERBS = frozenset("avoid refrain prefer consider try favor favour aim lean quit stop hold go let's".split())
 _FLIP = ("fail", "forget", "neglect", "omit")
+#: Deontic status words: "is forbidden", "are not allowed", "is compulsory".
+_STATUS_WORDS = frozenset(
+    "allowed permitted forbidden prohibited banned required mandatory compulsory obligatory".split()
+)
 _NEG = ("not", "never")
 _NEGATORS = ("not", "never", "don't", "doesn't", "isn't", "aren't")
 _BE = ("is", "are", "be", "been", "it's", "that's", "'s", "was", "were")
@@ -121,6 +126,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
             (nxt == "have" and is_participle(after))
             or any(t.word == "now" for t in toks[i:])
             or (subject in ("it", "this", "that", "there") and nxt in ("be", "work") and not is_participle(after))
+            or (subject not in w.RULE_SUBJECTS | {"we", "i"} and nxt == "be" and after in _EXPECTED_STATES)
         ):
             return None  # "It should work now", "You should have asked": expectation or hindsight
         negated = word.endswith("n't") or nxt in _NEG
@@ -128,15 +134,25 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
     if word in ("never", "not", "don't", "do", "doesn't") and (flip := _flip_at(toks, i)) is not None:
         return ("obligation", *span(toks, i, flip), True)
     if word in ("may", "can", "can't", "cannot") and subject in ("you", "u"):
+        if word_at(toks, j - 1) in ("if", "when", "where", "whenever", "wherever"):
+            return None  # "Maybe avoid Friday deploys if you can": a hedge on the command, not a permission
+        go_ahead = word == "can" and nxt == "go" and word_at(toks, i + 2) == "ahead"
+        if go_ahead:
+            return ("permission", *span(toks, i - 1, i + 2), True)  # "You can go ahead and archive ...": a grant
         if not instructions and not (word == "may" and nxt == "want"):
             return None  # "You can pin a note", "You may need to restart": what is possible, not a permission
         if nxt == "have" and is_participle(word_at(toks, i + 2)):
             return None  # "You may have noticed"
+        if word in ("can't", "cannot") and nxt in _CANT_IDIOMS:
+            return None  # "You can't really predict", "You can't miss the building": not a ban
         if word in ("can't", "cannot") or nxt == "not":
             return ("prohibition", *span(toks, i, i + 1 if nxt == "not" else i), False)
         if nxt == "want":
             return ("recommendation", *span(toks, i, i + 1), True)
         return ("permission", *span(toks, i - 1, i), True)
+    if word == "may" and instructions and subject in _AGENT_NOUNS and nxt not in _EPISTEMIC_AFTER_MAY:
+        negated = nxt == "not"  # "The assistant may use web search", "Agents may not push": the agent named
+        return ("prohibition", *span(toks, i, i + 1), False) if negated else ("permission", *span(toks, i, i), True)
     if word in ("might", "may") and nxt == "want" and word_at(toks, i + 2) == "to":
         return ("recommendation", *span(toks, i, i + 2), True)
     if word in ("need", "needs", "have", "has") and nxt == "to":
@@ -149,7 +165,7 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         word in ("nobody", "no")
         and (word == "nobody" or nxt == "one")
         and word_at(toks, i + 1 + (word == "no")) in ("may", "can", "should", "must", "is", "shall")
-        and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall"))
+        and (instructions or word_at(toks, i + 1 + (word == "no")) in ("should", "must", "shall", "may"))
     ):
         return ("prohibition", *span(toks, i, i + 2 + (word == "no")), False)  # "Nobody may merge", "No one is to"
     if word in ("is", "are") and nxt == "to" and (subject in ("you", "u") or word_at(toks, i + 2) == "be"):
@@ -164,13 +180,13 @@ def _explicit_at(toks: Sequence[Tok], i: int, instructions: bool = True) -> Foun
         return ("prohibition" if neg else "obligation", *span(toks, i, i + 2), not neg)
     if word == "off-limits":
         return ("prohibition", *span(toks, i, i), False)
-    if word == "got" and nxt == "to" and subject in ("you", "we"):
+    if word == "got" and nxt == "to" and _have_got_subject(toks, j, subject, raw) in ("you", "we"):
         return ("obligation", *span(toks, i, i + 1), True)
     if word in ("rather", "well") and subject in ("we", "you") and raw in ("we'd", "you'd"):
         return ("recommendation", *span(toks, j, i), True)  # "We'd rather you", "You'd do well to"
     if word == "best" and nxt == "to" and i == 0:
         return ("recommendation", *span(toks, i, i + 1), True)
-    if word in ("allowed", "permitted", "forbidden", "prohibited", "banned", "required", "mandatory"):
+    if word in _STATUS_WORDS:
         return _status_word(toks, i)
     if (
         word in ("fine", "ok", "okay", "acceptable", "free", "welcome")
@@ -235,13 +251,47 @@ def _must(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
         return None  # "That must be the cache"
     if negated and after in _FLIP:
         return ("obligation", *span(toks, i, i + 2), True)
+    if not negated and nxt == "be" and _identity(toks, i + 2, subject):
+        return None  # "You must be Tom's sister": a guess about who someone is
     return ("prohibition", *span(toks, i, i + 1), False) if negated else ("obligation", *span(toks, i, i), True)
+
+
+def _have_got_subject(toks: Sequence[Tok], j: int, subject: str, raw: str) -> str:
+    """The subject of "'ve got to" / "have got to" ("You've got to sign"), "" for a past "we never got to"."""
+    if raw.endswith("'ve"):
+        return subject
+    return before(toks, j)[0] if subject == "have" else ""
+
+
+#: Frequency adverbs that make a necessity a tendency: "Sometimes you have to wait".
+_SOMETIMES = frozenset("sometimes occasionally often rarely seldom".split())
+#: States after "should be" that make it a forecast: "The team should be back by Thursday".
+_EXPECTED_STATES = frozenset("back ready done finished available here there over live fine able".split())
+#: Words after "can't" that make it an inability or an idiom: "You can't really predict", "can't miss it".
+_CANT_IDIOMS = frozenset("really possibly quite always miss help wait believe imagine predict know guarantee".split())
+#: The agent named in the third person in an instruction note ("The assistant may ...", "Agents may ...").
+_AGENT_NOUNS = frozenset("assistant assistants agent agents claude bot bots model llm ai copilot".split())
+#: Words after "may" that make it a possibility ("The agent may be slow", "Agents may need a restart").
+_EPISTEMIC_AFTER_MAY = frozenset("be have need take fail crash want seem appear well".split())
+#: Words that open a noun phrase after "be": "must be a", "must be the", "must be Tom's".
+_NP_STARTERS = frozenset("a an the my your his her our their".split())
+
+
+def _identity(toks: Sequence[Tok], k: int, subject: str) -> bool:
+    """True when ``be`` before token ``k`` is followed by a noun phrase and a person is the subject: "You must be
+    Tom's sister", "You don't have to be a genius" say who someone is (or need not be), not what to do."""
+    word = word_at(toks, k)
+    return subject in ("you", "u", "we", "i") and (word in _NP_STARTERS or word.endswith("'s"))
 
 
 def _need_to(toks: Sequence[Tok], i: int, subject: str) -> Found | None:
     """ "you need to", "has to be announced" (duties); "you don't have to" (an exemption)."""
+    if any(t.word in _SOMETIMES for t in toks[:i]):
+        return None  # "Sometimes you have to wait a minute for the index": what tends to happen
+    who = before(toks, before(toks, i)[1])[0] if subject in _NEGATORS else subject
+    if word_at(toks, i + 2) == "be" and _identity(toks, i + 3, who):
+        return None  # "You don't have to be a genius to see it", "You have to be a member to post"
     if subject in _NEGATORS:
-        who, _ = before(toks, before(toks, i)[1])
         return ("permission", *span(toks, i - 1, i + 1), True) if who == "you" else None
     if subject in w.DETERMINERS or subject in ("no", "any"):
         return None  # "eliminates the need to switch": a noun, not a duty
@@ -301,8 +351,8 @@ def _subject_adverb(toks: Sequence[Tok], i: int) -> Found | None:
         if nxt != "not":
             return None
         word, nxt = "don't", word_at(toks, i + 2)
-    if is_past(nxt) or nxt in ("know", "like", "have", "need", "want", "think", "see"):
-        return None
+    if is_past(nxt) or nxt in ("know", "like", "have", "need", "want", "think", "see", "get", "receive", "hear"):
+        return None  # "You always get a warning the first time": what happens, not a rule
     if word == "always":
         return ("obligation", *span(toks, i, i), True)
     return ("prohibition", *span(toks, i, i + 1 if toks[i].word == "do" else i), False)

@@ -75,6 +75,9 @@ _COMMA_AFTER = re.compile("[" + re.escape(" \"'`" + FILLER) + "]*,")
 """A comma after a word, past spaces, quotes and masked code (looked for within 80 characters)."""
 _HEADING = re.compile(r"[ \t]*(?:>[ \t]*)*#{1,6}[ \t]")
 _LABEL = re.compile(r"[\s*_]*[a-z][a-z0-9 ]{0,30}(?::[*_]*|[*_]*:)\s", re.IGNORECASE)
+_QUOTED_LINE = re.compile(r"[ \t]*>")
+#: Words of a label that attribute what follows to someone else.
+_ATTRIBUTION = frozenset("from quote quoted says said per via according".split())
 #: Labels that name a speaker: what follows is a transcript line, not the note's own rule.
 _SPEAKERS = frozenset("user assistant bot ai human me system agent claude gpt chatgpt q a".split())
 #: Labels after which a command may follow ("Important: back up the database first").
@@ -229,6 +232,10 @@ def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bo
     name = masked[s : label.end()].strip(" *_:\n").lower() if label else ""
     if label and (name in ("example", "examples", "e.g", "eg", "for example") or name in _SPEAKERS):
         return None
+    if label and _ATTRIBUTION.intersection(name.split()):
+        return None  # "Key idea from the book: you should never ...", "Quote of the day: ...": someone else's words
+    if label and _QUOTED_LINE.match(masked, line_start) and name.isalpha() and name not in _RULE_LABELS:
+        return None  # "> **alex:** you have to restart the pod": a pasted chat line, someone else's words
     toks = _tokens(masked, s, e)
     if label and len(toks) > 1:  # "Important: never push" / "Update: we shipped" -> what follows the label
         toks = [t for t in toks if t.start >= label.end()]

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from botbin.directives import words as w
 from botbin.directives.cues import FILLER, Found, Tok, is_past, span, word_at
+from botbin.directives.register import STANDING_MARKERS
 
 
 def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
@@ -36,7 +37,22 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
         lead = next((k for k in range(i, min(i + 3, len(toks) - 1)) if toks[k].comma_after), None)
         if lead is not None:
             starts.append(lead + 1)
+    marker = _standing_lead(toks, i)
+    if marker is not None and marker not in starts:
+        starts.append(marker)  # "From now on please book aisle seats": the marker leads without a comma
     return starts
+
+
+def _standing_lead(toks: Sequence[Tok], i: int) -> int | None:
+    """Where the command starts after a standing marker that opens the sentence at ``i`` ("From now on ...")."""
+    words = tuple(t.word for t in toks[i : i + 5])
+    for marker in STANDING_MARKERS:
+        if words[: len(marker)] == marker:
+            k = i + len(marker)
+            while k < len(toks) - 1 and toks[k].word in w.SKIP_OPENERS:
+                k += 1
+            return k if k < len(toks) else None
+    return None
 
 
 _HEDGED_LEAD = ("possible", "feasible", "practical", "doubt")
@@ -91,7 +107,7 @@ def _opener(toks: Sequence[Tok], i: int, bare: bool = True) -> Found | None:
         j = i + 1
         while j < len(toks) - 1 and toks[j].word in w.HEDGES:  # a loop, not recursion: "perhaps maybe ..."
             j += 1
-        found = _opener(toks, j, bare)
+        found = _opener(toks, j, bare) or _bare_opener(toks, j)  # a hedged imperative is advice in any note
         if found is not None and found[0] == "obligation":
             return ("recommendation", toks[i].start, found[2], True)  # "Perhaps use a dataclass"
         return found
@@ -132,6 +148,8 @@ def _deontic_opener(toks: Sequence[Tok], i: int) -> Found | None:
         return ("prohibition", *span(toks, i, i), False)
     if word in ("make", "be") and nxt == "sure":
         return ("obligation", *span(toks, i, i + 1), True)
+    if word == "go" and nxt == "ahead":
+        return ("permission", *span(toks, i, i + 1), True)  # "Go ahead and archive old notes": a grant
     if word in ("prefer", "consider"):
         negated = nxt == "not"
         return ("recommendation", *span(toks, i, i + 1 if negated else i), not negated)
@@ -141,8 +159,6 @@ def _deontic_opener(toks: Sequence[Tok], i: int) -> Found | None:
 def _bare_opener(toks: Sequence[Tok], i: int) -> Found | None:
     """A plain imperative, a command only where the note is addressed to the agent ("Use tabs", "No emojis")."""
     word, nxt = toks[i].word, word_at(toks, i + 1)
-    if word == "go" and nxt == "ahead":
-        return ("permission", *span(toks, i, i + 1), True)
     if (
         (word == "go" and nxt == "easy")
         or word in ("favor", "favour", "aim")
@@ -220,5 +236,5 @@ def _imperative(toks: Sequence[Tok], i: int) -> bool:
 _SUBORDINATORS = frozenset("after before when while until unless because since if once where so that which".split())
 _OBJECT_STARTERS = frozenset(
     "the a an this that these those it them your my our all every each what which how who whatever whoever "
-    "to up out in on off back down away only just".split()
+    "to up out in on off back down away only just its his her their".split()
 )

@@ -107,8 +107,20 @@ def counts_in_notes(modality: str, toks: Sequence[Tok], cue_start: int, modal: b
     if modality != "obligation":
         return True
     if not modal:
-        return not constitutive(toks, i)
+        return not constitutive(toks, i) or _addresses_reader(toks, i)
     return word_at(toks, i - 1) not in _HEDGING_MODALS and not means_end(toks) and not constitutive(toks, i)
+
+
+def _addresses_reader(toks: Sequence[Tok], i: int) -> bool:
+    """True when "Always" or "Never" opens the clause and a base-form verb follows: a command to the reader,
+    whatever the verb ("Always include the ticket link", "Never start a call late"), not a description of a
+    thing ("Always contains a date")."""
+    opens = all(t.word in w.SKIP_OPENERS for t in toks[:i]) or toks[i - 1].comma_after
+    return toks[i].word in ("always", "never") and opens and not _third_person(word_at(toks, i + 1))
+
+
+def _third_person(word: str) -> bool:
+    return word in ("is", "are", "has", "does", "was", "were") or (word.endswith("s") and word[:-1] in _STATIVE)
 
 
 #: Stative predicates: "X must be valid YAML", "Tags must contain a letter", "The name must match the ID".

@@ -68,7 +68,7 @@ REPORTING = frozenset(
     "said says told tells asked asks thinks thought suggested suggests wrote writes mentioned "
     "argued argues claimed claims believes believed insisted warned states stated according "
     "lists listed "
-    "describes described explains explained covers".split()
+    "describes described explains explained covers means meant enforces enforced insists warns".split()
 )
 #: Words that open a subordinate clause; the rule is after its comma ("If the build fails, revert it").
 CLAUSE_OPENERS = frozenset(
