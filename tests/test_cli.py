@@ -102,6 +102,18 @@ def test_search_text_output_and_filters(ws: Path) -> None:
     assert japanese["hits"][0]["path"] == "memory/2026-11-20.md"
 
 
+def test_search_hides_hits_under_the_relevance_floor_unless_all(ws: Path) -> None:
+    query = ["search", "what is the capital of Peru", "-k", "10", "--json"]
+    shown, every = botbin(*query, cwd=ws), botbin(*query, "--all", cwd=ws)
+    kept, all_hits = json.loads(shown.stdout)["hits"], json.loads(every.stdout)["hits"]
+    weak = [h for h in all_hits if h["cosine"] < 0.2 and h["bm25"] < 0.5]
+    assert weak, "the example workspace has nothing about Peru: some hits must be weak"
+    where = [(h["path"], h["startLine"]) for h in kept]  # scores move a little per search (memo decay)
+    assert where == [(h["path"], h["startLine"]) for h in all_hits if h not in weak]
+    assert f"{len(weak)} weak hits under the relevance floor not shown (--all shows them)" in shown.stderr.decode()
+    assert b"not shown" not in every.stderr
+
+
 def test_status_info_and_extract(ws: Path) -> None:
     status = json.loads(botbin("status", "--json", cwd=ws).stdout)
     assert status["files"] == len(list(ws.rglob("*.md"))) and status["stale"] == []

@@ -20,6 +20,7 @@ from botbin.memory.lifecycle import Lifecycle
 from botbin.notes_io import extract_source, read_document
 from botbin.search.params import ISO_DAY_PATTERN, MAX_K, check_alpha, check_filters, check_k
 from botbin.search.pipeline import Searcher, SearchResult, merge
+from botbin.search.pipeline import relevant as relevant  # re-exported for the surfaces
 from botbin.sync.scan import check_root
 from botbin.workspace import Workspace, open_workspace
 from botbin.workspace.status import Status, status

@@ -17,7 +17,7 @@ from typing import Any, TextIO
 from botbin.cli.common import EPILOG, EXIT_OK, common_flags, overrides
 from botbin.cli.output import print_hits
 from botbin.cli.warm import PROTOCOL, WARM_COMMANDS
-from botbin.service import MemoryService, SearchFilters, check_alpha, check_filters, check_k
+from botbin.service import MemoryService, SearchFilters, check_alpha, check_filters, check_k, relevant
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +57,12 @@ def add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--until", dest="date_to", help="only notes dated on or before YYYY-MM-DD")
     p.add_argument("--best-per-note", action="store_true", help="keep only the best hit of each note")
     p.add_argument(
+        "--all",
+        dest="show_all",
+        action="store_true",
+        help="also show hits under the relevance floor (cosine < 0.2 and no real keyword match), hidden by default",
+    )
+    p.add_argument(
         "--namespace",
         dest="search_namespaces",
         metavar="A,B",
@@ -85,11 +91,14 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
     result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note, per_note=args.per_note)
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=err)
+    hits = result.hits if args.show_all else [h for h in result.hits if relevant(h, result.degraded)]
+    if hidden := len(result.hits) - len(hits):
+        print(f"botbin: {hidden} weak hits under the relevance floor not shown (--all shows them)", file=err)
     if args.json:
         print(
             json.dumps(
                 {
-                    "hits": [h.to_dict() for h in result.hits],
+                    "hits": [h.to_dict() for h in hits],
                     "degraded": result.degraded,
                     "stale": result.stale,
                     "indexedAt": result.indexed_at,
@@ -99,7 +108,7 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
             file=out,
         )
     else:
-        print_hits(result.hits, filtered=filters != SearchFilters(), out=out)
+        print_hits(hits, filtered=filters != SearchFilters(), out=out, hidden=hidden)
     return EXIT_OK
 
 

@@ -44,11 +44,17 @@ def print_sync(report: SyncReport) -> None:
     )
 
 
-def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = None) -> None:
+def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = None, hidden: int = 0) -> None:
     """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet, on ``out``
-    (default: stdout)."""
+    (default: stdout). ``hidden``: weak hits left out (under the relevance floor)."""
     if not hits:
-        empty = "no hits matching the filters" if filtered else "no hits (is the workspace synced? try `botbin status`)"
+        empty = (
+            "no relevant hits (only weak ones; --all shows them)"
+            if hidden
+            else "no hits matching the filters"
+            if filtered
+            else "no hits (is the workspace synced? try `botbin status`)"
+        )
         print(empty, file=out)
         return
     for rank, hit in enumerate(hits, 1):

@@ -61,6 +61,13 @@ _TIME_WORDS = re.compile(
 )
 
 
+def relevant(hit: Hit, degraded: bool = False) -> bool:
+    """False for a hit under the relevance floor: hardly any similarity and no real keyword match. Agent recall
+    drops such hits, and every surface a person reads hides them (``botbin search --all`` shows them); a
+    keyword-only result (``degraded``) has no cosine to judge by, so all its hits stay."""
+    return degraded or hit.cosine >= RELEVANCE_MIN_COSINE or hit.bm25 >= RELEVANCE_MIN_BM25
+
+
 def recency_margin(query: str) -> float:
     """How far recency and scope may reorder agent recall for ``query``: TIME_MARGIN when it speaks of time."""
     return TIME_MARGIN if _TIME_WORDS.search(query) else RELEVANCE_MARGIN
@@ -210,8 +217,8 @@ class Searcher:
         policy = agent_policy(self.ws)
         scored = []
         for h in result.hits:
-            if not result.degraded and h.cosine < RELEVANCE_MIN_COSINE and h.bm25 < RELEVANCE_MIN_BM25:
-                continue  # unrelated: hardly any similarity and no real keyword match
+            if not relevant(h, result.degraded):
+                continue
             scope, age = scope_of(h.path, h.instruction), age_hours(h.date, now)
             parts = (
                 *h.components,
