@@ -42,23 +42,27 @@ stats AS (
       AND (%(kind)s::text IS NULL OR c.kind = %(kind)s)
       AND (%(fpaths)s::text[] IS NULL OR (c.namespace, c.path) IN (TABLE admitted))
     GROUP BY c.namespace, c.path, c.ord
-), lex AS (
-    SELECT namespace, path, ord FROM lexall ORDER BY bm25 DESC LIMIT %(nlex)s
+), ranked AS (
+    SELECT namespace, path, ord, bm25, row_number() OVER (ORDER BY bm25 DESC) <= %(nlex)s AS pooled FROM lexall
 ), vec AS (
     SELECT namespace, path, ord FROM botbin_chunks
     WHERE namespace = ANY(%(ns)s) AND (%(kind)s::text IS NULL OR kind = %(kind)s)
       AND (%(fpaths)s::text[] IS NULL OR (namespace, path) IN (TABLE admitted))
     ORDER BY embedding <=> %(vec)s::vector LIMIT %(nvec)s
-), cand AS (SELECT * FROM vec UNION SELECT * FROM lex)
+), cand AS (  -- the cosine pool and the BM25 pool, each chunk once with its BM25 score (a hash aggregate)
+    SELECT namespace, path, ord, max(bm25) AS bm25 FROM (
+        SELECT namespace, path, ord, NULL::float8 AS bm25, true AS pooled FROM vec
+        UNION ALL SELECT namespace, path, ord, bm25, pooled FROM ranked
+    ) u GROUP BY namespace, path, ord HAVING bool_or(pooled)
+)
 SELECT c.namespace, c.path, c.ord, c.text, c.text_md5, c.kind, c.start_line, c.end_line, c.heading_path,
-       1 - (c.embedding <=> %(vec)s::vector), COALESCE(l.bm25, 0),
+       1 - (c.embedding <=> %(vec)s::vector), COALESCE(cand.bm25, 0),
        1 - (p.embedding <=> %(vec)s::vector), 1 - (x.embedding <=> %(vec)s::vector),
        COALESCE(1 - (n.centroid <=> %(vec)s::vector), 0),
        n.title, n.tags, n.date, n.instruction
 FROM cand
 JOIN botbin_chunks c USING (namespace, path, ord)
 JOIN botbin_notes n ON n.namespace = c.namespace AND n.path = c.path
-LEFT JOIN lexall l ON l.namespace = c.namespace AND l.path = c.path AND l.ord = c.ord
 LEFT JOIN botbin_chunks p ON p.namespace = c.namespace AND p.path = c.path AND p.ord = c.ord - 1
 LEFT JOIN botbin_chunks x ON x.namespace = c.namespace AND x.path = c.path AND x.ord = c.ord + 1
 """
