@@ -73,7 +73,10 @@ def compare(services: dict[str, MemoryService], rows: list[dict[str, Any]], embe
                 chunks[name].append(svc.search(row["q"], k=10, alpha=alpha, query_vector=vec).hits)
         part: dict[str, Any] = {name: judge(runs, rows) for name, runs in notes.items()}
         pairs = zip(chunks["postgres"], chunks["embedded"], strict=True)
+        pairs = list(pairs)
         part["top10_overlap"] = r(float(np.mean([overlap(a, b) for a, b in pairs])))
+        scored = [overlap([h for h in a if h.score > 0], [h for h in b if h.score > 0]) for a, b in pairs]
+        part["top10_overlap_scored"] = r(float(np.mean(scored)))  # ties at score 0 have no order to agree on
         note_pairs = zip(notes["postgres"], notes["embedded"], strict=True)
         part["same_top10_notes"] = r(float(np.mean([a == b for a, b in note_pairs])))
         part["max_metric_diff"] = r(max(abs(part["postgres"][m] - part["embedded"][m]) for m in part["embedded"]))
