@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import subprocess
@@ -22,24 +23,24 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 import psycopg
 
+import postgres_quality
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.postgres.connect import ConnectOptions
 from botbin.index.postgres.index import PostgresIndex
 from botbin.index.postgres.schema import HNSW_EF_CONSTRUCTION, HNSW_M
 from botbin.index.store import MemoryIndex
 from botbin.service import MemoryService
-from common import CACHE_ROOT, QUALITY_SETTINGS, log, r
+from common import log, r
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "postgres"))
 from consistency import problems  # noqa: E402
 
-OBSIDIAN = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
-QUERIES = REPO / "bench" / "data" / "obsidian_queries.jsonl"
 EF_CHOICES = (100, 200, 400, 800, 1000)
 """ef_search values tried, lowest first (the backend keeps at least its candidate pool, 100; pgvector's max: 1000)."""
 
@@ -55,86 +56,10 @@ def database(tmp: Path) -> tuple[str, Any]:
 
 
 def new_db(admin: str, name: str) -> str:
-    from urllib.parse import urlsplit, urlunsplit
-
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
         conn.execute(f'CREATE DATABASE "{name}"')
     return urlunsplit(urlsplit(admin)._replace(path="/" + name))
-
-
-def overlap(a: list[Any], b: list[Any]) -> float:
-    ka, kb = {(h.path, h.start_line) for h in a}, {(h.path, h.start_line) for h in b}
-    return len(ka & kb) / max(1, len(kb))
-
-
-# -- quality -------------------------------------------------------------------------------------------
-def quality_obsidian(url: str, embedder: Any) -> dict[str, Any]:
-    ws = CACHE_ROOT / "pg-obsidian-help" / "obsidian-help"
-    if not ws.is_dir():
-        shutil.copytree(OBSIDIAN, ws)
-    settings = {**QUALITY_SETTINGS, "backend": "postgres", "postgres_url": url}
-    remote = MemoryService(ws, settings, embedder=embedder, env={})
-    remote.db_init()
-    log("obsidian: sync (cached after the first run) and publish")
-    remote.sync()
-    local = MemoryService(ws, QUALITY_SETTINGS, embedder=embedder, env={})
-    rows = [json.loads(x) for x in QUERIES.read_text().splitlines() if x.strip()]
-    out: dict[str, Any] = {"queries": len(rows)}
-    for name, svc in (("embedded", local), ("postgres", remote)):
-        ranks = []
-        for row in rows:
-            hits = svc.search(row["q"], k=10, best_per_note=True, query_vector=embedder.embed([row["q"]])[0]).hits
-            wanted = {row["target"], *row.get("also", [])}
-            ranks.append(next((i for i, h in enumerate(hits, 1) if h.path in wanted), None))
-        out[name] = {f"hit@{k}": r(sum(1 for x in ranks if x and x <= k) / len(rows)) for k in (1, 5, 10)}
-    out["top10_overlap"] = r(
-        float(np.mean([overlap(remote.search(x["q"], k=10).hits, local.search(x["q"], k=10).hits) for x in rows]))
-    )
-    return out
-
-
-def quality_scifact(url: str, embedder: Any) -> dict[str, Any]:
-    sys.argv = ["bench_scifact.py"]
-    import bench_scifact as sf
-
-    data = sf.DATA
-    if not data.is_dir():
-        return {"skipped": f"no {data}"}
-    qrels = sf.read_qrels(data / "qrels" / "test.tsv")
-    queries = {q["_id"]: q["text"] for q in sf.read_jsonl(data / "queries.jsonl") if q["_id"] in qrels}
-    import random
-
-    chosen = sorted(random.Random(0).sample(sorted(queries), sf.TINY_QUERIES))
-    corpus = sf.tiny_corpus(sf.read_jsonl(data / "corpus.jsonl"), {q: qrels[q] for q in chosen})
-    ws = Path(tempfile.mkdtemp()) / "scifact"
-    sf.write_notes(ws, corpus)
-    settings = {**QUALITY_SETTINGS, "backend": "postgres", "postgres_url": url, "namespace": "scifact"}
-    remote = MemoryService(ws, settings, embedder=embedder, env={})
-    remote.db_init()
-    log(f"scifact: sync {len(corpus)} abstracts and publish")
-    remote.sync()
-    local = MemoryService(ws, QUALITY_SETTINGS, embedder=embedder, env={})
-    out: dict[str, Any] = {"queries": len(chosen), "abstracts": len(corpus)}
-    runs: dict[str, dict[str, list[str]]] = {"embedded": {}, "postgres": {}}
-    overlaps = []
-    for qid in chosen:
-        vec = embedder.embed([queries[qid]])[0]
-        a = remote.search(queries[qid], k=10, best_per_note=True, query_vector=vec).hits
-        b = local.search(queries[qid], k=10, best_per_note=True, query_vector=vec).hits
-        runs["postgres"][qid] = [Path(h.path).stem for h in a]
-        runs["embedded"][qid] = [Path(h.path).stem for h in b]
-        overlaps.append(overlap(a, b))
-    sub = {q: qrels[q] for q in chosen}
-    for name, run in runs.items():
-        scores = sf.ndcg_recall(run, sub, 10)
-        out[name] = {
-            "ndcg@10": r(float(np.mean([s["ndcg@10"] for s in scores.values()]))),
-            "recall@10": r(float(np.mean([s["recall@10"] for s in scores.values()]))),
-        }
-    out["top10_overlap"] = r(float(np.mean(overlaps)))
-    shutil.rmtree(ws.parent, ignore_errors=True)
-    return out
 
 
 # -- latency at N chunks ---------------------------------------------------------------------------------
@@ -165,13 +90,23 @@ def synthetic(n_chunks: int, rng: np.random.Generator) -> tuple[list[AifBinDocum
     return docs, vecs
 
 
-def latency(
-    admin: str, n_chunks: int, n_queries: int, m: int = HNSW_M, ef_construction: int = HNSW_EF_CONSTRUCTION
-) -> dict[str, Any]:
+def loaded(admin: str, n_chunks: int) -> str | None:
+    """The latency database's URL when an earlier run left it with ``n_chunks`` chunks and its HNSW index."""
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'botbin_bench_latency'").fetchone():
+            return None
+    url = urlunsplit(urlsplit(admin)._replace(path="/botbin_bench_latency"))
+    with psycopg.connect(url, autocommit=True) as conn:
+        if conn.execute("SELECT to_regclass('botbin_chunks_embedding')").fetchone() not in ((None,), None):
+            row = conn.execute("SELECT count(*) FROM botbin_chunks").fetchone()
+            return url if row and row[0] == n_chunks else None
+    return None
+
+
+def build(admin: str, docs: list[AifBinDocument], m: int, ef_construction: int) -> tuple[str, dict[str, Any]]:
+    """A new latency database holding ``docs``, published note by note, the HNSW index built afterwards."""
     url = new_db(admin, "botbin_bench_latency")
     MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
-    rng = np.random.default_rng(0)
-    docs, vecs = synthetic(n_chunks, rng)
     remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
     with psycopg.connect(url, autocommit=True) as conn:  # bulk load: the HNSW index is built once, afterwards
         conn.execute("DROP INDEX botbin_chunks_embedding")
@@ -179,7 +114,7 @@ def latency(
         for i, doc in enumerate(docs):
             remote.publish(doc, f"0:{i}")
         publish_s = time.perf_counter() - t0
-        log(f"published {n_chunks} chunks in {publish_s:.0f} s; building the HNSW index")
+        log(f"published {sum(len(d.chunks) for d in docs)} chunks in {publish_s:.0f} s; building the HNSW index")
         t0 = time.perf_counter()
         conn.execute("SET maintenance_work_mem = '1GB'")
         conn.execute(
@@ -187,9 +122,45 @@ def latency(
             f"WITH (m = {int(m)}, ef_construction = {int(ef_construction)})"
         )
         build_s = time.perf_counter() - t0
+        conn.execute("VACUUM ANALYZE botbin_chunks")
+    remote.close()
+    return url, {"publish_s": r(publish_s), "hnsw_build_s": r(build_s), "maintenance_work_mem": "1GB"}
+
+
+def sizes(url: str) -> dict[str, float]:
+    """MB on disk of the chunks table (with its TOAST), its HNSW index and its GIN index."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT pg_table_size('botbin_chunks'), pg_relation_size('botbin_chunks_embedding'), "
+            "pg_relation_size('botbin_chunks_terms')"
+        ).fetchone()
+    assert row is not None
+    return {name: r(v / 2**20) for name, v in zip(("table_mb", "hnsw_mb", "gin_mb"), row, strict=True)}
+
+
+def latency(
+    admin: str,
+    n_chunks: int,
+    n_queries: int,
+    m: int = HNSW_M,
+    ef_construction: int = HNSW_EF_CONSTRUCTION,
+    reuse: bool = False,
+) -> dict[str, Any]:
+    rng = np.random.default_rng(0)
+    docs, vecs = synthetic(n_chunks, rng)
+    url = loaded(admin, n_chunks) if reuse else None
+    built: dict[str, Any] = {"reused": True}
+    if url is None:
+        url, built = build(admin, docs, m, ef_construction)
+    remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
     local = MemoryIndex(384)
     for doc in docs:
         local.upsert(doc)
+    local.search("w1", vecs[0], k=10)  # assembles the matrix and BM25 (and the ANN index, where it builds one)
+    embedded_build_s = time.perf_counter() - t0
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     queries = vecs[rng.integers(0, n_chunks, n_queries)] + 0.3 * rng.standard_normal((n_queries, 384)).astype(
         np.float32
     )
@@ -199,8 +170,9 @@ def latency(
     out: dict[str, Any] = {
         "chunks": n_chunks,
         "queries": n_queries,
-        "publish_s": r(publish_s),
-        "hnsw_build_s": r(build_s),
+        **built,
+        "db_sizes": sizes(url),
+        "embedded": {"load_and_first_search_s": r(embedded_build_s), "max_rss_growth_mb": r((rss1 - rss0) / 1024)},
         "hnsw": {"m": m, "ef_construction": ef_construction},
         "ef_search": {},
     }
@@ -220,17 +192,21 @@ def latency(
             break
     out["chosen_ef_search"] = chosen
     remote.ef_search = chosen or EF_CHOICES[-1]
-    hybrid_times, embedded_times = [], []
-    for q in queries:
-        text = "w1 w20 w300"
-        t = time.perf_counter()
-        remote.search(text, q, k=10)
-        hybrid_times.append(time.perf_counter() - t)
-        t = time.perf_counter()
-        local.search(text, q, k=10)
-        embedded_times.append(time.perf_counter() - t)
-    pg95, emb95 = float(np.percentile(hybrid_times, 95)), float(np.percentile(embedded_times, 95))
-    out["hybrid_p95_ms"] = {"postgres": r(pg95 * 1e3), "embedded": r(emb95 * 1e3), "ratio": r(pg95 / emb95)}
+    for mode, text, alpha in (("vector", "", 1.0), ("hybrid", "w1 w20 w300", 0.7)):
+        times: dict[str, list[float]] = {"postgres": [], "embedded": []}
+        for q in queries:
+            for name, index in (("postgres", remote), ("embedded", local)):
+                t = time.perf_counter()
+                index.search(text, q, k=10, alpha=alpha)
+                times[name].append(time.perf_counter() - t)
+        p95 = {name: float(np.percentile(ts, 95)) for name, ts in times.items()}
+        out[f"{mode}_p95_ms"] = {
+            **{name: r(v * 1e3) for name, v in p95.items()},
+            "postgres_p50": r(float(np.median(times["postgres"])) * 1e3),
+            "embedded_p50": r(float(np.median(times["embedded"])) * 1e3),
+            "ratio": r(p95["postgres"] / p95["embedded"]),
+        }
+        log(f"{mode}: {out[f'{mode}_p95_ms']}")
     remote.close()
     return out
 
@@ -293,8 +269,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--hnsw-m", type=int, default=HNSW_M, help="HNSW m of the latency run (default: the schema's)")
     parser.add_argument("--ef-construction", type=int, default=HNSW_EF_CONSTRUCTION, help="HNSW ef_construction")
+    parser.add_argument("--reuse", action="store_true", help="latency: keep a loaded database of --chunks chunks")
     parser.add_argument("--soak-s", type=float, default=None)
     parser.add_argument("--kills", type=int, default=None)
+    parser.add_argument("--obsidian-only", action="store_true", help="quality: leave out SciFact")
     parser.add_argument("--skip", default="", help="comma-separated: quality,latency,soak")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -307,13 +285,13 @@ def main() -> None:
 
             embedder = SentenceTransformerEmbedder(resolve_model(None))
             url = new_db(admin, "botbin_bench_quality")
-            out["scifact_tiny"] = quality_scifact(url, embedder)
-            log(f"scifact: {out['scifact_tiny']}")
-            out["obsidian"] = quality_obsidian(url, embedder)
-            log(f"obsidian: {out['obsidian']}")
+            if not args.obsidian_only:
+                out["scifact_tiny"] = postgres_quality.scifact(url, embedder)
+                log(f"scifact: {out['scifact_tiny']}")
+            out["obsidian"] = postgres_quality.obsidian(url, embedder)
         if "latency" not in skip:
             n_chunks = args.chunks or (20_000 if args.quick else 100_000)
-            out["latency"] = latency(admin, n_chunks, args.queries, args.hnsw_m, args.ef_construction)
+            out["latency"] = latency(admin, n_chunks, args.queries, args.hnsw_m, args.ef_construction, args.reuse)
         if "soak" not in skip:
             seconds = args.soak_s or (20.0 if args.quick else 300.0)
             out["soak"] = soak(admin, seconds, args.kills if args.kills is not None else (4 if args.quick else 20))

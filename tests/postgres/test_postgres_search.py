@@ -65,6 +65,31 @@ def test_filters_cap_and_republish(fresh_db: str, tmp_path: Path, fake_embedder:
     assert all(h.path != "memory/ideas.md" for h in remote.search("ideas", k=20).hits)
 
 
+FILTERS = (
+    SearchFilters(tag="incident"),
+    SearchFilters(tag="#Prober"),
+    SearchFilters(kind="hard"),
+    SearchFilters(kind="lore", date_to="2026-11"),
+    SearchFilters(date_from="2026-11-05T12:00:00", date_to="2026-11-12"),
+    SearchFilters(path_glob="**/2026-11-1?.md", kind="soft"),
+    SearchFilters(path_glob="*.md"),
+    SearchFilters(tag="nope"),
+)
+
+
+def test_every_filter_as_the_embedded_index(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
+    """Both backends filter with SearchFilters.admits: tag (case, '#', sub-tags), kind, dates, globs alike."""
+    remote, local = _pair(fresh_db, tmp_path, fake_embedder)
+    found = 0
+    for f in FILTERS:
+        a = remote.search("database connection pool", k=20, filters=f, per_note=0, reinforce=False)
+        b = local.search("database connection pool", k=20, filters=f, per_note=0, reinforce=False)
+        assert _key(a.hits) == _key(b.hits), f
+        assert all(f.admits(h.path, (), h.date, h.kind) for h in a.hits if f.tag is None), f
+        found += len(a.hits)
+    assert found > 0 and remote.search("database", k=20, filters=SearchFilters(tag="nope")).hits == []
+
+
 @pytest.mark.model
 def test_real_model_same_answers(fresh_db: str, tmp_path: Path, real_embedder: Any) -> None:
     remote, local = _pair(fresh_db, tmp_path, real_embedder)

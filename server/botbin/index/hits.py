@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
+
+from botbin.config import path_glob
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,31 @@ class SearchFilters:
     """Earliest note date, ISO 8601 (inclusive)."""
     date_to: str | None = None
     """Latest note date, ISO 8601 (inclusive)."""
+
+    @cached_property
+    def _glob(self) -> Callable[[str], bool] | None:
+        return path_glob(self.path_glob) if self.path_glob else None
+
+    def admits_note(self, path: str, tags: Iterable[str], date: str | None) -> bool:
+        """Whether a note passes the note-level filters (tag, dates, path glob); ``kind`` is a chunk's, see
+        ``admits``. Pure: the embedded index (store.py ``_mask``) and the team database (postgres/query.py)
+        both ask this. A tag matches itself and its sub-tags, case-insensitively (``#project`` admits
+        ``Project/sub``); dates compare by day whatever time part either side carries, and a shorter
+        ``date_to`` such as ``2026-11`` means the whole month; a note without a date fails a date filter."""
+        if self.tag:
+            want = self.tag.casefold().lstrip("#")
+            if not any(t.casefold() == want or t.casefold().startswith(want + "/") for t in tags):
+                return False
+        if self.date_from and (date is None or date[:10] < self.date_from[:10]):
+            return False
+        until = self.date_to[:10] if self.date_to else None
+        if until and (date is None or date[: len(until)] > until):
+            return False
+        return self._glob is None or self._glob(path)
+
+    def admits(self, path: str, tags: Iterable[str], date: str | None, kind: str) -> bool:
+        """Whether a chunk of kind ``kind`` in the note (``path``, ``tags``, ``date``) passes every filter."""
+        return (not self.kind or kind == self.kind) and self.admits_note(path, tags, date)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, decode
-from botbin.config import path_glob
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
 from botbin.index.ann import CANDIDATES, chunk_key
@@ -323,20 +322,9 @@ class MemoryIndex:
         """Rows that pass ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
         if f == SearchFilters():
             return None
-        tag = f.tag.casefold().lstrip("#") if f.tag else None
-        glob = path_glob(f.path_glob) if f.path_glob else None
 
         def keep(note: _Note) -> bool:
-            if tag and not any(t.casefold() == tag or t.casefold().startswith(tag + "/") for t in note.tags):
-                return False
-            # Dates compare by day, whatever time part either side carries; "2026-11" as date_to means
-            # the whole month.
-            if f.date_from and (note.date is None or note.date[:10] < f.date_from[:10]):
-                return False
-            until = f.date_to[:10] if f.date_to else None
-            if until and (note.date is None or note.date[: len(until)] > until):
-                return False
-            return glob is None or glob(note.path)
+            return f.admits_note(note.path, note.tags, note.date)
 
         notes_kept = np.fromiter((keep(n) for n in asm.notes), dtype=bool, count=len(asm.notes))
         mask: npt.NDArray[np.bool_] = notes_kept[asm.note_of_row]

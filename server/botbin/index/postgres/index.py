@@ -23,6 +23,9 @@ from botbin.index.tokenize import bm25_terms
 
 log = logging.getLogger(__name__)
 _COUNT_TTL_S = 5.0
+EF_SEARCH_MAX = 1000
+"""pgvector's largest ``hnsw.ef_search``; an HNSW scan returns at most ef_search rows, so the cosine pool is capped
+at it too."""
 
 
 class PostgresIndex:
@@ -132,11 +135,15 @@ class PostgresIndex:
         index scores. Raises RemoteIndexError."""
         f = filters or SearchFilters()
         has_vector = query_vector is not None
-        pool_size = max(k * 10, 100) * (1 if f == SearchFilters(kind=f.kind) else 10)
-        params = self._params(query_text, query_vector, f.kind, pool_size)
+        params = self._params(query_text, query_vector, f.kind, min(max(k * 10, 100), EF_SEARCH_MAX))
         try:
             with self._pool.connection() as conn, conn.transaction():
-                ef = max(self.ef_search, params["nvec"])
+                if f != SearchFilters(kind=f.kind):  # note-level filters: exact among the admitted notes' chunks
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")  # the notes and chunks at once
+                    conn.execute("SET LOCAL enable_indexscan = off")
+                    rows = conn.execute(query.NOTES_SQL, (params["ns"],)).fetchall()
+                    params["fns"], params["fpaths"] = query.admitted_notes(rows, f)
+                ef = min(max(self.ef_search, params["nvec"]), EF_SEARCH_MAX)
                 conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
                 rows = conn.execute(query.SEARCH_SQL, params).fetchall()
         except psycopg.Error as exc:
@@ -158,6 +165,8 @@ class PostgresIndex:
             "terms": terms,
             "weights": weights,
             "nlex": size,
+            "fns": None,
+            "fpaths": None,
         }
 
     def _hit(self, c: query.Candidate, score: float, best: float, weights: dict[str, float]) -> Hit:

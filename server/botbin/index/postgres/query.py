@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.config import path_glob
 from botbin.index.bm25 import K1, B
 from botbin.index.hits import SearchFilters
 from botbin.index.ranking import add_bm25, blend_context
@@ -19,9 +18,11 @@ from botbin.index.tokenize import bm25_terms
 
 #: One statement, so the candidates and their notes come from one snapshot (no half-published note). The lexical
 #: side is BM25 as index/lexical.py scores it (Lucene idf, k1, b; N and the mean length over the namespaces
-#: searched; a repeated query term counts again), over the chunks' stored terms with a GIN index.
+#: searched; a repeated query term counts again), over the chunks' stored terms with a GIN index. With note-level
+#: filters, ``fns``/``fpaths`` list the notes SearchFilters.admits_note let through (else both NULL).
 SEARCH_SQL = f"""
 WITH qt AS (SELECT t, w FROM unnest(%(terms)s::text[], %(weights)s::int[]) AS q(t, w)),
+admitted AS (SELECT * FROM unnest(%(fns)s::text[], %(fpaths)s::text[]) AS a(namespace, path)),
 stats AS (
     SELECT COALESCE(sum(chunk_count), 0)::float8 AS n,
            COALESCE(sum(term_total), 0)::float8 / GREATEST(sum(chunk_count), 1) AS avg_len
@@ -39,26 +40,42 @@ stats AS (
     CROSS JOIN LATERAL (SELECT cardinality(array_positions(c.terms, i.t))::float8 AS n) tf
     WHERE c.namespace = ANY(%(ns)s) AND c.terms && %(terms)s::text[] AND tf.n > 0
       AND (%(kind)s::text IS NULL OR c.kind = %(kind)s)
+      AND (%(fpaths)s::text[] IS NULL OR (c.namespace, c.path) IN (TABLE admitted))
     GROUP BY c.namespace, c.path, c.ord
-), lex AS (
-    SELECT namespace, path, ord FROM lexall ORDER BY bm25 DESC LIMIT %(nlex)s
+), ranked AS (
+    SELECT namespace, path, ord, bm25, row_number() OVER (ORDER BY bm25 DESC) <= %(nlex)s AS pooled FROM lexall
 ), vec AS (
     SELECT namespace, path, ord FROM botbin_chunks
     WHERE namespace = ANY(%(ns)s) AND (%(kind)s::text IS NULL OR kind = %(kind)s)
+      AND (%(fpaths)s::text[] IS NULL OR (namespace, path) IN (TABLE admitted))
     ORDER BY embedding <=> %(vec)s::vector LIMIT %(nvec)s
-), cand AS (SELECT * FROM vec UNION SELECT * FROM lex)
+), cand AS (  -- the cosine pool and the BM25 pool, each chunk once with its BM25 score (a hash aggregate)
+    SELECT namespace, path, ord, max(bm25) AS bm25 FROM (
+        SELECT namespace, path, ord, NULL::float8 AS bm25, true AS pooled FROM vec
+        UNION ALL SELECT namespace, path, ord, bm25, pooled FROM ranked
+    ) u GROUP BY namespace, path, ord HAVING bool_or(pooled)
+)
 SELECT c.namespace, c.path, c.ord, c.text, c.text_md5, c.kind, c.start_line, c.end_line, c.heading_path,
-       1 - (c.embedding <=> %(vec)s::vector), COALESCE(l.bm25, 0),
+       1 - (c.embedding <=> %(vec)s::vector), COALESCE(cand.bm25, 0),
        1 - (p.embedding <=> %(vec)s::vector), 1 - (x.embedding <=> %(vec)s::vector),
        COALESCE(1 - (n.centroid <=> %(vec)s::vector), 0),
        n.title, n.tags, n.date, n.instruction
 FROM cand
 JOIN botbin_chunks c USING (namespace, path, ord)
 JOIN botbin_notes n ON n.namespace = c.namespace AND n.path = c.path
-LEFT JOIN lexall l ON l.namespace = c.namespace AND l.path = c.path AND l.ord = c.ord
 LEFT JOIN botbin_chunks p ON p.namespace = c.namespace AND p.path = c.path AND p.ord = c.ord - 1
 LEFT JOIN botbin_chunks x ON x.namespace = c.namespace AND x.path = c.path AND x.ord = c.ord + 1
 """
+
+
+NOTES_SQL = "SELECT namespace, path, tags, date FROM botbin_notes WHERE namespace = ANY(%s)"
+"""The note-level facts SearchFilters.admits_note reads, for every note of the namespaces searched."""
+
+
+def admitted_notes(rows: list[tuple[Any, ...]], f: SearchFilters) -> tuple[list[str], list[str]]:
+    """(namespaces, paths) of the rows of NOTES_SQL that pass ``f``'s note-level filters."""
+    kept = [(str(ns), str(path)) for ns, path, tags, date in rows if f.admits_note(path, tags or (), date)]
+    return [ns for ns, _ in kept], [path for _, path in kept]
 
 
 def query_terms(query: str) -> tuple[list[str], list[int]]:
@@ -123,21 +140,6 @@ def candidate(row: tuple[Any, ...], has_vector: bool) -> Candidate:
     )
 
 
-def passes(f: SearchFilters, c: Candidate) -> bool:
-    """The embedded index's filters (index/store.py ``_mask``), for one candidate."""
-    if f.kind and c.kind != f.kind:
-        return False
-    tag = f.tag.casefold().lstrip("#") if f.tag else None
-    if tag and not any(t.casefold() == tag or t.casefold().startswith(tag + "/") for t in c.tags):
-        return False
-    if f.date_from and (c.date is None or c.date[:10] < f.date_from[:10]):
-        return False
-    until = f.date_to[:10] if f.date_to else None
-    if until and (c.date is None or c.date[: len(until)] > until):
-        return False
-    return not f.path_glob or path_glob(f.path_glob)(c.path)
-
-
 def scores(
     cands: list[Candidate], alpha: float, note_weight: float, neighbour_weight: float, has_vector: bool
 ) -> tuple[npt.NDArray[np.float32], float]:
@@ -162,7 +164,7 @@ def pick(cands: list[Candidate], score: npt.NDArray[np.float32], k: int, cap: in
     for i in sorted(range(len(cands)), key=lambda i: (-float(score[i]), cands[i].path, cands[i].ord)):
         c = cands[i]
         note = (c.namespace, c.path)
-        if not passes(f, c) or (cap > 0 and taken.get(note, 0) >= cap):
+        if not f.admits(c.path, c.tags, c.date, c.kind) or (cap > 0 and taken.get(note, 0) >= cap):
             continue
         taken[note] = taken.get(note, 0) + 1
         out.append(i)
