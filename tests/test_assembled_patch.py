@@ -124,3 +124,27 @@ def test_patched_index_answers_as_a_fresh_one(
         assert all(np.array_equal(index.matrix()[r.row], vectors[(r.path, r.text_md5)]) for r in refs)
     assert patched > 60  # the run patched the assembled index (it did not re-assemble each time)...
     assert (reassembled > 0) == (spare < 100)  # ...and with few spare rows it also crossed re-assemblies
+
+
+def test_directives_follow_saves_and_removals() -> None:
+    """``directives()`` is kept between saves of notes without rules and follows every change of one with rules."""
+    rng = np.random.default_rng(1)
+
+    def ruled(path: str, text: str | None) -> AifBinDocument:
+        doc = make_note(path, rng)
+        if text is not None:
+            rule = {"kind": "hard", "text": text, "start_line": 0, "end_line": 1, "heading_path": [], "cues": []}
+            doc.metadata["directives"] = [rule]
+        return doc
+
+    index = MemoryIndex(DIM)
+    for path, text in [("b.md", "Never push."), ("a.md", None), ("c.md", "Always test.")]:
+        index.upsert(ruled(path, text))
+    assert [(d.path, d.text) for d in index.directives()] == [("b.md", "Never push."), ("c.md", "Always test.")]
+    index.upsert(ruled("a.md", "Use ruff."))
+    index.upsert(ruled("b.md", None))
+    index.remove("c.md")
+    index.upsert(ruled("d.md", None))
+    assert [(d.path, d.text) for d in index.directives()] == [("a.md", "Use ruff.")]
+    index.remove("a.md")
+    assert index.directives() == []

@@ -50,6 +50,10 @@ class MemoryIndex:
         self._assembled: Assembled | None = None
         """What searches read, patched per note (index/assembled.py); None until the next search assembles it."""
         self._hidden: frozenset[tuple[str, str]] = frozenset()
+        self._ruled: dict[str, tuple[Directive, ...]] = {}
+        """Directives of the notes that hold any, by path: a save of a note without rules leaves them be."""
+        self._rules: list[Directive] | None = None
+        """``directives()``, kept until a note with rules (before or after the change) changes."""
         self._chunk_count = 0
 
     def __len__(self) -> int:
@@ -70,6 +74,7 @@ class MemoryIndex:
         old = self._notes.get(doc.source)
         self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
         self._notes[doc.source] = note
+        self._set_rules(doc.source, note.directives)
         self._lexical.put(doc.source, note.tokens)
         if self._assembled is not None and not self._assembled.patch(note, self._hidden):
             self._assembled = None
@@ -77,8 +82,18 @@ class MemoryIndex:
             self._ann.patch(_NO_KEYS if old is None else old.keys, note.keys, note.matrix)
 
     def directives(self) -> list[Directive]:
-        """Every hard and soft directive of the indexed notes, by path, then line."""
-        return [d for p in sorted(self._notes) for d in self._notes[p].directives]
+        """Every hard and soft directive of the indexed notes, by path, then line; O(notes with directives)."""
+        if self._rules is None:
+            self._rules = [d for p in sorted(self._ruled) for d in self._ruled[p]]
+        return list(self._rules)
+
+    def _set_rules(self, path: str, rules: tuple[Directive, ...]) -> None:
+        if rules or path in self._ruled:
+            self._rules = None
+            if rules:
+                self._ruled[path] = rules
+            else:
+                del self._ruled[path]
 
     def instruction_notes(self) -> list[str]:
         """Paths of the indexed instruction notes, sorted."""
@@ -139,6 +154,7 @@ class MemoryIndex:
         old = self._notes.pop(path, None)
         if old is not None:
             self._chunk_count -= len(old.chunks)
+            self._set_rules(path, ())
             self._lexical.remove(path)
             if self._assembled is not None and not self._assembled.kill(path):
                 self._assembled = None
