@@ -55,6 +55,13 @@ class MemoryIndex:
         self._rules: list[Directive] | None = None
         """``directives()``, kept until a note with rules (before or after the change) changes."""
         self._chunk_count = 0
+        self.version = 0
+        """Bumped by every upsert and removal (``changed_since``)."""
+        self._log: list[str] = []
+        """Path changed at each version after ``_log_base`` (bounded: older changes are forgotten)."""
+        self._log_base = 0
+        self.layout = 0
+        """Bumped by every full assembly, which renumbers ``ChunkRef.row``."""
 
     def __len__(self) -> int:
         """Number of chunks; O(1) (a search asks several times, and summing over 10,000 notes took ~2 ms)."""
@@ -75,11 +82,31 @@ class MemoryIndex:
         self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
         self._notes[doc.source] = note
         self._set_rules(doc.source, note.directives)
+        self._changed(doc.source)
         self._lexical.put(doc.source, note.tokens)
         if self._assembled is not None and not self._assembled.patch(note, self._hidden):
             self._assembled = None
         if self._ann is not None:
             self._ann.patch(_NO_KEYS if old is None else old.keys, note.keys, note.matrix)
+
+    def _changed(self, path: str) -> None:
+        self.version += 1
+        self._log.append(path)
+        if len(self._log) > max(1024, 2 * len(self._notes)):
+            half = len(self._log) // 2
+            self._log, self._log_base = self._log[half:], self._log_base + half
+
+    def changed_since(self, version: int) -> set[str] | None:
+        """Paths upserted or removed after ``version`` (a past ``self.version``); None when that is too long
+        ago to tell."""
+        if version < self._log_base or version > self.version:
+            return None
+        return set(self._log[version - self._log_base :])
+
+    @property
+    def hidden(self) -> frozenset[tuple[str, str]]:
+        """What ``set_hidden`` was last given."""
+        return self._hidden
 
     def directives(self) -> list[Directive]:
         """Every hard and soft directive of the indexed notes, by path, then line; O(notes with directives)."""
@@ -113,9 +140,11 @@ class MemoryIndex:
         best = int(np.argmax(overlaps))
         return note.matrix[best].copy() if overlaps[best] > 0 else None
 
-    def chunk_refs(self) -> list[ChunkRef]:
-        """Every chunk, by path then position; ``row`` indexes ``matrix()`` (as it is until the next change)."""
+    def chunk_refs(self, paths: set[str] | None = None) -> list[ChunkRef]:
+        """Every chunk (or those of ``paths``), by path then position; ``row`` indexes ``matrix()`` until the next
+        full assembly (``layout``)."""
         asm = self._assemble()
+        spans = asm.spans if paths is None else {p: asm.spans[p] for p in paths if p in asm.spans}
         return [
             ChunkRef(
                 n.path,
@@ -130,7 +159,7 @@ class MemoryIndex:
                 n.instruction,
                 row,
             )
-            for _, span in sorted(asm.spans.items())
+            for _, span in sorted(spans.items())
             for n in (asm.notes[span.note],)
             for row, c in enumerate(n.chunks, span.start)
         ]
@@ -155,6 +184,7 @@ class MemoryIndex:
         if old is not None:
             self._chunk_count -= len(old.chunks)
             self._set_rules(path, ())
+            self._changed(path)
             self._lexical.remove(path)
             if self._assembled is not None and not self._assembled.kill(path):
                 self._assembled = None
@@ -201,6 +231,7 @@ class MemoryIndex:
         if self._assembled is None:
             notes = [self._notes[p] for p in sorted(self._notes)]
             self._assembled = Assembled(notes, self._lexical, self.dim or 0, self._hidden)
+            self.layout += 1
         return self._assembled
 
     def search(
