@@ -148,3 +148,17 @@ def test_directives_follow_saves_and_removals() -> None:
     assert [(d.path, d.text) for d in index.directives()] == [("a.md", "Use ruff.")]
     index.remove("a.md")
     assert index.directives() == []
+
+
+def test_changed_since_names_the_notes_saved_and_forgets_old_versions() -> None:
+    rng = np.random.default_rng(2)
+    index = MemoryIndex(DIM)
+    index.upsert(make_note("a.md", rng))
+    start = index.version
+    index.upsert(make_note("b.md", rng))
+    index.remove("a.md")
+    index.remove("absent.md")  # not a change
+    assert index.changed_since(start) == {"a.md", "b.md"} and index.changed_since(index.version) == set()
+    for _ in range(1100):  # the log keeps max(1024, 2 x notes) entries: the oldest go
+        index.upsert(make_note("b.md", rng))
+    assert index.changed_since(start) is None and index.changed_since(index.version - 3) == {"b.md"}
