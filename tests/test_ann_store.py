@@ -105,7 +105,7 @@ def test_removed_and_changed_notes_leave_the_graph() -> None:
     assert gone.source not in {h.path for h in index.search("", gone.chunks[0].embedding, k=10, alpha=1.0)}
     top = index.search("", moved[2], k=1, alpha=1.0)[0]
     assert (top.path, top.start_line) == (docs[5].source, 6)  # the new version's chunk 2, found through HNSW
-    assert set(index._ann._live.keys().tolist()) == set(index._assemble().row_keys.tolist())  # type: ignore[union-attr]
+    assert set(index._ann._live.keys().tolist()) == set(index._assemble().live()[0].tolist())  # type: ignore[union-attr]
 
 
 def test_cache_file_is_reused_patched_and_rebuilt(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -70,6 +70,8 @@ class LexicalIndex:
         """Delta and dead postings: what a rebuild would fold in or drop."""
         self._scored: dict[int, list[tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]]] = {}
         """Term id -> its postings' scores (slots, float32) under the current totals; cleared by any change."""
+        self.generation = 0
+        """Bumped by every rebuild, which renumbers the slots (holders of slots gather them anew)."""
 
     @property
     def chunk_count(self) -> int:
@@ -163,6 +165,7 @@ class LexicalIndex:
     def _rebuild(self) -> None:
         """Every live note into a new main segment, new slots in note order: one vectorized pass."""
         notes = {p: e.tokens for p, e in self._notes.items()} | self._queued
+        self.generation += 1
         self._queued, self._queued_chunks, self._queued_tokens = {}, 0, 0
         self._delta, self._notes = {}, {}
         chunks = [c for tokens in notes.values() for c in tokens]

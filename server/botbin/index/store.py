@@ -1,32 +1,27 @@
-"""The in-memory index: per-note entries, assembled on demand into one float32 matrix and one BM25 (what a
-search takes and gives is in index/hits.py)."""
+"""The in-memory index: per-note entries (index/entry.py), assembled on demand into one float32 matrix and
+patched per note afterwards (index/assembled.py), BM25 postings patched per note (index/lexical.py); what a
+search takes and gives is in index/hits.py."""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from botbin.aifbin import AifBinDocument, ChunkRecord, decode
+from botbin.aifbin import AifBinDocument, decode
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
-from botbin.index.ann import CANDIDATES, chunk_key
+from botbin.index.ann import CANDIDATES
 from botbin.index.ann_live import AnnConfig, LiveAnn
-from botbin.index.candidates import candidate_rows, candidate_scores, exact_scores, rank, rows_of_keys
+from botbin.index.assembled import Assembled, filter_mask
+from botbin.index.candidates import candidate_rows, candidate_scores, exact_scores, rank
+from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
-from botbin.index.lexical import LexicalIndex, LexicalView
-from botbin.index.ranking import (
-    MAX_HITS_PER_NOTE,
-    NEIGHBOUR_WEIGHT,
-    NOTE_WEIGHT,
-    Neighbours,
-    neighbours,
-    note_centroids,
-)
+from botbin.index.lexical import LexicalIndex
+from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -35,101 +30,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class _Note:
-    path: str
-    title: str
-    tags: tuple[str, ...]
-    date: str | None
-    chunks: tuple[ChunkRecord, ...]
-    """Chunk records without their embeddings (those live in ``matrix``)."""
-    matrix: npt.NDArray[np.float32]
-    """float32 (len(chunks), dim); after assembly a view into the index's one matrix."""
-    tokens: tuple[npt.NDArray[np.int32], ...]
-    """BM25 token ids per chunk."""
-    directives: tuple[Directive, ...] = ()
-    """Hard and soft blocks of the note, from the AIF-BIN metadata."""
-    source_md5: str | None = None
-    """MD5 hex of the note bytes this entry was built from."""
-    instruction: bool = False
-    """True for an instruction note (MEMORY.md, AGENTS.md, CLAUDE.md, frontmatter ``botbin: instructions``)."""
-    created_at: str | None = None
-    """When the note was first synced (AIF-BIN ``created_at``), ISO 8601."""
-    keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """Each chunk's ANN key (ann.chunk_key), in chunk order."""
-    centroid: npt.NDArray[np.float32] | None = None
-    """float32 (dim,): the normalized mean chunk vector (ranking.note_centroids), made once per version of the
-    note instead of at every assembly; None for a note without chunks."""
-
-
-@dataclass
-class _Assembled:
-    matrix: npt.NDArray[np.float32]
-    rows: list[tuple[_Note, ChunkRecord]]
-    bm25: LexicalView
-    paths: list[str] = field(default_factory=list)
-    notes: list[_Note] = field(default_factory=list)
-    note_of_row: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """Position in ``notes`` of each row's note, so note-level filters are decided once per note."""
-    kinds: npt.NDArray[np.str_] = field(default_factory=lambda: np.zeros(0, dtype="<U4"))
-    visible: npt.NDArray[np.bool_] | None = None
-    """Rows not hidden (archived memos); None when nothing is hidden."""
-    note_vectors: npt.NDArray[np.float32] = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
-    """float32 (len(notes), dim): each note's mean chunk embedding, normalized (zeros for a note without chunks)."""
-    near: Neighbours = field(default_factory=lambda: neighbours(np.zeros(0, dtype=np.int64)))
-    """Each row's neighbouring chunks in its note."""
-    row_keys: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    """Each row's ANN key."""
-    key_order: npt.NDArray[np.int64] | None = None
-    """Argsort of ``row_keys`` (made by the first ANN search after assembly)."""
-
-
-_NO_VECTOR = np.zeros(0, dtype=np.float32)
 _NO_KEYS = np.zeros(0, dtype=np.int64)
-
-
-def _note_from(doc: AifBinDocument, vocab: dict[str, int]) -> _Note:
-    """Index entry of ``doc``; new BM25 terms are added to ``vocab``."""
-    raw = doc.metadata.get("note")
-    info: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    title = str(info.get("title") or Path(doc.source).stem)
-    tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
-    date = info.get("date") if isinstance(info.get("date"), str) else None
-    tokens = tuple(
-        np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for t in bm25_terms(" ".join([title, *c.heading_path, c.text]))),
-            dtype=np.int32,
-        )
-        for c in doc.chunks
-    )
-    chunks = tuple(replace(c, embedding=_NO_VECTOR) for c in doc.chunks)
-    raw_directives = doc.metadata.get("directives")
-    directives = tuple(
-        d
-        for d in (
-            Directive.from_dict(doc.source, r) for r in (raw_directives if isinstance(raw_directives, list) else [])
-        )
-        if d is not None
-    )
-    md5 = doc.metadata.get("source_md5")
-    created = doc.metadata.get("created_at")
-    matrix = doc.embeddings()
-    return _Note(
-        doc.source,
-        title,
-        tags,
-        date,
-        chunks,
-        matrix,
-        tokens,
-        directives,
-        md5 if isinstance(md5, str) else None,
-        doc.metadata.get("instruction") is True,
-        created if isinstance(created, str) else None,
-        np.fromiter((chunk_key(doc.source, i, c.text_md5) for i, c in enumerate(doc.chunks)), np.int64),
-        note_centroids(matrix, [len(chunks)])[0] if chunks else None,
-    )
 
 
 class MemoryIndex:
@@ -142,13 +43,25 @@ class MemoryIndex:
         self.dim = dim
         self._ann_config = ann or AnnConfig()
         self._ann: LiveAnn | None = None
-        self._notes: dict[str, _Note] = {}
+        self._notes: dict[str, NoteEntry] = {}
         self._vocab: dict[str, int] = {}
         self._lexical = LexicalIndex(self._vocab)
         """BM25 postings, patched per note (no rebuild at assembly)."""
-        self._assembled: _Assembled | None = None
+        self._assembled: Assembled | None = None
+        """What searches read, patched per note (index/assembled.py); None until the next search assembles it."""
         self._hidden: frozenset[tuple[str, str]] = frozenset()
+        self._ruled: dict[str, tuple[Directive, ...]] = {}
+        """Directives of the notes that hold any, by path: a save of a note without rules leaves them be."""
+        self._rules: list[Directive] | None = None
+        """``directives()``, kept until a note with rules (before or after the change) changes."""
         self._chunk_count = 0
+        self.version = 0
+        """Bumped by every upsert and removal (``changed_since``)."""
+        self._log: list[str] = []
+        """Path changed at each version after ``_log_base`` (bounded: older changes are forgotten)."""
+        self._log_base = 0
+        self.layout = 0
+        """Bumped by every full assembly, which renumbers ``ChunkRef.row``."""
 
     def __len__(self) -> int:
         """Number of chunks; O(1) (a search asks several times, and summing over 10,000 notes took ~2 ms)."""
@@ -164,18 +77,50 @@ class MemoryIndex:
             self.dim = doc.dim
         if doc.chunks and doc.dim != self.dim:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
-        note = _note_from(doc, self._vocab)
+        note = note_from(doc, self._vocab)
         old = self._notes.get(doc.source)
         self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
         self._notes[doc.source] = note
+        self._set_rules(doc.source, note.directives)
+        self._changed(doc.source)
         self._lexical.put(doc.source, note.tokens)
-        self._assembled = None
+        if self._assembled is not None and not self._assembled.patch(note, self._hidden):
+            self._assembled = None
         if self._ann is not None:
             self._ann.patch(_NO_KEYS if old is None else old.keys, note.keys, note.matrix)
 
+    def _changed(self, path: str) -> None:
+        self.version += 1
+        self._log.append(path)
+        if len(self._log) > max(1024, 2 * len(self._notes)):
+            half = len(self._log) // 2
+            self._log, self._log_base = self._log[half:], self._log_base + half
+
+    def changed_since(self, version: int) -> set[str] | None:
+        """Paths upserted or removed after ``version`` (a past ``self.version``); None when that is too long
+        ago to tell."""
+        if version < self._log_base or version > self.version:
+            return None
+        return set(self._log[version - self._log_base :])
+
+    @property
+    def hidden(self) -> frozenset[tuple[str, str]]:
+        """What ``set_hidden`` was last given."""
+        return self._hidden
+
     def directives(self) -> list[Directive]:
-        """Every hard and soft directive of the indexed notes, by path, then line."""
-        return [d for p in sorted(self._notes) for d in self._notes[p].directives]
+        """Every hard and soft directive of the indexed notes, by path, then line; O(notes with directives)."""
+        if self._rules is None:
+            self._rules = [d for p in sorted(self._ruled) for d in self._ruled[p]]
+        return list(self._rules)
+
+    def _set_rules(self, path: str, rules: tuple[Directive, ...]) -> None:
+        if rules or path in self._ruled:
+            self._rules = None
+            if rules:
+                self._ruled[path] = rules
+            else:
+                del self._ruled[path]
 
     def instruction_notes(self) -> list[str]:
         """Paths of the indexed instruction notes, sorted."""
@@ -195,9 +140,11 @@ class MemoryIndex:
         best = int(np.argmax(overlaps))
         return note.matrix[best].copy() if overlaps[best] > 0 else None
 
-    def chunk_refs(self) -> list[ChunkRef]:
-        """Every chunk, by path then position; ``row`` indexes ``matrix()``."""
+    def chunk_refs(self, paths: set[str] | None = None) -> list[ChunkRef]:
+        """Every chunk (or those of ``paths``), by path then position; ``row`` indexes ``matrix()`` until the next
+        full assembly (``layout``)."""
         asm = self._assemble()
+        spans = asm.spans if paths is None else {p: asm.spans[p] for p in paths if p in asm.spans}
         return [
             ChunkRef(
                 n.path,
@@ -210,34 +157,37 @@ class MemoryIndex:
                 n.date,
                 n.created_at,
                 n.instruction,
-                i,
+                row,
             )
-            for i, (n, c) in enumerate(asm.rows)
+            for _, span in sorted(spans.items())
+            for n in (asm.notes[span.note],)
+            for row, c in enumerate(n.chunks, span.start)
         ]
 
     def matrix(self) -> npt.NDArray[np.float32]:
-        """float32 (len(self), dim): every chunk's embedding, rows as in ``chunk_refs()`` (not a copy)."""
+        """float32 (rows, dim): the embedding of each ``ChunkRef.row`` of ``chunk_refs()`` (not a copy). After a
+        change it may also hold rows of replaced notes, which no ChunkRef names."""
         return self._assemble().matrix
 
     def set_hidden(self, keys: frozenset[tuple[str, str]]) -> None:
-        """Leave the chunks keyed (path, text_md5) out of every search (archived memos)."""
+        """Leave the chunks keyed (path, text_md5) out of every search (archived memos). Costs in proportion to
+        the notes whose chunks changed state."""
         if keys != self._hidden:
+            changed = {path for path, _ in keys ^ self._hidden}
             self._hidden = keys
             if self._assembled is not None:
-                self._assembled.visible = self._visible(self._assembled.rows)
-
-    def _visible(self, rows: list[tuple[_Note, ChunkRecord]]) -> npt.NDArray[np.bool_] | None:
-        if not self._hidden:
-            return None
-        return np.fromiter(((n.path, c.text_md5) not in self._hidden for n, c in rows), dtype=bool, count=len(rows))
+                self._assembled.hide(changed, keys)
 
     def remove(self, path: str) -> None:
         """Drop note ``path`` (no-op if absent)."""
         old = self._notes.pop(path, None)
         if old is not None:
             self._chunk_count -= len(old.chunks)
+            self._set_rules(path, ())
+            self._changed(path)
             self._lexical.remove(path)
-            self._assembled = None
+            if self._assembled is not None and not self._assembled.kill(path):
+                self._assembled = None
             if self._ann is not None:
                 self._ann.patch(old.keys, _NO_KEYS, np.zeros((0, self.dim or 0), dtype=np.float32))
 
@@ -267,70 +217,22 @@ class MemoryIndex:
         return self._ann
 
     def _ann_snapshot(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
-        asm = self._assemble()
-        return asm.row_keys, asm.matrix
+        return self._assemble().live()
 
-    def _ann_rows(self, asm: _Assembled, q: npt.NDArray[np.float32] | None, k: int) -> npt.NDArray[np.int64] | None:
+    def _ann_rows(self, asm: Assembled, q: npt.NDArray[np.float32] | None, k: int) -> npt.NDArray[np.int64] | None:
         """Rows HNSW finds nearest to ``q``, or None when the exact scan is to be used."""
         live = self._live_ann()
         index = None if live is None or q is None else live.ready(len(self), self._ann_snapshot)
         if index is None or q is None:
             return None
-        found = index.candidates(q, max(CANDIDATES, 10 * k))
-        if asm.key_order is None:
-            asm.key_order = np.argsort(asm.row_keys, kind="stable")
-        return rows_of_keys(asm.row_keys, asm.key_order, found)
+        return asm.rows_of(index.candidates(q, max(CANDIDATES, 10 * k)))
 
-    def _assemble(self) -> _Assembled:
+    def _assemble(self) -> Assembled:
         if self._assembled is None:
             notes = [self._notes[p] for p in sorted(self._notes)]
-            rows = [(n, c) for n in notes for c in n.chunks]
-            mats = [n.matrix for n in notes if len(n.chunks)]
-            matrix = np.ascontiguousarray(np.vstack(mats)) if mats else np.zeros((0, self.dim or 0), np.float32)
-            row = 0
-            for note in notes:  # keep one copy of the vectors: each note's matrix becomes a view
-                note.matrix = matrix[row : row + len(note.chunks)]
-                row += len(note.chunks)
-            bm25 = LexicalView(self._lexical, [n.path for n in notes])
-            note_of_row = np.repeat(np.arange(len(notes), dtype=np.int64), [len(n.chunks) for n in notes])
-            kinds = np.array([c.kind for _, c in rows], dtype="<U4")
-            self._assembled = _Assembled(
-                matrix,
-                rows,
-                bm25,
-                [n.path for n, _ in rows],
-                notes,
-                note_of_row,
-                kinds,
-                self._visible(rows),
-                self._centroids(notes),
-                neighbours(note_of_row),
-                np.concatenate([n.keys for n in notes]) if notes else _NO_KEYS,
-            )
+            self._assembled = Assembled(notes, self._lexical, self.dim or 0, self._hidden)
+            self.layout += 1
         return self._assembled
-
-    def _centroids(self, notes: list[_Note]) -> npt.NDArray[np.float32]:
-        """float32 (len(notes), dim): each note's centroid, zeros for a note without chunks (a copy per note,
-        not a pass over every chunk vector)."""
-        out = np.zeros((len(notes), self.dim or 0), dtype=np.float32)
-        for i, note in enumerate(notes):
-            if note.centroid is not None:
-                out[i] = note.centroid
-        return out
-
-    def _mask(self, asm: _Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
-        """Rows that pass ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
-        if f == SearchFilters():
-            return None
-
-        def keep(note: _Note) -> bool:
-            return f.admits_note(note.path, note.tags, note.date)
-
-        notes_kept = np.fromiter((keep(n) for n in asm.notes), dtype=bool, count=len(asm.notes))
-        mask: npt.NDArray[np.bool_] = notes_kept[asm.note_of_row]
-        if f.kind:
-            mask &= asm.kinds == f.kind
-        return mask
 
     def search(
         self,
@@ -353,18 +255,19 @@ class MemoryIndex:
         (ranking.add_context); alpha 1 and 0 rank by cosine alone and BM25 alone. An empty index gives [].
         """
         asm = self._assemble()
-        if not asm.rows:
+        if not asm.live_rows:
             return []
         terms = bm25_terms(query)
-        bm25_raw = asm.bm25.scores(terms)
+        bm25_raw = asm.bm25_scores(terms)
         q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
         if q is None:
             alpha = 0.0
         context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
         ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight) if context else None
-        mask = self._mask(asm, filters or SearchFilters())
-        if asm.visible is not None:
-            mask = asm.visible if mask is None else mask & asm.visible
+        mask = filter_mask(asm, filters or SearchFilters())
+        visible = asm.visible()
+        if visible is not None:
+            mask = visible if mask is None else mask & visible
         cap = 1 if best_per_note else max_hits_per_note
         order: list[int] | None = None
         near = self._ann_rows(asm, q, k) if q is not None and alpha > 0 else None
@@ -380,7 +283,7 @@ class MemoryIndex:
             scores = exact_scores(asm.matrix, q, alpha, bm25_raw, ctx)
             order = rank(scores, k, mask, asm.note_of_row, cap)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
-        weights = asm.bm25.idf(terms) if order else {}
+        weights = asm.idf(terms) if order else {}
         return [
             self._hit(
                 asm,
@@ -394,7 +297,7 @@ class MemoryIndex:
         ]
 
     @staticmethod
-    def _hit(asm: _Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
+    def _hit(asm: Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
         note, chunk = asm.rows[i]
         shown = note_snippet(chunk.text, chunk.start_line, chunk.end_line, weights)
         return Hit(

@@ -29,6 +29,9 @@ _MEMO_ID_SALT = b"botbin-memo-ids!"
 #: decay or get archived, though they are not rules either.
 CURATED_NOTES = frozenset({"memory.md"})
 
+_MAX_PATCHED_NOTES = 256
+"""Past this many notes changed since the last ``ensure``, it reconciles every memo in one pass instead."""
+
 
 @dataclass(frozen=True)
 class PruneReport:
@@ -73,6 +76,8 @@ class Lifecycle:
         self._store: MemoStore | None = None
         self._lock = threading.RLock()
         self._seen: tuple[int, int, str | None] | None = None
+        self._mark: tuple[int, int, int] | None = None
+        """(id, version, layout) of the index at the last ``ensure``: what a save-sized update starts from."""
         self._refs: dict[str, ChunkRef] = {}
         self._by_path: dict[str, list[str]] = {}
         self._key: bytes | None = None
@@ -113,7 +118,7 @@ class Lifecycle:
         Returns the live memos' chunks by memo id."""
         if index is None:
             index, _ = self.ws.index.get()
-        stamp = (id(index), len(index), self.ws.index.indexed_at)
+        stamp = (id(index), index.version, self.ws.index.indexed_at)  # version: an edit may keep len(index)
         with self._lock:
             if stamp == self._seen:
                 return self._refs
@@ -121,6 +126,9 @@ class Lifecycle:
                 return {}
             keys = self.ws.keys()
             self._key = keys.keyring.file_key(keys.marker.kdf, _MEMO_ID_SALT, "memo ids") if keys else None
+            if self._ensure_changed(index, now or _now()):
+                self._seen = stamp
+                return self._refs
             refs = {memo_id(r.path, r.text_md5, self._key): r for r in index.chunk_refs() if self._is_memo(r)}
             self._reconcile(refs, now or _now())
             archived = self.store.archived_ids()
@@ -130,7 +138,33 @@ class Lifecycle:
             for i, r in self._refs.items():
                 self._by_path.setdefault(r.path, []).append(i)
             self._seen = stamp
+            self._mark = (id(index), index.version, index.layout)
             return self._refs
+
+    def _ensure_changed(self, index: MemoryIndex, now: datetime) -> bool:
+        """``ensure`` for the notes changed since the last one only (a save: O(those notes)); False when it
+        cannot tell (another index, too many changes, rows renumbered by a full assembly): ensure in full."""
+        mark, self._mark = self._mark, None
+        paths = None if mark is None or mark[0] != id(index) or self._seen is None else index.changed_since(mark[1])
+        if mark is None or paths is None or len(paths) > _MAX_PATCHED_NOTES:
+            return False
+        chunks = index.chunk_refs(paths)
+        if index.layout != mark[2]:
+            return False
+        refs = {memo_id(r.path, r.text_md5, self._key): r for r in chunks if self._is_memo(r)}
+        self._reconcile(refs, now, paths)
+        archived = self.store.archived_ids()
+        kept = {h for h in index.hidden if h[0] not in paths}
+        index.set_hidden(frozenset(kept | {(r.path, r.text_md5) for i, r in refs.items() if i in archived}))
+        for path in paths:
+            for i in self._by_path.pop(path, []):
+                self._refs.pop(i, None)
+        for i, r in refs.items():
+            if i not in archived:
+                self._refs[i] = r
+                self._by_path.setdefault(r.path, []).append(i)
+        self._mark = (id(index), index.version, index.layout)
+        return True
 
     def _best_effort(self, exc: Exception) -> None:
         """Report once that the memo store cannot be used; search goes on without it."""
@@ -149,8 +183,9 @@ class Lifecycle:
         except Exception as exc:  # search must not fail for the sidecar's sake
             self._best_effort(exc)
 
-    def _reconcile(self, refs: dict[str, ChunkRef], now: datetime) -> None:
-        known = {m.id: m for m in self.store.all()}
+    def _reconcile(self, refs: dict[str, ChunkRef], now: datetime, paths: set[str] | None = None) -> None:
+        """Memos of ``refs``: every chunk of the workspace, or of the notes ``paths`` only."""
+        known = {m.id: m for m in (self.store.all() if paths is None else self.store.of_paths(paths))}
         fresh = {i: r for i, r in refs.items() if i not in known}
         moved = [
             i

@@ -101,7 +101,8 @@ def sync_workspace(
             only = None  # the whole store needs a look
         # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
         scan = scan_workspace(ctx.root, ctx.settings) if only is None else scan_notes(ctx.root, ctx.settings, only)
-        remove_stale_temps(ctx.output_dir)
+        if only is None:  # a walk of the whole store; a killed writer marks the store interrupted: no ``only``
+            remove_stale_temps(ctx.output_dir)
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)

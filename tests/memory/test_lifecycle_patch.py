@@ -1,0 +1,86 @@
+"""After a save, the memo lifecycle reconciles the changed notes only (Lifecycle._ensure_changed): its memos,
+hidden chunks and live refs are those a reconcile of every chunk gives. Random edits, new notes, deletions and
+an archived memo over a real workspace with the FakeEmbedder; each step syncs the changed notes as a save does,
+searches (which reconciles), then checks that a full reconcile changes nothing. ~5 s."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import pytest
+
+from botbin.index.store import MemoryIndex
+from botbin.memory.lifecycle import Lifecycle
+from botbin.service import MemoryService
+
+ServiceFactory = Callable[..., MemoryService]
+WORDS = "garden tomato kestrel staging database olive pasta river cloud lamp harbor violet".split()  # noqa: SIM905
+
+
+def paragraph(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, k=8)).capitalize() + "."
+
+
+def note_text(rng: random.Random) -> str:
+    return "# Note\n\n" + "\n\n".join(paragraph(rng) for _ in range(rng.randint(1, 4))) + "\n"
+
+
+def state(service: MemoryService) -> tuple[object, ...]:
+    life = service.lifecycle
+    life.flush()
+    memos = sorted(
+        (m.id, m.path, m.start_line, m.end_line, m.reinforcement_count, m.archived_at) for m in life.store.all()
+    )
+    index, _ = service.index()
+    refs = sorted((i, r.path, r.start_line, r.row) for i, r in life._refs.items())
+    by_path = {p: sorted(ids) for p, ids in life._by_path.items() if ids}
+    return memos, sorted(index.hidden), refs, by_path
+
+
+def test_a_save_reconciles_the_changed_notes_as_a_full_pass_would(
+    make_service: ServiceFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(7)
+    notes = {f"memory/n{i}.md": note_text(rng) for i in range(12)}
+    service = make_service(notes)
+    service.sync()
+    service.search("garden tomato")
+    patched = 0
+    real = Lifecycle._ensure_changed
+
+    def counted(self: Lifecycle, index: MemoryIndex, now: datetime) -> bool:
+        nonlocal patched
+        done = real(self, index, now)
+        patched += done
+        return done
+
+    monkeypatch.setattr(Lifecycle, "_ensure_changed", counted)
+    for step in range(14):
+        rel = rng.choice(sorted(notes))
+        path = service.root / rel
+        roll = rng.random()
+        if roll < 0.15 and len(notes) > 4:
+            path.unlink()
+            del notes[rel]
+        elif roll < 0.3:
+            rel = f"memory/new{step}.md"
+            notes[rel] = note_text(rng)
+            (service.root / rel).write_text(notes[rel])
+        else:  # edit: keep some paragraphs, change or add others
+            kept = [p for p in notes[rel].split("\n\n")[1:] if rng.random() < 0.6]
+            notes[rel] = "# Note\n\n" + "\n\n".join([*kept, paragraph(rng)]) + "\n"
+            path.write_text(notes[rel])
+        if step == 6:  # archive one live memo: the next reconcile is a full one, then patches resume
+            memo = next(m for m in service.lifecycle.store.all() if m.archived_at is None)
+            service.lifecycle.store.archive({memo.id: None}, datetime.now(UTC))
+            service.lifecycle._seen = None
+        service.sync(only=frozenset([rel]))
+        service.search(rng.choice(WORDS))
+        after_patch = state(service)
+        service.lifecycle._seen = None  # force a reconcile of every chunk
+        service.lifecycle._mark = None
+        service.search(rng.choice(WORDS), reinforce=False)
+        assert state(service) == after_patch, step
+    assert patched >= 10  # the saves took the per-note path
