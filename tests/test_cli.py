@@ -110,8 +110,9 @@ def test_search_hides_hits_under_the_relevance_floor_unless_all(ws: Path) -> Non
     assert weak, "the example workspace has nothing about Peru: some hits must be weak"
     where = [(h["path"], h["startLine"]) for h in kept]  # scores move a little per search (memo decay)
     assert where == [(h["path"], h["startLine"]) for h in all_hits if h not in weak]
-    assert f"{len(weak)} weak hits under the relevance floor not shown (--all shows them)" in shown.stderr.decode()
-    assert b"not shown" not in every.stderr
+    assert json.loads(shown.stdout)["hidden"] == len(weak) and json.loads(every.stdout)["hidden"] == 0
+    text = botbin(*query[:-1], cwd=ws).stdout.decode()
+    assert f"({len(weak)} weak hits under the relevance floor not shown; --all shows them)" in text
 
 
 def test_status_info_and_extract(ws: Path) -> None:

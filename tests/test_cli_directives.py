@@ -219,7 +219,16 @@ def test_status_shows_conflicts(ws: Path) -> None:
 
 
 def test_search_kind_returns_only_that_kind(ws: Path) -> None:
-    query = ("search", "tabs indentation push main commits linter billing", "--json", "-k", "30", "--per-note", "0")
+    query = (
+        "search",
+        "tabs indentation push main commits linter billing",
+        "--json",
+        "-k",
+        "30",
+        "--per-note",
+        "0",
+        "--all",
+    )
     everything = json.loads(ok(*query, cwd=ws))["hits"]
     for kind in ("hard", "soft", "lore"):
         hits = json.loads(ok(*query, "--kind", kind, cwd=ws))["hits"]

@@ -92,13 +92,13 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=err)
     hits = result.hits if args.show_all else [h for h in result.hits if relevant(h, result.degraded)]
-    if hidden := len(result.hits) - len(hits):
-        print(f"botbin: {hidden} weak hits under the relevance floor not shown (--all shows them)", file=err)
+    hidden = len(result.hits) - len(hits)
     if args.json:
         print(
             json.dumps(
                 {
                     "hits": [h.to_dict() for h in hits],
+                    "hidden": hidden,
                     "degraded": result.degraded,
                     "stale": result.stale,
                     "indexedAt": result.indexed_at,

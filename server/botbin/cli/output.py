@@ -62,6 +62,8 @@ def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = Non
         print(f"{rank:>2}. {hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip(), file=out)
         print(f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f})", file=out)
         print(f"    {hit.snippet}", file=out)
+    if hidden:
+        print(f"({hidden} weak hits under the relevance floor not shown; --all shows them)", file=out)
 
 
 def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
