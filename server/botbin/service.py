@@ -6,6 +6,7 @@ does the work (docs/architecture.md).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -145,6 +146,19 @@ class MemoryService:
         """Load the model now (a server does it in the background). Raises ModelError."""
         self.ws.models.embed_query("warm up")
 
+    def warm_in_background(self, model: bool = True) -> list[threading.Thread]:
+        """Load the index, and with ``model`` the model, each on its own daemon thread, now: a server calls
+        this before its slow imports, so that its first answer finds both ready. Failures are logged (the
+        request that needs the part reports them again). Returns the threads (tests join them)."""
+        jobs = [("index", self.index)] + ([("model", self.warm_up)] if model else [])
+        threads = [
+            threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
+            for what, job in jobs
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
     def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
         """For a client of a warm server (cli/warm.py): the settings warnings a process with these flags and
         environment would print, or None when its settings differ from this service's (it would read another
@@ -245,3 +259,11 @@ def paragraph_at(text: str, path: str, line: int, settings: Settings | None = No
     from botbin.directives.paragraph import paragraph_at as find
 
     return find(text, path, line, (settings or Settings()).instruction_notes)
+
+
+def _logged(what: str, job: Callable[[], object]) -> None:
+    """Run ``job``, logging a BotbinError (a locked store, a missing model) instead of raising it."""
+    try:
+        job()
+    except BotbinError as exc:
+        log.warning("could not load the %s ahead of the first request: %s", what, exc)

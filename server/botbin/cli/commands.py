@@ -39,6 +39,7 @@ from botbin.cli.output import (
     run_batch,
 )
 from botbin.service import (
+    MemoryService,
     extract_source,
     read_document,
 )
@@ -161,10 +162,13 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    # The index and the model load while the MCP SDK imports (seconds): the first tool call finds them ready.
+    memory = MemoryService(workspace_of(args), overrides(args))
+    memory.warm_in_background()
     from botbin.mcp import main as serve
 
     # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
-    return serve(workspace_of(args), overrides(args))
+    return serve(workspace_of(args), overrides(args), memory)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -198,6 +202,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
+    from botbin.embedding.auto import preload_bundled
+
+    preload_bundled()  # the model's session opens while pygls and the features import (seconds)
     from botbin.lsp.main import main as serve
 
     return serve(args.tcp)

@@ -175,3 +175,21 @@ def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> AutoEmbedder:
         if key not in _SHARED:
             _SHARED[key] = AutoEmbedder(spec, batch_size)
         return _SHARED[key]
+
+
+def preload_bundled(batch_size: int = 32) -> threading.Thread:
+    """Open the bundled model's ONNX session and tokenizer on a daemon thread, now: the language server calls
+    this before its slow imports (it learns its folders' models only at ``initialize``), so that a folder with
+    the default model finds its query embedder ready. Without an export it does nothing (torch is never loaded
+    on a guess). Returns the thread."""
+    from botbin.embedding.model import resolve_model
+
+    def load() -> None:
+        try:
+            shared_embedder(resolve_model(None), batch_size).onnx()
+        except Exception as exc:  # only a head start: the folder's own warm-up reports a real failure
+            log.info("no head start for the bundled model: %s", exc)
+
+    thread = threading.Thread(target=load, name="botbin-preload-model", daemon=True)
+    thread.start()
+    return thread
