@@ -150,7 +150,7 @@ class MemoryService:
         """Load the index, and with ``model`` the model, each on its own daemon thread, now: a server calls
         this before its slow imports, so that its first answer finds both ready. Failures are logged (the
         request that needs the part reports them again). Returns the threads (tests join them)."""
-        jobs = [("index", self.index)] + ([("model", self.warm_up)] if model else [])
+        jobs = [("index", self._warm_index)] + ([("model", self.warm_up)] if model else [])
         threads = [
             threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
             for what, job in jobs
@@ -158,6 +158,18 @@ class MemoryService:
         for thread in threads:
             thread.start()
         return threads
+
+    def _warm_index(self) -> None:
+        """Load the index and run one search on it that needs no model (a unit query vector, nothing counted as
+        retrieved): what the first search of a process builds (the assembled matrix, the lexical index, the
+        lifecycle's view) is built here instead of in the first request."""
+        import numpy as np
+
+        index, _ = self.index()
+        if len(index) and index.dim:
+            unit = np.zeros(index.dim, dtype=np.float32)
+            unit[0] = 1.0
+            self.searcher.search("warm up", k=1, query_vector=unit, reinforce=False)
 
     def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
         """For a client of a warm server (cli/warm.py): the settings warnings a process with these flags and
