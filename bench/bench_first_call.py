@@ -10,7 +10,7 @@ vectors of the hovered chunk, so only index-side costs are timed). For the synth
 start-up: seconds from launching ``botbin lsp`` to the first hover that returns hits (target <= 5 s at 10k),
 with the ratio 10k / 1k.
 
-    python bench/bench_first_call.py [--only examples,obsidian,synthetic] [--notes 1000,10000] [--warm 8]
+    python bench/bench_first_call.py [--only examples,obsidian,synthetic] [--notes 1000,10000] [--warm 8] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -177,8 +177,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if "synthetic" in only:
             sizes = [int(n) for n in args.notes.split(",")]
             for n in sizes:
-                root = Path(tmp) / f"synthetic-{n}"
-                made = synthetic(root, n)
+                root = (args.cache or Path(tmp)) / f"synthetic-{n}"
+                made = synthetic(root, n) if not (root / "memory" / "aifbin").is_dir() else {"notes": n, "reused": True}
                 made["lsp"] = await lsp_first(root, True, args.warm)
                 out[f"synthetic_{n}"] = made
                 log(f"synthetic {n}: {made}")
@@ -197,6 +197,7 @@ def main() -> None:
     parser.add_argument("--only", default="examples,obsidian,synthetic")
     parser.add_argument("--notes", default="1000,10000", help="synthetic vault sizes, comma-separated")
     parser.add_argument("--warm", type=int, default=8, help="warm calls per server")
+    parser.add_argument("--cache", type=Path, help="keep the synced synthetic vaults here and reuse them")
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))
 

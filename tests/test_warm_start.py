@@ -32,3 +32,21 @@ def test_the_index_loads_and_answers_while_a_sync_holds_the_workspace(tmp_path: 
         asker.join(timeout=60)
         assert not asker.is_alive(), "the first search waited for the sync"
     assert answer and answer[0].hits
+
+
+def test_cli_search_marks_its_index_one_shot(tmp_path: Path, monkeypatch: Any, capsys: Any) -> None:
+    from botbin.cli import main
+    from botbin.workspace.handle import IndexHandle
+
+    seen: list[bool] = []
+    load = IndexHandle._load
+
+    def spy(self: IndexHandle) -> Any:
+        seen.append(self.one_shot)
+        return load(self)
+
+    monkeypatch.setattr(IndexHandle, "_load", spy)
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLES, root)
+    main(["--workspace", str(root), "search", "decision", "--alpha", "0"])  # words only: no model needed
+    assert seen and all(seen)

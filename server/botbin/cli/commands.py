@@ -90,6 +90,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"botbin search: {problem}", file=sys.stderr)
         return EXIT_USAGE
     memory = service(args)
+    memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
     if args.batch is not None:
         return run_batch(memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note)
     return answer_search(memory, args, sys.stdout, sys.stderr)
@@ -152,7 +153,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    return answer_context(service(args), args, sys.stdout, sys.stderr)
+    memory = service(args)
+    memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
+    return answer_context(memory, args, sys.stdout, sys.stderr)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
