@@ -184,11 +184,12 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 log(f"synthetic {n}: {made}")
             if len(sizes) > 1:
                 lo, hi = out[f"synthetic_{sizes[0]}"], out[f"synthetic_{sizes[-1]}"]
-                out["startup_ratio"] = r(lo_hi(hi) / lo_hi(lo), 2)
+                out["startup_ratio"] = r(_startup_s(hi) / _startup_s(lo), 2)
     return out
 
 
-def lo_hi(entry: dict[str, Any]) -> float:
+def _startup_s(entry: dict[str, Any]) -> float:
+    """Seconds from launching the server to its first hover with hits."""
     return float(entry["lsp"]["first_hits_after_launch_s"])
 
 
