@@ -166,7 +166,7 @@ class MemoryService:
         import numpy as np
 
         index, _ = self.index()
-        if len(index) and index.dim:
+        if len(index) and index.dim and self.ws.settings.backend != "postgres":  # the team database is not ours
             unit = np.zeros(index.dim, dtype=np.float32)
             unit[0] = 1.0
             self.searcher.search("warm up", k=1, query_vector=unit, reinforce=False)
