@@ -279,3 +279,11 @@ def _logged(what: str, job: Callable[[], object]) -> None:
         job()
     except BotbinError as exc:
         log.warning("could not load the %s ahead of the first request: %s", what, exc)
+
+
+def preload_bundled_model() -> threading.Thread:
+    """Open the bundled model's ONNX session on a daemon thread now (embedding.auto.preload_bundled): the
+    language server calls this before importing pygls."""
+    from botbin.embedding.auto import preload_bundled
+
+    return preload_bundled()

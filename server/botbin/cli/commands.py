@@ -205,9 +205,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
-    from botbin.embedding.auto import preload_bundled
+    from botbin.service import preload_bundled_model
 
-    preload_bundled()  # the model's session opens while pygls and the features import (seconds)
+    preload_bundled_model()  # the model's session opens while pygls and the features import (seconds)
     from botbin.lsp.main import main as serve
 
     return serve(args.tcp)
