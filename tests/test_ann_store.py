@@ -150,3 +150,20 @@ def test_usearch_then_onnxruntime_in_one_process() -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "server")}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr[-2000:]
+
+
+def test_a_one_shot_process_starts_no_hnsw_load(tmp_path: Path) -> None:
+    # Issue 21: a CLI search that answers once and exits never loads or builds the graph it would not use,
+    # even past the threshold and with a cache file beside it; its searches scan exactly.
+    docs = corpus(100)
+    store(docs, min_rows=1, path=tmp_path / "ann.usearch").save_ann()
+    assert (tmp_path / "ann.usearch").is_file()
+    config = AnnConfig(min_rows=1, path=tmp_path / "ann.usearch", model="test", background=False)
+    index = MemoryIndex(DIM, config)
+    for d in docs:
+        index.upsert(d)
+    index.prepare_ann()
+    q = clustered(1, seed=3)[0]
+    assert ranked(index, q)
+    assert not index.ann_active() and index._ann is not None
+    assert index._ann._thread is None and index._ann._live is None

@@ -137,3 +137,17 @@ def test_bm25_terms_are_stems(text: str, terms: list[str]) -> None:
 def test_bm25_terms_never_raise_and_are_nonempty(text: str) -> None:
     terms = bm25_terms(text)
     assert all(terms) and len(terms) == len(tokenize(text))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=80))
+def test_ascii_shortcut_finds_the_words_of_the_unicode_pattern(text: str) -> None:
+    # tokenize() takes a plain [a-z0-9] pattern for ASCII text (issue 21: index load): same words as the full one
+    from botbin.index.tokenize import _token_pattern
+
+    assert tokenize(text) == _token_pattern().findall(text.casefold())
+
+
+@pytest.mark.parametrize("text", ["Alzheimer’s and Alzheimer's", "’quoted’ don’t", "x’", "it’s 東京 ’s"])
+def test_curly_apostrophe_is_the_ascii_one(text: str) -> None:
+    assert bm25_terms(text) == bm25_terms(text.replace("’", "'"))

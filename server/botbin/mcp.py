@@ -219,10 +219,13 @@ def _initial_sync(service: MemoryService) -> None:
         log.warning("initial sync failed: %s", exc)
 
 
-def main(workspace: Path, overrides: dict[str, Any] | None = None) -> int:
-    """Serve MCP on stdio for ``workspace``; logs go to stderr."""
+def main(workspace: Path, overrides: dict[str, Any] | None = None, service: MemoryService | None = None) -> int:
+    """Serve MCP on stdio for ``workspace``; logs go to stderr. ``service``: that workspace's, already warming
+    (``MemoryService.warm_in_background``); made and warmed here when None."""
     single_threaded_blas()  # each tool call embeds, then searches: BLAS threads would spin against the model's
-    service = MemoryService(workspace, overrides)
+    if service is None:
+        service = MemoryService(workspace, overrides)
+        service.warm_in_background()
     for warning in service.warnings:
         log.warning("%s", warning)
     threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True).start()

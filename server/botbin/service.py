@@ -6,6 +6,7 @@ does the work (docs/architecture.md).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -146,6 +147,31 @@ class MemoryService:
         """Load the model now (a server does it in the background). Raises ModelError."""
         self.ws.models.embed_query("warm up")
 
+    def warm_in_background(self, model: bool = True) -> list[threading.Thread]:
+        """Load the index, and with ``model`` the model, each on its own daemon thread, now: a server calls
+        this before its slow imports, so that its first answer finds both ready. Failures are logged (the
+        request that needs the part reports them again). Returns the threads (tests join them)."""
+        jobs = [("index", self._warm_index)] + ([("model", self.warm_up)] if model else [])
+        threads = [
+            threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
+            for what, job in jobs
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
+    def _warm_index(self) -> None:
+        """Load the index and run one search on it that needs no model (a unit query vector, nothing counted as
+        retrieved): what the first search of a process builds (the assembled matrix, the lexical index, the
+        lifecycle's view) is built here instead of in the first request."""
+        import numpy as np
+
+        index, _ = self.index()
+        if len(index) and index.dim and self.ws.settings.backend != "postgres":  # the team database is not ours
+            unit = np.zeros(index.dim, dtype=np.float32)
+            unit[0] = 1.0
+            self.searcher.search("warm up", k=1, query_vector=unit, reinforce=False)
+
     def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
         """For a client of a warm server (cli/warm.py): the settings warnings a process with these flags and
         environment would print, or None when its settings differ from this service's (it would read another
@@ -246,3 +272,19 @@ def paragraph_at(text: str, path: str, line: int, settings: Settings | None = No
     from botbin.directives.paragraph import paragraph_at as find
 
     return find(text, path, line, (settings or Settings()).instruction_notes)
+
+
+def _logged(what: str, job: Callable[[], object]) -> None:
+    """Run ``job``, logging a BotbinError (a locked store, a missing model) instead of raising it."""
+    try:
+        job()
+    except BotbinError as exc:
+        log.warning("could not load the %s ahead of the first request: %s", what, exc)
+
+
+def preload_bundled_model() -> threading.Thread:
+    """Open the bundled model's ONNX session on a daemon thread now (embedding.auto.preload_bundled): the
+    language server calls this before importing pygls."""
+    from botbin.embedding.auto import preload_bundled
+
+    return preload_bundled()

@@ -39,6 +39,7 @@ from botbin.cli.output import (
     run_batch,
 )
 from botbin.service import (
+    MemoryService,
     extract_source,
     read_document,
 )
@@ -89,6 +90,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"botbin search: {problem}", file=sys.stderr)
         return EXIT_USAGE
     memory = service(args)
+    memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
     if args.batch is not None:
         return run_batch(memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note)
     return answer_search(memory, args, sys.stdout, sys.stderr)
@@ -151,7 +153,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    return answer_context(service(args), args, sys.stdout, sys.stderr)
+    memory = service(args)
+    memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
+    return answer_context(memory, args, sys.stdout, sys.stderr)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -161,10 +165,13 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    # The index and the model load while the MCP SDK imports (seconds): the first tool call finds them ready.
+    memory = MemoryService(workspace_of(args), overrides(args))
+    memory.warm_in_background()
     from botbin.mcp import main as serve
 
     # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
-    return serve(workspace_of(args), overrides(args))
+    return serve(workspace_of(args), overrides(args), memory)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -198,6 +205,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
+    from botbin.service import preload_bundled_model
+
+    preload_bundled_model()  # the model's session opens while pygls and the features import (seconds)
     from botbin.lsp.main import main as serve
 
     return serve(args.tcp)

@@ -48,6 +48,8 @@ class AutoEmbedder(SpecEmbedder):
         self._onnx: OnnxEmbedder | None = None
         self._looked = False
         self._export_proc: subprocess.Popen[str] | None = None
+        self._reaper: threading.Thread | None = None
+        """Waits for the export child (so it never lingers as a zombie) and records its outcome."""
         self._export_seen = False
         self._lock = threading.Lock()
         self.last_export: ExportOutcome | None = None
@@ -111,6 +113,11 @@ class AutoEmbedder(SpecEmbedder):
                 log.warning("cannot start the ONNX export of %s (%s); embedding with torch", self.spec.model_id, exc)
                 return
         log.info("exporting %s to ONNX in child process %d", self.spec.model_id, self._export_proc.pid)
+        # reaped as soon as it ends (else it stays a zombie for this process's lifetime)
+        self._reaper = threading.Thread(
+            target=self._reap, args=(self._export_proc,), name="botbin-export-reaper", daemon=True
+        )
+        self._reaper.start()
 
     def ensure_export(self) -> ExportOutcome | None:
         """Export now unless an export exists or failed before (then None); loads torch if needed. Afterwards
@@ -146,10 +153,17 @@ class AutoEmbedder(SpecEmbedder):
     def wait_export(self, timeout_s: float | None = None) -> ExportOutcome | None:
         """Wait for the export child to end and keep its outcome in ``last_export`` (tests, benchmarks); None
         when no child was started. Raises subprocess.TimeoutExpired after ``timeout_s``."""
-        proc = self._export_proc
-        if proc is None:
+        proc, reaper = self._export_proc, self._reaper
+        if proc is None or reaper is None:
             return None
-        out, _ = proc.communicate(timeout=timeout_s)
+        reaper.join(timeout_s)
+        if reaper.is_alive():
+            raise subprocess.TimeoutExpired(proc.args, timeout_s or 0.0)
+        return self.last_export
+
+    def _reap(self, proc: subprocess.Popen[str]) -> None:
+        """The reaper thread: wait for the export child, keep its outcome in ``last_export``."""
+        out, _ = proc.communicate()
         data = last_json(out or "")
         path, cosine = data.get("path"), data.get("min_cosine")
         error = data.get("error") or (None if path else f"export child ended with status {proc.returncode}")
@@ -160,7 +174,6 @@ class AutoEmbedder(SpecEmbedder):
             None if error is None else str(error),
             float(seconds) if isinstance(seconds, (int, float)) else 0.0,
         )
-        return self.last_export
 
 
 _SHARED: dict[tuple[str, int], AutoEmbedder] = {}
@@ -175,3 +188,21 @@ def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> AutoEmbedder:
         if key not in _SHARED:
             _SHARED[key] = AutoEmbedder(spec, batch_size)
         return _SHARED[key]
+
+
+def preload_bundled(batch_size: int = 32) -> threading.Thread:
+    """Open the bundled model's ONNX session and tokenizer on a daemon thread, now: the language server calls
+    this before its slow imports (it learns its folders' models only at ``initialize``), so that a folder with
+    the default model finds its query embedder ready. Without an export it does nothing (torch is never loaded
+    on a guess). Returns the thread."""
+    from botbin.embedding.model import resolve_model
+
+    def load() -> None:
+        try:
+            shared_embedder(resolve_model(None), batch_size).onnx()
+        except Exception as exc:  # only a head start: the folder's own warm-up reports a real failure
+            log.info("no head start for the bundled model: %s", exc)
+
+    thread = threading.Thread(target=load, name="botbin-preload-model", daemon=True)
+    thread.start()
+    return thread

@@ -33,6 +33,9 @@ class AnnConfig:
     """Cache file (None: kept in memory only, e.g. for an encrypted store, whose vectors must not leave it)."""
     model: str = ""
     """Embedding model name, recorded beside the cache: a file of another model is not used."""
+    background: bool = True
+    """False in a process that answers once and exits (a one-shot CLI search): the HNSW index is never loaded
+    or built, since that process would end before using it; its searches scan exactly."""
 
 
 class LiveAnn:
@@ -61,7 +64,7 @@ class LiveAnn:
         """The index to take candidates from for a store of ``rows`` chunks, or None (use the exact scan).
         Starts the background load/build the first time ``rows`` reaches the threshold, and adopts its
         result once done."""
-        if not self.enabled or rows < self.config.min_rows:
+        if not self.enabled or rows < self.config.min_rows or not self.config.background:
             return None
         if not self._checked:
             self._checked, self.enabled = True, usearch_available()

@@ -52,6 +52,13 @@ class NoteEntry:
     note instead of at every assembly; None for a note without chunks."""
 
 
+def _token_ids(terms: list[str], vocab: dict[str, int]) -> npt.NDArray[np.int32]:
+    """int32 ids of ``terms``; terms new to ``vocab`` are numbered in order of first use (C-speed lookups)."""
+    new = [t for t in dict.fromkeys(terms) if t not in vocab]
+    vocab.update(zip(new, range(len(vocab), len(vocab) + len(new)), strict=True))
+    return np.fromiter(map(vocab.__getitem__, terms), dtype=np.int32, count=len(terms))
+
+
 def note_from(doc: AifBinDocument, vocab: dict[str, int]) -> NoteEntry:
     """Index entry of ``doc``; new BM25 terms are added to ``vocab``."""
     raw = doc.metadata.get("note")
@@ -59,13 +66,7 @@ def note_from(doc: AifBinDocument, vocab: dict[str, int]) -> NoteEntry:
     title = str(info.get("title") or Path(doc.source).stem)
     tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
     date = info.get("date") if isinstance(info.get("date"), str) else None
-    tokens = tuple(
-        np.fromiter(
-            (vocab.setdefault(t, len(vocab)) for t in bm25_terms(" ".join([title, *c.heading_path, c.text]))),
-            dtype=np.int32,
-        )
-        for c in doc.chunks
-    )
+    tokens = tuple(_token_ids(bm25_terms(" ".join([title, *c.heading_path, c.text])), vocab) for c in doc.chunks)
     chunks = tuple(replace(c, embedding=_NO_VECTOR) for c in doc.chunks)
     raw_directives = doc.metadata.get("directives")
     directives = tuple(

@@ -33,6 +33,8 @@ def _token_pattern() -> re.Pattern[str]:
 
 
 _CJK_RUN = re.compile(rf"[{_CJK}]+")
+_ASCII_WORDS = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*")
+"""``_token_pattern`` on casefolded ASCII text: its letters and digits are [a-z0-9] there, its apostrophe '."""
 
 
 def tokenize(text: str) -> list[str]:
@@ -43,6 +45,12 @@ def tokenize(text: str) -> list[str]:
     matches its parts). Never raises; an empty or symbol-only text gives [].
     """
     norm = unicodedata.normalize("NFKC", text).casefold()
+    if norm.isascii():  # the common case: the same words by a pattern without the Unicode classes (2x faster)
+        ascii_words: list[str] = _ASCII_WORDS.findall(norm)
+        return ascii_words
+    if not _CJK_RUN.search(norm):  # no CJK: every match is a word (one C call instead of a loop per word)
+        words: list[str] = _token_pattern().findall(norm)
+        return words
     tokens: list[str] = []
     for match in _token_pattern().finditer(norm):
         word = match.group()
@@ -71,5 +79,6 @@ def bm25_terms(text: str) -> list[str]:
     0.738. Stop words are kept: dropping Lucene's 33 English ones changed SciFact train by less than 0.002 (and
     BM25's IDF already gives them almost no weight); see bench/README.md.
     """
-    stems: list[str] = _stemmer().stemWords([t.replace("\u2019", "'") for t in tokenize(text)])
+    # ’ and ' join the same words (the token pattern takes either), so replacing it first is the same as per word
+    stems: list[str] = _stemmer().stemWords(tokenize(text.replace("\u2019", "'")))
     return [t for t in stems if t]

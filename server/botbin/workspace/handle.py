@@ -57,6 +57,9 @@ class IndexHandle:
         """Syncs of this process under way (their own state saves are not another process's sync)."""
         self._ann_saved = time.monotonic()
         """When the HNSW cache was last written (or the handle made)."""
+        self.one_shot = False
+        """True in a process that answers once and exits (``botbin search`` without a server): the HNSW index
+        is then never loaded or built in the background (AnnConfig.background)."""
 
     @property
     def indexed_at(self) -> str | None:
@@ -165,7 +168,7 @@ class IndexHandle:
         damaged: list[Path] = []
         keyring = self._keyring()
         ann_path = None if keyring is not None else self._state_path.with_name(ANN_FILE)  # vectors stay sealed
-        ann = AnnConfig(path=ann_path, model=name)
+        ann = AnnConfig(path=ann_path, model=name, background=not self.one_shot)
         self._index, load_warnings = load_index(files, dim, damaged, keyring, ann)
         by_output = {self._root / e.output: rel for rel, e in state.files.items()}
         self._damaged.update(by_output[p] for p in damaged)

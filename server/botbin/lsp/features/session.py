@@ -75,6 +75,15 @@ def _warm_model(ls: BotbinLanguageServer) -> None:
             ls.model_unavailable(str(exc))
 
 
+def _warm(ls: BotbinLanguageServer) -> None:
+    """At ``initialize``: each folder's index and the model start loading now, on daemon threads (exiting must
+    not wait for them), so that the first hover after start waits for neither the catch-up scan nor the
+    model (the scan then finds the index loaded)."""
+    for folder in list(ls.folders.folders.values()):
+        folder.service.warm_in_background(model=False)
+    threading.Thread(target=_warm_model, args=(ls,), name="botbin-warm-model", daemon=True).start()
+
+
 def register(server: BotbinLanguageServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: BotbinLanguageServer, params: types.InitializeParams) -> None:
@@ -82,6 +91,7 @@ def register(server: BotbinLanguageServer) -> None:
         ls.adopt_encoding()
         uris = _folder_uris(params)
         apply_settings(ls, uris, params.initialization_options)
+        _warm(ls)
         if not uris:
             ls.show_once("botbin: no workspace folder is open, so there is no memory to search; open a folder")
         if params.process_id is not None and params.process_id != os.getpid():
@@ -94,8 +104,6 @@ def register(server: BotbinLanguageServer) -> None:
         await start_watching(ls)
         await ls.start_sync()
         serve_folders(ls.folders)
-        # a daemon thread, not the loop's executor: exiting must not wait for a model still loading
-        threading.Thread(target=_warm_model, args=(ls,), name="botbin-warm-model", daemon=True).start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: BotbinLanguageServer, params: types.DidChangeConfigurationParams) -> None:
