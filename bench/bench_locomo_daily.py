@@ -25,7 +25,8 @@ Metric (as bench_locomo.py): a hit holds every turn whose line lies in its line 
 of a question's evidence turns held by the top k hits, averaged over the questions of categories 1-4 (1
 multi-hop, 2 temporal, 3 open-domain, 4 single-hop); ``recall_turn_budget`` counts only the first k turns of
 the ranked hits (a fair figure for layouts whose chunks hold many turns); splits ``tuned_0_4`` (what any
-tuning looked at), ``heldout_5_9`` and ``all``. ``--quick``: conversations 0 and 5.
+tuning looked at), ``heldout_5_9`` and ``all``. ``--quick``: conversations 0 and 5;
+``--conversations 0 1 2 3 4``: the tuned half.
 """
 
 from __future__ import annotations
@@ -178,6 +179,7 @@ def run_layout(layout: str, convs: Sequence[tuple[int, Conversation]], out: Path
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--quick", action="store_true", help=f"conversations {QUICK} only")
+    parser.add_argument("--conversations", type=int, nargs="+", help="these conversations (0-9) only")
     parser.add_argument("--layouts", nargs="+", choices=LAYOUTS, default=list(LAYOUTS))
     parser.add_argument("--data", type=Path, default=DATA, help="locomo10.json")
     parser.add_argument("--out", type=Path, default=OUT, help="workspace cache folder (outside the repo)")
@@ -186,7 +188,8 @@ def main() -> None:
         parser.error(f"{args.data} not found (LoCoMo is read from ../shared/data beside the repository)")
     started = time.perf_counter()
     conversations = load_conversations(args.data)
-    chosen = [(i, c) for i, c in enumerate(conversations) if not args.quick or i in QUICK]
+    wanted = set(args.conversations or (QUICK if args.quick else range(len(conversations))))
+    chosen = [(i, c) for i, c in enumerate(conversations) if i in wanted]
     queries = QueryVectors(args.out)
     layouts = {name: run_layout(name, chosen, args.out, queries) for name in args.layouts}
     result = {
