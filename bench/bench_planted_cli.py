@@ -116,7 +116,10 @@ def turns(n: int, seed: int = 0) -> list[dict[str, Any]]:
 def botbin(*args: str) -> subprocess.CompletedProcess[str]:
     """Run the CLI of this venv; raises on failure."""
     exe = Path(sys.executable).with_name("botbin")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, check=True)
+    proc = subprocess.run([str(exe), *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"botbin {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+    return proc
 
 
 def run_size(n: int) -> dict[str, Any]:
