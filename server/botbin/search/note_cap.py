@@ -2,8 +2,9 @@
 
 ``max_hits_per_note`` keeps one long note from filling the top k: its chunks are parts of one document. A daily
 note (``memory/YYYY-MM-DD.md``) is a log of separate entries, each its own memory (the chunker keeps each dated
-entry a chunk of its own), so its entries are not capped: on LoCoMo kept as daily notes with one ``botbin
-remember`` entry per turn, the cap of 2 held evidence recall@10 at 0.53 where the uncapped ranking found 0.65
+entry a chunk of its own), so the default cap leaves its entries alone (a cap the caller asks for, ``botbin
+search --per-note N``, holds for every note): on LoCoMo kept as daily notes with one ``botbin remember`` entry
+per turn, the cap of 2 held evidence recall@10 at 0.53 where the uncapped ranking found 0.65
 (bench/bench_locomo_daily.py, bench/README.md). The index applies the cap (fast, and the same on every backend);
 the pipeline asks again without it only when a daily note reached the cap (``daily_at_cap``), and merges
 (``exempt_daily``). A workspace without daily notes pays nothing.

@@ -158,8 +158,8 @@ class Searcher:
         best_per_note: bool,
         per_note: int | None,
     ) -> list[Hit]:
-        """Stage 1: the index's best ``fetch`` chunks, at most ``per_note`` (default ``max_hits_per_note``) of
-        one note, daily notes exempt (search/note_cap.py)."""
+        """Stage 1: the index's best ``fetch`` chunks, at most ``per_note`` of one note; when the caller leaves
+        ``per_note`` to the ``max_hits_per_note`` setting, daily notes are exempt (search/note_cap.py)."""
         s = self.ws.settings
         cap = s.max_hits_per_note if per_note is None else per_note
         a = s.alpha if alpha is None else alpha
@@ -169,7 +169,7 @@ class Searcher:
             return index.search(query, vector, fetch, a, filters, best_per_note, limit, nw, bw)
 
         hits = ask(cap)
-        if best_per_note or not daily_at_cap(hits, cap):
+        if best_per_note or per_note is not None or not daily_at_cap(hits, cap):  # a cap asked for holds for all
             return hits
         return exempt_daily(hits, ask(0), cap, fetch)
 
