@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -106,17 +107,21 @@ def turns(n: int, seed: int = 0) -> list[dict[str, Any]]:
         else:
             text = rng.choice(SAY).format(o=rng.choice(OPEN), t=topic, n=rng.randint(2, 90))
             rows.append({"role": "user", "content": text[0].upper() + text[1:]})
-    day = 0
-    for i, row in enumerate(rows):
-        day += i % 60 == 0
-        row |= {"timestamp": f"2026-10-{day:02d}T12:{i % 60:02d}:00Z", "session": f"s{day}"}
+    start = datetime(2026, 10, 1, 12, tzinfo=UTC)
+    for i, row in enumerate(rows):  # 60 turns a day, a day a session (10,000 turns span 167 days)
+        day = i // 60
+        stamp = start + timedelta(days=day, minutes=i % 60)
+        row |= {"timestamp": stamp.strftime("%Y-%m-%dT%H:%M:%SZ"), "session": f"s{day + 1}"}
     return rows
 
 
 def botbin(*args: str) -> subprocess.CompletedProcess[str]:
     """Run the CLI of this venv; raises on failure."""
     exe = Path(sys.executable).with_name("botbin")
-    return subprocess.run([str(exe), *args], capture_output=True, text=True, check=True)
+    proc = subprocess.run([str(exe), *args], capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"botbin {' '.join(args)} exited {proc.returncode}: {proc.stderr.strip()[-2000:]}")
+    return proc
 
 
 def run_size(n: int) -> dict[str, Any]:

@@ -22,7 +22,7 @@ fact, a stray line in a daily note) keeps its own match: on the help vault with 
 no bound, 0.96 with 0.12, while the two question sets lose at most 0.03 (bench/README.md)."""
 MAX_HITS_PER_NOTE = 2
 """At most this many hits of one note in a result list (0 lifts the cap): one long note must not fill the
-top k."""
+top k. The search pipeline exempts daily notes (search/note_cap.py)."""
 
 
 def normalize_bm25(raw: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

@@ -5,8 +5,9 @@ Stages, in order:
 1. **candidates**: the index (the in-memory one, or the team database for backend "postgres": the same
    formula, index/postgres/) scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
    averaged with the query's cosine to the chunk's note and neighbours (index/store.py, index/ranking.py),
-   filtered (path, tag, kind, dates), without archived memos, at most ``max_hits_per_note`` per note; it
-   fetches more than asked so that later stages can re-order.
+   filtered (path, tag, kind, dates), without archived memos, at most ``max_hits_per_note`` per note (daily
+   notes exempt: each entry is its own memory, search/note_cap.py); it fetches more than asked so that later
+   stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
    relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
@@ -33,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.errors import ModelError
+from botbin.search.note_cap import daily_at_cap, exempt_daily
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
 from botbin.sync.freshness import freshness
 from botbin.sync.scan import check_root
@@ -137,17 +139,7 @@ class Searcher:
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
         while True:
             with self.ws.index.lock:
-                hits = index.search(
-                    query,
-                    vector,
-                    fetch,
-                    s.alpha if alpha is None else alpha,
-                    filters,
-                    best_per_note,
-                    s.max_hits_per_note if per_note is None else per_note,
-                    s.note_weight,
-                    s.neighbour_weight,
-                )
+                hits = self._candidates(index, query, vector, fetch, alpha, filters, best_per_note, per_note)
             own = [h for h in hits if h.namespace in (None, self._namespace)]  # on this disk
             fresh = freshness(self.ws.root, s, [h.path for h in own])
             kept = [h for h in hits if h.namespace not in (None, self._namespace) or h.path not in fresh.dropped]
@@ -161,6 +153,32 @@ class Searcher:
         if reinforce and not remote:
             self.lifecycle.reinforce(hits)
         return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at, fresh.stale)
+
+    def _candidates(
+        self,
+        index: IndexBackend,
+        query: str,
+        vector: npt.NDArray[np.float32] | None,
+        fetch: int,
+        alpha: float | None,
+        filters: SearchFilters | None,
+        best_per_note: bool,
+        per_note: int | None,
+    ) -> list[Hit]:
+        """Stage 1: the index's best ``fetch`` chunks, at most ``per_note`` of one note; when the caller leaves
+        ``per_note`` to the ``max_hits_per_note`` setting, daily notes are exempt (search/note_cap.py)."""
+        s = self.ws.settings
+        cap = s.max_hits_per_note if per_note is None else per_note
+        a = s.alpha if alpha is None else alpha
+
+        def ask(limit: int) -> list[Hit]:
+            nw, bw = s.note_weight, s.neighbour_weight
+            return index.search(query, vector, fetch, a, filters, best_per_note, limit, nw, bw)
+
+        hits = ask(cap)
+        if best_per_note or per_note is not None or not daily_at_cap(hits, cap):  # a cap asked for holds for all
+            return hits
+        return exempt_daily(hits, ask(0), cap, fetch)
 
     def _backend(self) -> tuple[IndexBackend, list[str], bool]:
         """The index searched, its load warnings, and whether it is the team database (then memo decay and
