@@ -92,7 +92,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     memory = service(args)
     memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
     if args.batch is not None:
-        return run_batch(memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note)
+        return run_batch(
+            memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note, args.show_all
+        )
     return answer_search(memory, args, sys.stdout, sys.stderr)
 
 

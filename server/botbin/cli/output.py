@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from botbin.service import check_alpha, check_k
+from botbin.service import check_alpha, check_k, relevant
 
 if TYPE_CHECKING:
     from botbin.agent.rules import DirectiveReport
@@ -177,9 +177,16 @@ def _batch_query(line: str) -> tuple[str, int | None, float | None]:
 
 
 def run_batch(
-    service: MemoryService, path: Path, k: int | None, alpha: float | None, filters: SearchFilters, best_per_note: bool
+    service: MemoryService,
+    path: Path,
+    k: int | None,
+    alpha: float | None,
+    filters: SearchFilters,
+    best_per_note: bool,
+    show_all: bool = False,
 ) -> int:
-    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once).
+    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once); hits
+    under the relevance floor are left out unless ``show_all`` (``--all``), as in a single search.
 
     A bad line is reported on stderr and answered with ``[]``, so output lines stay aligned with input lines.
     Returns 2 if the file cannot be read.
@@ -201,5 +208,6 @@ def run_batch(
             print("[]", flush=True)
             continue
         result = service.search(query, line_k or k, alpha if line_alpha is None else line_alpha, filters, best_per_note)
-        print(json.dumps([h.to_dict() for h in result.hits], ensure_ascii=False), flush=True)
+        hits = [h for h in result.hits if show_all or relevant(h, result.degraded)]
+        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False), flush=True)
     return 0
