@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import signal
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -228,7 +230,8 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None, service: Memo
         service.warm_in_background()
     for warning in service.warnings:
         log.warning("%s", warning)
-    threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True).start()
+    first_sync = threading.Thread(target=_initial_sync, args=(service,), name="botbin-initial-sync", daemon=True)
+    first_sync.start()
     observer = service.observer(sync_each_block=True)
     from botbin.cli.warm_server import WarmServer
 
@@ -246,4 +249,17 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None, service: Memo
         warm.stop()
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, interrupt)
+    if first_sync.is_alive():
+        _leave_mid_sync()
     return 0
+
+
+def _leave_mid_sync() -> None:
+    """Exit now although the start-up sync still runs: letting the interpreter finalize under a thread that is
+    inside the model's native code aborts ("terminate called without an active exception", exit 134). What the
+    sync wrote is safe (atomic files and a journal; sync/engine.py) and the next start carries on."""
+    log.info("client gone while the first sync runs; exiting (the next start resumes it)")
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -114,13 +114,17 @@ async def test_the_first_context_of_a_never_synced_workspace_has_every_rule(tmp_
         "# Rules\n\n- Never answer in prose.\n- Always cite the note you used.\n", encoding="utf-8"
     )
     params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(root)])
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        context = _data(
-            await session.call_tool("get_context", {"query": "what is the capital of Peru", "budget_tokens": 400})
-        )
-        assert "Never answer in prose" in context["text"] and "Always cite the note you used" in context["text"]
-        hard = next(t for t in context["tiers"] if t["name"] == "hard")
-        assert [i["path"] for i in hard["items"]][:2] == ["AGENTS.md", "AGENTS.md"]
-        if context["indexing"]:
-            assert set(context["partialTiers"]) == {"guidance", "recalled"}
+    errors = tmp_path / "stderr.log"
+    with errors.open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            context = _data(
+                await session.call_tool("get_context", {"query": "what is the capital of Peru", "budget_tokens": 400})
+            )
+    assert "Never answer in prose" in context["text"] and "Always cite the note you used" in context["text"]
+    hard = next(t for t in context["tiers"] if t["name"] == "hard")
+    assert [i["path"] for i in hard["items"]][:2] == ["AGENTS.md", "AGENTS.md"]
+    if context["indexing"]:
+        assert set(context["partialTiers"]) == {"guidance", "recalled"}
+    # the client left while the start-up sync may still run: the server exits without aborting in native code
+    assert "terminate called" not in errors.read_text()
