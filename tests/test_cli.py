@@ -112,7 +112,8 @@ def test_search_hides_hits_under_the_relevance_floor_unless_all(ws: Path) -> Non
     assert where == [(h["path"], h["startLine"]) for h in all_hits if h not in weak]
     assert json.loads(shown.stdout)["hidden"] == len(weak) and json.loads(every.stdout)["hidden"] == 0
     text = botbin(*query[:-1], cwd=ws).stdout.decode()
-    assert f"({len(weak)} weak hits under the relevance floor not shown; --all shows them)" in text
+    said = "1 weak hit" if len(weak) == 1 else f"{len(weak)} weak hits"
+    assert f"({said} under the relevance floor not shown; --all shows them)" in text
 
 
 def test_status_info_and_extract(ws: Path) -> None:

@@ -63,7 +63,8 @@ def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = Non
         print(f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f})", file=out)
         print(f"    {hit.snippet}", file=out)
     if hidden:
-        print(f"({hidden} weak hits under the relevance floor not shown; --all shows them)", file=out)
+        weak = "1 weak hit" if hidden == 1 else f"{hidden} weak hits"
+        print(f"({weak} under the relevance floor not shown; --all shows them)", file=out)
 
 
 def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
