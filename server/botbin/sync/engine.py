@@ -32,6 +32,7 @@ from botbin.sync.state import (
     load_state,
     mark_complete,
     mark_interrupted,
+    remember_state,
     was_interrupted,
 )
 
@@ -89,7 +90,7 @@ def sync_workspace(
     with workspace_lock(ctx.output_dir, ctx.settings.lock_timeout_s):
         if locked is not None:
             locked()
-        state, warnings = load_state(ctx.output_dir / STATE_FILE, ctx.settings.output_dir)
+        state, warnings = load_state(ctx.output_dir / STATE_FILE, ctx.settings.output_dir, reuse=True)
         interrupted = was_interrupted(ctx.output_dir)
         if only is not None and (
             full
@@ -145,6 +146,7 @@ def sync_workspace(
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.
             state.last_sync = utc_now()
             run.save()
+            remember_state(ctx.output_dir / STATE_FILE, state)
         finish_decryption(ctx.output_dir, keys)
         mark_complete(ctx.output_dir)
     # A re-chunked note is also counted unchanged: its bytes are what they were.

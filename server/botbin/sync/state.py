@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,9 +54,9 @@ class FileEntry:
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this entry; ``ctime_ns`` is left out when it equals ``mtime_ns`` (a note last
         written, not restored: most of them), which keeps the state file of a big vault small."""
-        data = vars(self)
+        data = dict(vars(self))
         if self.ctime_ns == self.mtime_ns:
-            data = {k: v for k, v in data.items() if k != "ctime_ns"}
+            del data["ctime_ns"]
         return data
 
     def matches(self, size: int, mtime_ns: int, ino: int, ctime_ns: int) -> bool:
@@ -114,14 +115,44 @@ def _entry(raw: Any) -> FileEntry | None:
         return None
 
 
-def load_state(path: Path, output_dir: str | None = None) -> tuple[SyncState, list[str]]:
+_Stamp = tuple[int, int, int]
+_written: dict[Path, tuple[_Stamp, SyncState]] = {}
+_written_lock = threading.Lock()
+
+
+def _stamp(path: Path) -> _Stamp | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def remember_state(path: Path, state: SyncState) -> None:
+    """After a sync saved ``state`` at ``path`` and is done with it: the next ``load_state(path, reuse=True)`` of
+    this process takes this object instead of parsing the file again (at 10,000 notes the parse is most of a
+    one-note sync), as long as the file is still the one written (inode, mtime and size; every write is an
+    atomic rename, so another writer changes the inode)."""
+    stamp = _stamp(path)
+    if stamp is not None:
+        with _written_lock:
+            _written[path] = (stamp, state)
+
+
+def load_state(path: Path, output_dir: str | None = None, reuse: bool = False) -> tuple[SyncState, list[str]]:
     """Read the state file at ``path`` (in the output folder ``output_dir``, relative to the workspace;
-    guessed when None).
+    guessed when None). ``reuse`` (the sync engine, under the workspace lock): take the state this process
+    last saved there (``remember_state``) when the file has not changed since; the object is handed out once.
 
     Never raises for bad content: a damaged file, or a missing one beside existing outputs, is rebuilt from
     the AIF-BIN files with a warning (rebuild_state below; the next sync re-checks each note by hash and
     re-embeds nothing); with no output to rebuild from, the state is empty.
     """
+    if reuse:
+        with _written_lock:
+            kept = _written.pop(path, None)
+        if kept is not None and kept[0] == _stamp(path):
+            return kept[1], []
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
