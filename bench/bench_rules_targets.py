@@ -34,7 +34,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from bench_directives import OBSIDIAN_HELP, vault_notes, vault_rule_share
-from botbin.search.pipeline import RELEVANCE_MIN_BM25, RELEVANCE_MIN_COSINE
+from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE, RELEVANCE_MIN_COSINE
 from common import load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -152,7 +152,7 @@ def first_context(fresh: dict[str, Any], synced: dict[str, Any]) -> dict[str, An
 def _related(hit: dict[str, Any]) -> bool:
     """Whether agent recall keeps this CLI hit: its relevance floor (search/pipeline.py), which drops hits with
     hardly any similarity and no real keyword match (issue 19: "the second hit has cosine -0.02")."""
-    return bool(hit["cosine"] >= RELEVANCE_MIN_COSINE or hit["bm25"] >= RELEVANCE_MIN_BM25)
+    return bool(hit["cosine"] >= RELEVANCE_MIN_COSINE or hit["bm25Share"] >= RELEVANCE_MIN_BM25_SHARE)
 
 
 def search_agreement(

@@ -12,11 +12,13 @@ from pathlib import Path
 import pytest
 
 from botbin.embedding import bundled_model_path
+from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE
 from botbin.sync.lock import workspace_lock
 from conftest import REPO, run_checker
 
 pytestmark = pytest.mark.model
 EXAMPLES = REPO / "examples"
+EXAMPLE_QUESTION = json.loads((EXAMPLES / "queries.jsonl").read_text(encoding="utf-8").splitlines()[0])
 
 
 def botbin(
@@ -103,17 +105,35 @@ def test_search_text_output_and_filters(ws: Path) -> None:
 
 
 def test_search_hides_hits_under_the_relevance_floor_unless_all(ws: Path) -> None:
-    query = ["search", "what is the capital of Peru", "-k", "10", "--json"]
+    # issue 18/19 changed the floor's keyword arm (bm25Share, not bm25 normalized by the best chunk): the Peru
+    # query, which kept its best keyword hits before, now has only weak hits; a database query keeps a part
+    query = ["search", "database connection pool", "-k", "10", "--json"]
     shown, every = botbin(*query, cwd=ws), botbin(*query, "--all", cwd=ws)
     kept, all_hits = json.loads(shown.stdout)["hits"], json.loads(every.stdout)["hits"]
-    weak = [h for h in all_hits if h["cosine"] < 0.2 and h["bm25"] < 0.5]
-    assert weak, "the example workspace has nothing about Peru: some hits must be weak"
+    weak = [h for h in all_hits if h["cosine"] < 0.2 and h["bm25Share"] < RELEVANCE_MIN_BM25_SHARE]
+    assert weak and len(weak) < len(all_hits), "some hits of a database query are weak, some are not"
     where = [(h["path"], h["startLine"]) for h in kept]  # scores move a little per search (memo decay)
     assert where == [(h["path"], h["startLine"]) for h in all_hits if h not in weak]
     assert json.loads(shown.stdout)["hidden"] == len(weak) and json.loads(every.stdout)["hidden"] == 0
     text = botbin(*query[:-1], cwd=ws).stdout.decode()
     said = "1 weak hit" if len(weak) == 1 else f"{len(weak)} weak hits"
     assert f"({said} under the relevance floor not shown; --all shows them)" in text
+    peru = ["search", "what is the capital of Peru", "-k", "10"]
+    assert json.loads(botbin(*peru, "--json", cwd=ws).stdout)["hits"] == []
+    assert len(json.loads(botbin(*peru, "--json", "--all", cwd=ws).stdout)["hits"]) == 10
+    assert botbin(*peru, cwd=ws).stdout.decode() == "no relevant hits (only weak ones; --all shows them)\n"
+
+
+def test_an_unrelated_query_shows_no_hit_that_only_shares_common_words(ws: Path) -> None:
+    # issue 18/19: "zebras grazing on the savanna" matched common words only, yet its best keyword hit had bm25
+    # 1.000 (normalized by the best chunk) and passed the floor; its share of the query's IDF is small.
+    query = ["search", "zebras grazing on the savanna", "-k", "10", "--json"]
+    every = json.loads(botbin(*query, "--all", cwd=ws).stdout)["hits"]
+    assert any(h["bm25"] == 1.0 and h["cosine"] < 0.2 for h in every), "the old floor's loophole must be there"
+    shown = json.loads(botbin(*query, cwd=ws).stdout)["hits"]
+    assert all(h["cosine"] >= 0.2 for h in shown), shown
+    answer = json.loads(botbin("search", EXAMPLE_QUESTION["q"], "-k", "10", "--json", cwd=ws).stdout)["hits"]
+    assert answer and answer[0]["path"] == EXAMPLE_QUESTION["expect"]
 
 
 def test_status_info_and_extract(ws: Path) -> None:

@@ -14,5 +14,5 @@ def test_client_relevance_floor_matches_the_server() -> None:
     found = dict(re.findall(r"export const (RELEVANCE_MIN_\w+) = ([0-9.]+);", source))
     assert found == {
         "RELEVANCE_MIN_COSINE": str(pipeline.RELEVANCE_MIN_COSINE),
-        "RELEVANCE_MIN_BM25": str(pipeline.RELEVANCE_MIN_BM25),
+        "RELEVANCE_MIN_BM25_SHARE": str(pipeline.RELEVANCE_MIN_BM25_SHARE),
     }

@@ -322,9 +322,11 @@ def test_hit_to_dict_uses_wire_names(index: MemoryIndex) -> None:
         "score": round(hit.score, 6),
         "cosine": round(hit.cosine, 6),
         "bm25": round(hit.bm25, 6),
+        "bm25Share": round(hit.bm25_share, 6),  # issues 18/19: the relevance floor's keyword arm
         "snippetStartLine": 0,
         "snippetEndLine": 1,  # issue 18: the snippet's sentence, 0-based note lines
     }
+    assert 0 < hit.bm25_share < 1
 
 
 def test_load_index_skips_bad_files_with_a_warning(tmp_path: Path) -> None:

@@ -232,7 +232,9 @@ RULES = {
 def test_context_always_holds_the_rule(make_service: ServiceFactory) -> None:
     service = make_service(RULES)
     service.sync()
-    result = service.context("how long do I boil pasta", 400)
+    # with the fake embedder the note is found by its words: "how long do I boil pasta" shares only "pasta",
+    # one word of six, under the relevance floor since issue 18/19 (the old floor let the best such chunk through)
+    result = service.context("how long does pasta need in salted water", 400)
     hard = result.tiers[0]
     assert hard.name == "hard" and [(i.path, i.start_line, i.text) for i in hard.items] == [
         ("AGENTS.md", 2, "- Never answer in prose.")

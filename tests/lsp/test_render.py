@@ -32,6 +32,7 @@ def make_hit(**fields: Any) -> Hit:
         "score": 0.87654321,
         "cosine": 0.9,
         "bm25": 0.5,
+        "bm25_share": 0.25,
     }
     return Hit(**{**base, **fields})
 
@@ -80,6 +81,7 @@ def test_hit_payload_is_camel_case_with_uri_and_whole_line_range() -> None:
         "score": 0.876543,
         "cosine": 0.9,
         "bm25": 0.5,
+        "bm25Share": 0.25,  # issues 18/19: the relevance floor's keyword arm
         "uri": URI,
         "snippetStartLine": 0,
         "snippetEndLine": 0,  # issue 18: the snippet sentence's lines (make_hit's defaults)

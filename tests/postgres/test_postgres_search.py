@@ -39,6 +39,11 @@ def test_same_hits_as_the_embedded_index(fresh_db: str, tmp_path: Path, fake_emb
         assert [h.score for h in a.hits] == pytest.approx([h.score for h in b.hits], abs=1e-4)
         assert [h.bm25 for h in a.hits] == pytest.approx([h.bm25 for h in b.hits], abs=1e-4)
         assert all(h.namespace == "team-a" for h in a.hits) and all(h.namespace is None for h in b.hits)
+    # the relevance floor's share of the query's IDF (unknown terms at the most IDF) is the same in SQL
+    for query in ("zebras grazing on the savanna", "database connection pool pool"):
+        a, b = remote.search(query, k=10), local.search(query, k=10)
+        assert _key(a.hits) == _key(b.hits) and any(h.bm25_share > 0 for h in b.hits), query
+        assert [h.bm25_share for h in a.hits] == pytest.approx([h.bm25_share for h in b.hits], abs=1e-5)
     db = remote.ws.remote
     assert db is not None
     keyword = db.search("connection pool exhausted", None, k=5)  # no query vector: BM25 alone

@@ -1,15 +1,19 @@
 /**
  * The server's relevance floor, applied to the hits a person is shown: a hit with hardly any similarity and
  * no real keyword match is noise (all-MiniLM-L6-v2 gives unrelated texts a cosine of about -0.1 to 0.15).
- * The values mirror RELEVANCE_MIN_COSINE and RELEVANCE_MIN_BM25 of server/botbin/search/pipeline.py;
+ * The values mirror RELEVANCE_MIN_COSINE and RELEVANCE_MIN_BM25_SHARE of server/botbin/search/pipeline.py;
  * tests/test_client_constants.py keeps the two in step.
  */
 import type { Hit } from "@botbin/protocol";
 
 export const RELEVANCE_MIN_COSINE = 0.2;
-export const RELEVANCE_MIN_BM25 = 0.5;
+export const RELEVANCE_MIN_BM25_SHARE = 0.2;
 
-/** True unless the hit is under the floor (keyword-only results, `degraded`, have no cosine to judge by). */
-export function relevant(hit: Pick<Hit, "cosine" | "bm25">, degraded = false): boolean {
-  return degraded || hit.cosine >= RELEVANCE_MIN_COSINE || hit.bm25 >= RELEVANCE_MIN_BM25;
+/**
+ * True unless the hit is under the floor (keyword-only results, `degraded`, have no cosine to judge by). The
+ * keyword arm reads `bm25Share`, the raw BM25 score as a share of the most the query could score: `bm25` is
+ * 1 for the query's best chunk however weak its match.
+ */
+export function relevant(hit: Pick<Hit, "cosine" | "bm25Share">, degraded = false): boolean {
+  return degraded || hit.cosine >= RELEVANCE_MIN_COSINE || hit.bm25Share >= RELEVANCE_MIN_BM25_SHARE;
 }

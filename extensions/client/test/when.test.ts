@@ -23,8 +23,8 @@ test("the later of two times", () => {
 });
 
 test("the relevance floor: some similarity or a real keyword match", () => {
-  assert.equal(relevant({ cosine: 0.25, bm25: 0 }), true);
-  assert.equal(relevant({ cosine: 0.1, bm25: 0.5 }), true);
-  assert.equal(relevant({ cosine: 0.15, bm25: 0.2 }), false);
-  assert.equal(relevant({ cosine: 0.15, bm25: 0.2 }, true), true, "keyword-only results have no cosine to judge");
+  assert.equal(relevant({ cosine: 0.25, bm25Share: 0 }), true);
+  assert.equal(relevant({ cosine: 0.1, bm25Share: 0.5 }), true);
+  assert.equal(relevant({ cosine: 0.15, bm25Share: 0.1 }), false);
+  assert.equal(relevant({ cosine: 0.15, bm25Share: 0.1 }, true), true, "keyword-only results have no cosine to judge");
 });

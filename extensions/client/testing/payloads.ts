@@ -15,6 +15,7 @@ export function hit(over: Partial<Hit> = {}): Hit {
     score: 0.7134,
     cosine: 0.66,
     bm25: 0.83,
+    bm25Share: 0.41,
     snippetStartLine: 33,
     snippetEndLine: 34,
     components: { hybrid: 0.7134 },

@@ -254,6 +254,11 @@ export interface Hit {
   /** BM25 score normalized to [0, 1] over the candidates. */
   bm25: number;
   /**
+   * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for the best chunk).
+   */
+  bm25Share: number;
+  /**
    * How the ranking stages made `score`, by stage (`hybrid`, `decay`, `recency`, `scope`); may be
    * empty.
    */
@@ -292,6 +297,11 @@ export interface MemoryHit {
   cosine: number;
   /** BM25 score normalized to [0, 1] over the candidates. */
   bm25: number;
+  /**
+   * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for the best chunk).
+   */
+  bm25Share: number;
   /**
    * How the ranking stages made `score`, by stage (`hybrid`, `decay`, `recency`, `scope`); may be
    * empty.

@@ -105,8 +105,8 @@ test("hit items show heading path, note and line (1-based), score and a one-line
 });
 
 test("hits under the server's relevance floor are hidden; an empty index says it is indexing", () => {
-  const weak = hit({ path: "weak.md", cosine: 0.15, bm25: 0.1 });
-  const keyword = hit({ path: "keyword.md", cosine: 0.1, bm25: 0.6 });
+  const weak = hit({ path: "weak.md", cosine: 0.15, bm25: 1, bm25Share: 0.1 }); // best of weak keyword matches
+  const keyword = hit({ path: "keyword.md", cosine: 0.1, bm25: 0.6, bm25Share: 0.6 });
   const items = resultItems(searchResult([hit(), weak, keyword]));
   assert.deepEqual(
     items.map((i) => i.hit?.path),

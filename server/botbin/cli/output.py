@@ -60,7 +60,10 @@ def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = Non
     for rank, hit in enumerate(hits, 1):
         where = " > ".join(hit.heading_path)
         print(f"{rank:>2}. {hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip(), file=out)
-        print(f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f})", file=out)
+        print(
+            f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f}, share {hit.bm25_share:.3f})",
+            file=out,
+        )
         print(f"    {hit.snippet}", file=out)
     if hidden:
         weak = "1 weak hit" if hidden == 1 else f"{hidden} weak hits"

@@ -167,6 +167,10 @@ class Assembled:
         """IDF of each known term of ``terms`` (``LexicalIndex.idf``)."""
         return self._lexical.idf(terms)
 
+    def idf_mass(self, terms: list[str]) -> float:
+        """The most BM25 score a row could reach for ``terms`` (``LexicalIndex.idf_mass``)."""
+        return self._lexical.idf_mass(terms)
+
     def rows_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """Live rows whose ANN key is in ``keys`` (unknown keys are skipped)."""
         if self._key_order is None:

@@ -90,6 +90,10 @@ class Hit:
     (the memo's retention factor), ``recency`` and ``scope`` (agent recall), in the order applied."""
     namespace: str | None = None
     """The team-database namespace the hit comes from (backend postgres); None for the embedded index."""
+    bm25_share: float = 0.0
+    """The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF,
+    LexicalIndex.idf_mass), in [0, 1]: an absolute keyword match, unlike ``bm25``, which is 1 for the query's
+    best chunk however weak (the relevance floor, search/pipeline.py, reads this one)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -105,6 +109,7 @@ class Hit:
             "score": round(self.score, 6),
             "cosine": round(self.cosine, 6),
             "bm25": round(self.bm25, 6),
+            "bm25Share": round(self.bm25_share, 6),
         }
         if self.namespace is not None:
             out["namespace"] = self.namespace

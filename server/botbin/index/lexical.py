@@ -233,6 +233,18 @@ class LexicalIndex:
                 out[token] = float(np.log1p((self._docs - df + 0.5) / (df + 0.5)))
         return out
 
+    def idf_mass(self, query: list[str]) -> float:
+        """The most BM25 score a chunk could reach for ``query``: the sum, over its term occurrences (a repeat
+        counts again), of Lucene's IDF, a term in no live chunk counting with the largest, ``ln(1 + (N + 0.5) /
+        0.5)`` (each term's score is at most its IDF, since ``tf / (tf + k1 * norm)`` < 1)."""
+        self.flush()
+        total = 0.0
+        for token in query:
+            term = self._vocab.get(token)
+            df = int(self._df[term]) if term is not None and term < len(self._df) else 0
+            total += float(np.log1p((self._docs - df + 0.5) / (df + 0.5)))
+        return total
+
     def slot_scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (slot_count,): BM25 score of each slot for ``query`` tokens (unknown ones ignored; dead
         slots get scores too, which callers drop by gathering live slots only)."""
@@ -264,6 +276,10 @@ class LexicalView:
     def idf(self, query: list[str]) -> dict[str, float]:
         """IDF of each known term of ``query`` (``LexicalIndex.idf``)."""
         return self._index.idf(query)
+
+    def idf_mass(self, query: list[str]) -> float:
+        """The most BM25 score a chunk could reach for ``query`` (``LexicalIndex.idf_mass``)."""
+        return self._index.idf_mass(query)
 
     def scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (size,): BM25 score of each row for ``query`` tokens; zeros if no token is known."""

@@ -25,6 +25,12 @@ MAX_HITS_PER_NOTE = 2
 top k. The search pipeline exempts daily notes (search/note_cap.py)."""
 
 
+def bm25_share(raw: float, idf_mass: float) -> float:
+    """A chunk's raw BM25 score as a share of the most the query could score (``idf_mass``), clipped to [0, 1]
+    (float32 rounding may pass 1 by a hair); 0 when the query has no terms."""
+    return min(max(raw / idf_mass, 0.0), 1.0) if idf_mass > 0 else 0.0
+
+
 def normalize_bm25(raw: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Scale BM25 scores to [0, 1] by the query's best score (all zeros stay zeros)."""
     top = float(raw.max()) if raw.size else 0.0

@@ -21,7 +21,7 @@ from botbin.index.candidates import candidate_rows, candidate_scores, exact_scor
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex
-from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
+from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -284,6 +284,7 @@ class MemoryIndex:
             order = rank(scores, k, mask, asm.note_of_row, cap)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.idf(terms) if order else {}
+        mass = asm.idf_mass(terms) if order else 0.0
         return [
             self._hit(
                 asm,
@@ -292,12 +293,15 @@ class MemoryIndex:
                 float(scores[i]),
                 0.0 if q is None else float(asm.matrix[i] @ q),
                 float(bm25_raw[i]) / best if best > 0 else 0.0,
+                bm25_share(float(bm25_raw[i]), mass),
             )
             for i in order
         ]
 
     @staticmethod
-    def _hit(asm: Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float) -> Hit:
+    def _hit(
+        asm: Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float, share: float
+    ) -> Hit:
         note, chunk = asm.rows[i]
         shown = note_snippet(chunk.text, chunk.start_line, chunk.end_line, weights)
         return Hit(
@@ -317,6 +321,7 @@ class MemoryIndex:
             text_md5=chunk.text_md5,
             snippet_start_line=shown.start_line,
             snippet_end_line=shown.end_line,
+            bm25_share=share,
         )
 
 

@@ -47,10 +47,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 #: Agent recall drops hits with a cosine under RELEVANCE_MIN_COSINE (all-MiniLM-L6-v2 gives unrelated texts
-#: about -0.1 to 0.15) unless their keyword score reaches RELEVANCE_MIN_BM25 of the best chunk's (a shared
-#: "the" or "my" is not a match).
+#: about -0.1 to 0.15) unless their raw BM25 score reaches RELEVANCE_MIN_BM25_SHARE of the most the query could
+#: score (``Hit.bm25_share``: a shared "the" or "notes" is not a match, and the best of weak matches is still
+#: weak). Chosen by bench/bench_relevance_floor.py (bench/README.md).
 RELEVANCE_MIN_COSINE = 0.2
-RELEVANCE_MIN_BM25 = 0.5
+RELEVANCE_MIN_BM25_SHARE = 0.2
 #: Recency and scope may place a hit above another only when their relevance differs by at most this much: a
 #: tie-break for a request about a topic, a real preference for one about time ("what did we decide lately").
 RELEVANCE_MARGIN = 0.01
@@ -67,7 +68,7 @@ def relevant(hit: Hit, degraded: bool = False) -> bool:
     """False for a hit under the relevance floor: hardly any similarity and no real keyword match. Agent recall
     drops such hits, and every surface a person reads hides them (``botbin search --all`` shows them); a
     keyword-only result (``degraded``) has no cosine to judge by, so all its hits stay."""
-    return degraded or hit.cosine >= RELEVANCE_MIN_COSINE or hit.bm25 >= RELEVANCE_MIN_BM25
+    return degraded or hit.cosine >= RELEVANCE_MIN_COSINE or hit.bm25_share >= RELEVANCE_MIN_BM25_SHARE
 
 
 def recency_margin(query: str) -> float:

@@ -38,6 +38,7 @@ def _hit_fields(hit: Hit) -> dict[str, object]:
         "score": round(hit.score, 6),
         "cosine": round(hit.cosine, 6),
         "bm25": round(hit.bm25, 6),
+        "bm25_share": round(hit.bm25_share, 6),
         "components": {name: round(value, 6) for name, value in hit.components},
         "namespace": hit.namespace,
     }

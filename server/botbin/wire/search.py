@@ -102,6 +102,9 @@ class HitFields(WireModel):
     """Cosine similarity of query and chunk, in [-1, 1]."""
     bm25: float
     """BM25 score normalized to [0, 1] over the candidates."""
+    bm25_share: float
+    """The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
+    [0, 1]: an absolute keyword match (the relevance floor reads it; ``bm25`` is 1 for the best chunk)."""
     components: dict[str, float] = Field(default_factory=dict)
     """How the ranking stages made ``score``, by stage (``hybrid``, ``decay``, ``recency``, ``scope``); may be
     empty."""

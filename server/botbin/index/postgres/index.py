@@ -17,7 +17,7 @@ from botbin.index.hits import Hit, SearchFilters
 from botbin.index.postgres import publish, query
 from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, clean_reason, open_pool, redact
 from botbin.index.postgres.schema import check_version
-from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
+from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -189,4 +189,5 @@ class PostgresIndex:
             snippet_start_line=shown.start_line,
             snippet_end_line=shown.end_line,
             namespace=c.namespace,
+            bm25_share=bm25_share(c.lexical, c.idf_mass),
         )

@@ -59,7 +59,7 @@ SELECT c.namespace, c.path, c.ord, c.text, c.text_md5, c.kind, c.start_line, c.e
        1 - (c.embedding <=> %(vec)s::vector), COALESCE(cand.bm25, 0),
        1 - (p.embedding <=> %(vec)s::vector), 1 - (x.embedding <=> %(vec)s::vector),
        COALESCE(1 - (n.centroid <=> %(vec)s::vector), 0),
-       n.title, n.tags, n.date, n.instruction
+       n.title, n.tags, n.date, n.instruction, (SELECT COALESCE(sum(w * idf), 0) FROM idf)
 FROM cand
 JOIN botbin_chunks c USING (namespace, path, ord)
 JOIN botbin_notes n ON n.namespace = c.namespace AND n.path = c.path
@@ -112,11 +112,34 @@ class Candidate:
     tags: tuple[str, ...]
     date: str | None
     instruction: bool
+    idf_mass: float = 0.0
+    """The most BM25 score a chunk could reach for the query (the sum of its term occurrences' IDF, a term
+    in no chunk counting with the largest; LexicalIndex.idf_mass)."""
 
 
 def candidate(row: tuple[Any, ...], has_vector: bool) -> Candidate:
     """A Candidate from one row of SEARCH_SQL."""
-    ns, path, ord_, text, md5, kind, start, end, heads, cos, lex, prev, nxt, note_cos, title, tags, date, instr = row
+    (
+        ns,
+        path,
+        ord_,
+        text,
+        md5,
+        kind,
+        start,
+        end,
+        heads,
+        cos,
+        lex,
+        prev,
+        nxt,
+        note_cos,
+        title,
+        tags,
+        date,
+        instr,
+        mass,
+    ) = row
     cosine = float(cos) if has_vector and cos is not None else 0.0
     around = [float(v) for v in (prev, nxt) if v is not None] if has_vector else []
     return Candidate(
@@ -137,6 +160,7 @@ def candidate(row: tuple[Any, ...], has_vector: bool) -> Candidate:
         tuple(tags or ()),
         date,
         bool(instr),
+        float(mass or 0.0),
     )
 
 
