@@ -249,16 +249,17 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None, service: Memo
         warm.stop()
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGINT, interrupt)
-    if first_sync.is_alive():
+    if first_sync.is_alive() or any(t.name.startswith("botbin-warm") and t.is_alive() for t in threading.enumerate()):
         _leave_mid_sync()
     return 0
 
 
 def _leave_mid_sync() -> None:
-    """Exit now although the start-up sync still runs: letting the interpreter finalize under a thread that is
-    inside the model's native code aborts ("terminate called without an active exception", exit 134). What the
-    sync wrote is safe (atomic files and a journal; sync/engine.py) and the next start carries on."""
-    log.info("client gone while the first sync runs; exiting (the next start resumes it)")
+    """Exit now although the start-up sync (or the index and model warm-up) still runs: letting the interpreter
+    finalize under a thread that is inside the model's native code aborts ("terminate called without an active
+    exception", exit 134). What the sync wrote is safe (atomic files and a journal; sync/engine.py) and the next
+    start carries on."""
+    log.info("client gone while the first sync or the warm-up runs; exiting (the next start resumes the sync)")
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
