@@ -76,19 +76,19 @@ class QuestionResult:
     """1.0 when the top k chunks hold at least one evidence turn, else 0.0, for each k of K."""
 
 
-def write_workspace(root: Path, notes: ConversationNotes) -> int:
-    """Write the notes under ``root``, leaving identical files untouched (so the sync is a no-op) and deleting
-    session notes the layout no longer makes. Returns the number of files written."""
+def write_workspace(root: Path, notes: Sequence[tuple[str, str]], folder: str = "sessions") -> int:
+    """Write ``notes`` (relative path, text) under ``root``, leaving identical files untouched (so the sync is a
+    no-op) and deleting the notes in ``folder`` the layout no longer makes. Returns the number of files written."""
     written = 0
-    wanted = {root / rel for rel, _ in notes.notes}
-    for rel, text in notes.notes:
+    wanted = {root / rel for rel, _ in notes}
+    for rel, text in notes:
         path = root / rel
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         written += 1
-    for stale in (root / "sessions").glob("*.md"):
+    for stale in (root / folder).glob("*.md"):
         if stale not in wanted:
             stale.unlink()
     return written
@@ -141,7 +141,7 @@ def evaluate(
     """Build, sync and search one conversation's workspace under ``layout``; adds timings to ``stats``."""
     notes = conversation_notes(conv, layout)
     root = out / layout.name / conv.sample_id
-    stats["files_written"] += write_workspace(root, notes)
+    stats["files_written"] += write_workspace(root, notes.notes)
     service = MemoryService(root, NO_REINFORCEMENT)  # a cached store: its searches must not reinforce
     seconds = time.perf_counter()
     report = service.sync()

@@ -44,7 +44,19 @@ from typing import Any
 
 import numpy as np
 
-from bench_locomo import CATEGORIES, DATA, QUICK, K, QueryVectors, QuestionResult, score, splits, summarize, turns_in
+from bench_locomo import (
+    CATEGORIES,
+    DATA,
+    QUICK,
+    K,
+    QueryVectors,
+    QuestionResult,
+    score,
+    splits,
+    summarize,
+    turns_in,
+    write_workspace,
+)
 from botbin.service import MemoryService
 from common import CACHE_ROOT, NO_REINFORCEMENT, load_average, log, median, r
 from locomo_layout import Conversation, Layout, Turn, iso_date, load_conversations, turn_line
@@ -97,30 +109,13 @@ def daily_note_text(conv: Conversation, layout: str) -> DailyNotes:
     return DailyNotes(tuple(notes), turn_lines)
 
 
-def write_workspace(root: Path, notes: DailyNotes) -> int:
-    """Write the notes under ``root`` (identical files untouched, stale daily notes deleted); files written."""
-    written = 0
-    wanted = {root / rel for rel, _ in notes.notes}
-    for rel, text in notes.notes:
-        path = root / rel
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written += 1
-    for stale in (root / "memory").glob("*.md"):
-        if stale not in wanted:
-            stale.unlink()
-    return written
-
-
 def evaluate(
     index: int, conv: Conversation, layout: str, out: Path, queries: QueryVectors, stats: dict[str, Any]
 ) -> dict[str, list[QuestionResult]]:
     """Sync one conversation's workspace and score its questions under each cap: {"cap": [...], "nocap": [...]}."""
     notes = daily_note_text(conv, layout)
     root = out / layout / conv.sample_id
-    stats["files_written"] += write_workspace(root, notes)
+    stats["files_written"] += write_workspace(root, notes.notes, "memory")
     service = MemoryService(root, NO_REINFORCEMENT)  # a cached store: its searches must not reinforce
     started = time.perf_counter()
     report = service.sync()
