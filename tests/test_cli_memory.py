@@ -21,6 +21,9 @@ NOTES: dict[str, str | bytes] = {
     "memory/2020-01-01.md": "# 2020-01-01\n\n- 09:00 bought a bike\n- 10:00 fixed the bike light\n",
 }
 RULE = "- Never answer in prose. (AGENTS.md:3)"
+# The FakeEmbedder only sees shared words, so the question shares three with the cooking note: a question that
+# shares one word of five is under the relevance floor, as it should be without a real model to see "cook".
+QUESTION = "how long does pasta need in salted water"
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +35,7 @@ def ws(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_context_json_shape(ws: Path) -> None:
-    out = json.loads(ok("context", "how long to cook pasta", "--budget", "300", "--json", cwd=ws))
+    out = json.loads(ok("context", QUESTION, "--budget", "300", "--json", cwd=ws))
     assert set(out) == {"text", "usedTokens", "budgetTokens", "tiers", "indexing", "partialTiers"}
     assert out["budgetTokens"] == 300 and 0 < out["usedTokens"] <= 300
     assert [(t["name"], t["tier"]) for t in out["tiers"]] == [
@@ -56,7 +59,7 @@ def test_context_json_shape(ws: Path) -> None:
 
 
 def test_context_text_prints_the_context_and_a_token_summary(ws: Path) -> None:
-    args = ("context", "how long to cook pasta", "--budget", "300")
+    args = ("context", QUESTION, "--budget", "300")
     done = botbin(*args, cwd=ws)
     assert done.returncode == 0, done.stderr
     as_json = json.loads(ok(*args, "--json", cwd=ws))
