@@ -19,7 +19,7 @@ remember`` entry, which botbin keeps as one chunk per entry.
 Search: ``MemoryService.search(question, k=10)``, the call ``botbin search`` makes (cli/answers.py), with the
 question's vector cached (the same model's embedding; ``QueryVectors``) and ``decay_weight`` 0 so that runs
 never learn from their own queries. ``default_cap``: ``per_note`` left to the settings (``max_hits_per_note``
-2, daily notes exempt since issue 18, search/note_cap.py, so in these all-daily workspaces the same as no cap;
+2, daily notes exempt since issue 18, index/daily.py, so in these all-daily workspaces the same as no cap;
 before, at most 2 hits of one day); ``nocap``: ``per_note=0`` on the same index.
 
 Metric (as bench_locomo.py): a hit holds every turn whose line lies in its line range; recall@k is the share

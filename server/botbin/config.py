@@ -60,7 +60,7 @@ class Settings:
     max_hits_per_note: int = 2
     """At most this many hits of one note in a search's results, so one long note cannot fill the top k;
     0 lifts the cap (index/ranking.py MAX_HITS_PER_NOTE). Daily notes are exempt: each entry is its own memory
-    (search/note_cap.py)."""
+    (index/daily.py)."""
     note_weight: float = 0.7
     """Weight of the query's cosine to a chunk's whole note (its mean chunk vector) averaged into the hybrid
     score; 0 ranks chunks alone (index/ranking.py NOTE_WEIGHT, measured in bench/README.md)."""

@@ -60,13 +60,18 @@ def test_filters_cap_and_republish(fresh_db: str, tmp_path: Path, fake_embedder:
     remote.sync()  # nothing changed: nothing published
     assert remote.published is not None and remote.published.published == () and remote.published.unchanged == 16
     (remote.root / "memory" / "ideas.md").unlink()
-    (remote.root / "memory" / "2026-11-03.md").write_text("# Zanzibar\n\nThe quokka migration is done.\n")
+    day = "# Zanzibar\n\n- 09:00 The quokka migration is done.\n- 10:00 Counted quokka pups.\n- 11:00 Fed the quokka.\n"
+    (remote.root / "memory" / "2026-11-03.md").write_text(day)
     remote.sync()
     assert remote.published is not None
     assert remote.published.removed == ("memory/ideas.md",)
     assert remote.published.published == ("memory/2026-11-03.md",)
     hits = remote.search("quokka migration", k=3).hits
     assert hits[0].path == "memory/2026-11-03.md" and "quokka" in hits[0].text
+    # the default cap leaves a daily note's entries alone in the database too; a cap asked for holds
+    assert [h.path for h in hits] == ["memory/2026-11-03.md"] * 3
+    capped = [h.path for h in remote.search("quokka migration", k=3, per_note=1).hits]
+    assert capped[0] == "memory/2026-11-03.md" and capped.count("memory/2026-11-03.md") == 1
     assert all(h.path != "memory/ideas.md" for h in remote.search("ideas", k=20).hits)
 
 

@@ -11,7 +11,7 @@ from botbin.agent.context import Candidates, Item
 from botbin.agent.rules import unindexed_rules
 from botbin.directives.rulebook import instruction_order
 from botbin.errors import BotbinError
-from botbin.search.recency import daily_date
+from botbin.index.daily import daily_date
 
 if TYPE_CHECKING:
     from botbin.search.pipeline import Searcher

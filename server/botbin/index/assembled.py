@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from botbin.aifbin import ChunkRecord
 from botbin.index.candidates import rows_of_keys
+from botbin.index.daily import daily_date
 from botbin.index.entry import NoteEntry
 from botbin.index.hits import SearchFilters
 from botbin.index.lexical import LexicalIndex
@@ -58,6 +59,7 @@ class Assembled:
         self._note_cap = len(notes) + max(MIN_SPARE, int(SPARE_SHARE * len(notes)))
         self._matrix = np.zeros((self._cap, dim), dtype=np.float32)
         self._note_vectors = np.zeros((self._note_cap, dim), dtype=np.float32)
+        self._daily = np.zeros(self._note_cap, dtype=bool)
         self._note_of_row = np.zeros(self._cap, dtype=np.int64)
         self._kinds = np.zeros(self._cap, dtype="<U4")
         self._alive = np.zeros(self._cap, dtype=bool)
@@ -93,6 +95,7 @@ class Assembled:
                 note.matrix = self._matrix[row : row + k]
             if note.centroid is not None:
                 self._note_vectors[pos] = note.centroid
+            self._daily[pos] = daily_date(note.path) is not None
             self.spans[note.path] = Span(pos, row, row + k)
             row += k
         counts = np.fromiter((len(n.chunks) for n in notes), dtype=np.int64, count=len(notes))
@@ -137,6 +140,11 @@ class Assembled:
     def note_vectors(self) -> npt.NDArray[np.float32]:
         """float32 (len(notes), dim): each note's centroid (zeros for a note without chunks)."""
         return self._note_vectors[: len(self.notes)]
+
+    @property
+    def daily(self) -> npt.NDArray[np.bool_]:
+        """True for each daily note in ``notes`` (index/daily.py: the per-note cap may exempt them)."""
+        return self._daily[: len(self.notes)]
 
     @property
     def near(self) -> Neighbours:
@@ -199,6 +207,7 @@ class Assembled:
         self.notes.append(note)
         if note.centroid is not None:
             self._note_vectors[pos] = note.centroid
+        self._daily[pos] = daily_date(note.path) is not None
         if k:
             self._matrix[start:stop] = note.matrix
             note.matrix = self._matrix[start:stop]

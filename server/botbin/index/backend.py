@@ -30,6 +30,7 @@ class IndexBackend(Protocol):
         max_hits_per_note: int = ...,
         note_weight: float = ...,
         neighbour_weight: float = ...,
+        exempt_daily: bool = ...,
     ) -> list[Hit]:
         """The ``k`` best chunks by hybrid score, best first (MemoryIndex.search states the arguments)."""
         ...

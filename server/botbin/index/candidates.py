@@ -106,6 +106,8 @@ def rank(
     mask: npt.NDArray[np.bool_] | None,
     note_of_row: npt.NDArray[np.int64],
     cap: int,
+    uncapped: npt.NDArray[np.bool_] | None = None,
 ) -> list[int]:
-    """The ``k`` best rows among ``mask``, at most ``cap`` of one note (0: no cap), best first."""
-    return capped_top_k(scores, k, mask, note_of_row, cap) if cap > 0 else top_k(scores, k, mask)
+    """The ``k`` best rows among ``mask``, at most ``cap`` of one note (0: no cap) unless ``uncapped`` (by note)
+    exempts it, best first."""
+    return capped_top_k(scores, k, mask, note_of_row, cap, uncapped) if cap > 0 else top_k(scores, k, mask)

@@ -22,7 +22,7 @@ fact, a stray line in a daily note) keeps its own match: on the help vault with 
 no bound, 0.96 with 0.12, while the two question sets lose at most 0.03 (bench/README.md)."""
 MAX_HITS_PER_NOTE = 2
 """At most this many hits of one note in a result list (0 lifts the cap): one long note must not fill the
-top k. The search pipeline exempts daily notes (search/note_cap.py)."""
+top k. The default cap exempts daily notes (index/daily.py)."""
 
 
 def bm25_share(raw: float, idf_mass: float) -> float:
@@ -149,8 +149,10 @@ def capped_top_k(
     mask: npt.NDArray[np.bool_] | None,
     note_of_row: npt.NDArray[np.int64],
     cap: int,
+    uncapped: npt.NDArray[np.bool_] | None = None,
 ) -> list[int]:
-    """Like top_k, with at most ``cap`` rows of one note (``note_of_row``); best first."""
+    """Like top_k, with at most ``cap`` rows of one note (``note_of_row``), except notes whose ``uncapped``
+    (indexed by note) is True; best first."""
     out: list[int] = []
     if k <= 0:
         return out
@@ -159,8 +161,9 @@ def capped_top_k(
         out = []
         for i in top_k(scores, width, mask):
             note = int(note_of_row[i])
-            if taken.get(note, 0) < cap:
-                taken[note] = taken.get(note, 0) + 1
+            free = uncapped is not None and bool(uncapped[note])
+            if free or taken.get(note, 0) < cap:
+                taken[note] = taken.get(note, 0) + (not free)
                 out.append(i)
                 if len(out) == k:
                     return out

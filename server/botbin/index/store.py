@@ -245,6 +245,7 @@ class MemoryIndex:
         max_hits_per_note: int = MAX_HITS_PER_NOTE,
         note_weight: float = NOTE_WEIGHT,
         neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        exempt_daily: bool = False,
     ) -> list[Hit]:
         """The ``k`` best chunks for ``query`` by hybrid score, best first.
 
@@ -252,7 +253,8 @@ class MemoryIndex:
         ``max_hits_per_note``: at most that many hits of one note (0: no cap); ``best_per_note`` is a cap of 1.
         ``note_weight`` and ``neighbour_weight``: weights of the query's cosine to the chunk's note (its mean
         chunk vector) and to the chunks around it, averaged into the score when 0 < alpha < 1
-        (ranking.add_context); alpha 1 and 0 rank by cosine alone and BM25 alone. An empty index gives [].
+        (ranking.add_context); alpha 1 and 0 rank by cosine alone and BM25 alone. ``exempt_daily``: the cap
+        leaves daily notes alone (index/daily.py). An empty index gives [].
         """
         asm = self._assemble()
         if not asm.live_rows:
@@ -269,6 +271,7 @@ class MemoryIndex:
         if visible is not None:
             mask = visible if mask is None else mask & visible
         cap = 1 if best_per_note else max_hits_per_note
+        free = asm.daily if exempt_daily and not best_per_note else None
         order: list[int] | None = None
         near = self._ann_rows(asm, q, k) if q is not None and alpha > 0 else None
         if near is not None and q is not None:
@@ -276,12 +279,12 @@ class MemoryIndex:
             scores = candidate_scores(rows, asm.matrix, q, alpha, bm25_raw, ctx)
             kept = np.zeros(len(asm.rows), dtype=bool)
             kept[rows] = True
-            order = rank(scores, k, kept if mask is None else mask & kept, asm.note_of_row, cap)
+            order = rank(scores, k, kept if mask is None else mask & kept, asm.note_of_row, cap, free)
             if len(order) < k:
                 order = None  # filters or the per-note cap left too few candidates: scan every row
         if order is None:
             scores = exact_scores(asm.matrix, q, alpha, bm25_raw, ctx)
-            order = rank(scores, k, mask, asm.note_of_row, cap)
+            order = rank(scores, k, mask, asm.note_of_row, cap, free)
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.idf(terms) if order else {}
         mass = asm.idf_mass(terms) if order else 0.0

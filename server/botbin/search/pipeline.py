@@ -6,7 +6,7 @@ Stages, in order:
    formula, index/postgres/) scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
    averaged with the query's cosine to the chunk's note and neighbours (index/store.py, index/ranking.py),
    filtered (path, tag, kind, dates), without archived memos, at most ``max_hits_per_note`` per note (daily
-   notes exempt: each entry is its own memory, search/note_cap.py); it fetches more than asked so that later
+   notes exempt: each entry is its own memory, index/daily.py); it fetches more than asked so that later
    stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
@@ -34,7 +34,6 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.errors import ModelError
-from botbin.search.note_cap import daily_at_cap, exempt_daily
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
 from botbin.sync.freshness import freshness
 from botbin.sync.scan import check_root
@@ -167,19 +166,13 @@ class Searcher:
         per_note: int | None,
     ) -> list[Hit]:
         """Stage 1: the index's best ``fetch`` chunks, at most ``per_note`` of one note; when the caller leaves
-        ``per_note`` to the ``max_hits_per_note`` setting, daily notes are exempt (search/note_cap.py)."""
+        ``per_note`` to the ``max_hits_per_note`` setting, daily notes are exempt (index/daily.py): a cap the
+        caller asks for holds for every note."""
         s = self.ws.settings
         cap = s.max_hits_per_note if per_note is None else per_note
         a = s.alpha if alpha is None else alpha
-
-        def ask(limit: int) -> list[Hit]:
-            nw, bw = s.note_weight, s.neighbour_weight
-            return index.search(query, vector, fetch, a, filters, best_per_note, limit, nw, bw)
-
-        hits = ask(cap)
-        if best_per_note or per_note is not None or not daily_at_cap(hits, cap):  # a cap asked for holds for all
-            return hits
-        return exempt_daily(hits, ask(0), cap, fetch)
+        nw, bw = s.note_weight, s.neighbour_weight
+        return index.search(query, vector, fetch, a, filters, best_per_note, cap, nw, bw, per_note is None)
 
     def _backend(self) -> tuple[IndexBackend, list[str], bool]:
         """The index searched, its load warnings, and whether it is the team database (then memo decay and

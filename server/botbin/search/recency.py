@@ -15,11 +15,11 @@ being recent or durable (a 0.25 weight moves a score by at most 0.25).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-_DAILY = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})\.md$")
+from botbin.index.daily import daily_date
+
 SCOPE_PREFERENCE = {"instructions": 1.0, "durable": 0.6, "daily": 0.4}
 
 
@@ -31,12 +31,6 @@ class RecencyPolicy:
     scope_weight: float = 0.10
     daily_half_life_h: float = 72.0
     durable_half_life_h: float = 2160.0
-
-
-def daily_date(path: str) -> str | None:
-    """The date of a daily note (``YYYY-MM-DD.md`` in any folder, e.g. ``memory/2026-11-03.md``), else None."""
-    match = _DAILY.search(path)
-    return match.group(1) if match else None
 
 
 def scope_of(path: str, instruction: bool) -> str:

@@ -129,6 +129,7 @@ class PostgresIndex:
         max_hits_per_note: int = MAX_HITS_PER_NOTE,
         note_weight: float = NOTE_WEIGHT,
         neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        exempt_daily: bool = False,
     ) -> list[Hit]:
         """As MemoryIndex.search, over the searched namespaces (hits carry their namespace). The database
         proposes the best chunks by cosine (HNSW) and by full-text rank; they are scored as the embedded
@@ -150,7 +151,8 @@ class PostgresIndex:
             raise self._failed(exc) from exc
         cands = [query.candidate(r, has_vector) for r in rows]
         score, best = query.scores(cands, alpha, note_weight, neighbour_weight, has_vector)
-        order = query.pick(cands, score, k, 1 if best_per_note else max_hits_per_note, f)
+        exempt = exempt_daily and not best_per_note
+        order = query.pick(cands, score, k, 1 if best_per_note else max_hits_per_note, f, exempt)
         weights = dict.fromkeys(bm25_terms(query_text), 1.0)
         return [self._hit(cands[i], float(score[i]), best, weights) for i in order]
 

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.index.bm25 import K1, B
+from botbin.index.daily import daily_date
 from botbin.index.hits import SearchFilters
 from botbin.index.ranking import add_bm25, blend_context
 from botbin.index.tokenize import bm25_terms
@@ -181,14 +182,18 @@ def scores(
     return out, best
 
 
-def pick(cands: list[Candidate], score: npt.NDArray[np.float32], k: int, cap: int, f: SearchFilters) -> list[int]:
-    """Positions of the ``k`` best candidates that pass ``f``, at most ``cap`` per note (0: no cap)."""
+def pick(
+    cands: list[Candidate], score: npt.NDArray[np.float32], k: int, cap: int, f: SearchFilters, exempt_daily: bool
+) -> list[int]:
+    """Positions of the ``k`` best candidates that pass ``f``, at most ``cap`` per note (0: no cap; daily notes
+    are exempt when ``exempt_daily``: index/daily.py)."""
     taken: dict[tuple[str, str], int] = {}
     out: list[int] = []
     for i in sorted(range(len(cands)), key=lambda i: (-float(score[i]), cands[i].path, cands[i].ord)):
         c = cands[i]
         note = (c.namespace, c.path)
-        if not f.admits(c.path, c.tags, c.date, c.kind) or (cap > 0 and taken.get(note, 0) >= cap):
+        capped = cap > 0 and not (exempt_daily and daily_date(c.path) is not None)
+        if not f.admits(c.path, c.tags, c.date, c.kind) or (capped and taken.get(note, 0) >= cap):
             continue
         taken[note] = taken.get(note, 0) + 1
         out.append(i)
