@@ -81,9 +81,10 @@ async def _measure(client: LanguageClient, root: Path, hovers: int, saves: int) 
     return result
 
 
-async def save_to_searchable(client: LanguageClient, root: Path, saves: int) -> list[float]:
-    """ms from didSave of an edited note until botbin/search finds the new sentence in it."""
-    note = root / "Getting started" / "Create a vault.md"
+async def save_to_searchable(client: LanguageClient, root: Path, saves: int, note: Path | None = None) -> list[float]:
+    """ms from didSave of an edited note (default: the help vault's "Create a vault") until botbin/search finds
+    the new sentence in it (polled every 10 ms: ``botbin/status`` until no sync runs or waits, then the search)."""
+    note = note or root / "Getting started" / "Create a vault.md"
     original = note.read_text(encoding="utf-8")
     times = []
     for i in range(saves):
@@ -93,10 +94,12 @@ async def save_to_searchable(client: LanguageClient, root: Path, saves: int) -> 
         )
         t = time.perf_counter()
         client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(note.as_uri())))
-        while True:
-            found = await client.protocol.send_request_async("botbin/search", {"query": token, "k": 1})
-            if found.hits and token in found.hits[0].snippet:
-                break
+        while True:  # a cheap status poll while the sync runs, then the search (a search costs the server ~20 ms)
+            status = await client.protocol.send_request_async("botbin/status", {})
+            if not status.indexing and status.pending == 0:
+                found = await client.protocol.send_request_async("botbin/search", {"query": token, "k": 1})
+                if found.hits and token in found.hits[0].snippet:
+                    break
             if time.perf_counter() - t > 30:
                 raise TimeoutError(f"save {i} not searchable after 30 s")
             await asyncio.sleep(0.01)
