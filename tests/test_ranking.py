@@ -183,3 +183,18 @@ def test_context_lowers_a_strong_chunk_of_an_unrelated_note_by_at_most_max_loss(
     assert bounded == pytest.approx(0.6 - 0.12, abs=1e-6)
     free = _context([0.6], [0.6], [0.0], max_loss=1.0)[0]
     assert free == pytest.approx((0.6 + 0.4 * 0.6) / 2.1, abs=1e-6) and free < bounded
+
+
+def test_context_never_lowers_a_chunk_that_holds_the_query_keywords() -> None:
+    from botbin.index.ranking import KEYWORD_KEEP_SHARE, blend_context, keyword_floor
+
+    # two chunks with the same hybrid score in notes about something else; the first holds the query's rare words
+    scores = np.array([0.3, 0.3], dtype=np.float32)
+    zero = np.zeros(2, dtype=np.float32)
+    keeps = np.array([5.0, 0.5], dtype=np.float32) >= keyword_floor(idf_mass=6.0)
+    assert keeps.tolist() == [True, False] and keyword_floor(6.0) == pytest.approx(KEYWORD_KEEP_SHARE * 6.0)
+    out = blend_context(scores, zero, zero, 0.7, 0.4, 0.12, keeps)
+    assert out.tolist() == pytest.approx([0.3, 0.3 - 0.12], abs=1e-6)
+    assert keyword_floor(0.0) == float("inf")  # a query without terms: no row keeps
+    lifted = blend_context(np.array([0.3], np.float32), np.ones(1, np.float32), np.ones(1, np.float32), 0.7, 0.4)
+    assert float(lifted[0]) > 0.3  # keeping is a floor: its note may still lift it

@@ -9,8 +9,9 @@ import numpy.typing as npt
 
 from botbin.index.ranking import Neighbours, add_bm25, add_context, capped_top_k, top_k
 
-Context = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], Neighbours, float, float]
-"""(note_vectors, note_of_row, neighbours, note_weight, neighbour_weight), as add_context takes them."""
+Context = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], Neighbours, float, float, float]
+"""(note_vectors, note_of_row, neighbours, note_weight, neighbour_weight, keyword floor): add_context's arguments,
+the last the raw BM25 score from which a row keeps its own hybrid score (ranking.keyword_floor)."""
 
 LEXICAL_CANDIDATES = 200
 """Best BM25 rows added to the vector candidates (the best one fixes the BM25 normalization, as in a full scan)."""
@@ -59,7 +60,7 @@ def candidate_scores(
     scores = cos_near[at] * np.float32(alpha)
     add_bm25(scores, bm25_raw[rows], alpha)
     if context is not None:
-        note_vectors, note_of_row, near, note_weight, neighbour_weight = context
+        note_vectors, note_of_row, near, note_weight, neighbour_weight, floor = context
         notes, local_note = np.unique(note_of_row[rows], return_inverse=True)
         local = Neighbours(
             np.searchsorted(near_rows, near.prev[rows]),
@@ -76,6 +77,7 @@ def candidate_scores(
             query,
             note_weight,
             neighbour_weight,
+            keeps=bm25_raw[rows] >= floor,
         )
     full = np.full(len(matrix), -np.inf, dtype=np.float32)
     full[rows] = scores
@@ -95,8 +97,9 @@ def exact_scores(
     cosine = scores * np.float32(1.0 / alpha) if context is not None else scores
     add_bm25(scores, bm25_raw, alpha)
     if context is not None and query is not None:
-        note_vectors, note_of_row, near, note_weight, neighbour_weight = context
-        add_context(scores, cosine, note_vectors, note_of_row, near, query, note_weight, neighbour_weight)
+        note_vectors, note_of_row, near, note_weight, neighbour_weight, floor = context
+        keeps = bm25_raw >= floor
+        add_context(scores, cosine, note_vectors, note_of_row, near, query, note_weight, neighbour_weight, keeps=keeps)
     return scores
 
 

@@ -20,6 +20,12 @@ CONTEXT_MAX_LOSS = 0.12
 chunk of a note that is about the query freely, but a fact written in a note about something else (a planted
 fact, a stray line in a daily note) keeps its own match: on the help vault with 24 planted facts, hit@1 0.71 with
 no bound, 0.96 with 0.12, while the two question sets lose at most 0.03 (bench/README.md)."""
+KEYWORD_KEEP_SHARE = 0.5
+"""A chunk whose raw BM25 score reaches this share of the most the query could score (``bm25_share``: it holds at
+least half of the query's keyword weight, as a chunk that names a rare name, an error code or a planted fact's
+words does) keeps at least its own hybrid score: its note and neighbours may lift it, never lower it. A fact
+written in a note about something else is found by its words even when the note says nothing like the query.
+Neutral on both Obsidian question sets (bench/README.md)."""
 MAX_HITS_PER_NOTE = 2
 """At most this many hits of one note in a result list (0 lifts the cap): one long note must not fill the
 top k. The default cap exempts daily notes (index/daily.py)."""
@@ -29,6 +35,12 @@ def bm25_share(raw: float, idf_mass: float) -> float:
     """A chunk's raw BM25 score as a share of the most the query could score (``idf_mass``), clipped to [0, 1]
     (float32 rounding may pass 1 by a hair); 0 when the query has no terms."""
     return min(max(raw / idf_mass, 0.0), 1.0) if idf_mass > 0 else 0.0
+
+
+def keyword_floor(idf_mass: float) -> float:
+    """The raw BM25 score from which a chunk keeps its own hybrid score (KEYWORD_KEEP_SHARE of ``idf_mass``, the
+    query's summed IDF); infinite when the query has no terms."""
+    return KEYWORD_KEEP_SHARE * idf_mass if idf_mass > 0 else float("inf")
 
 
 def normalize_bm25(raw: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
@@ -112,16 +124,17 @@ def add_context(
     note_weight: float,
     neighbour_weight: float,
     max_loss: float = CONTEXT_MAX_LOSS,
+    keeps: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.float32]:
     """In place: ``(score + note_weight * cos(query, note) + neighbour_weight * neighbours' mean cosine) /
-    (1 + note_weight + neighbour_weight)``, never below ``score - max_loss``. ``cosine``: each row's cosine to
-    the query. The division keeps the hybrid's scale (a chunk, its note and its neighbours that all match fully
-    still score 1). No-op for 0, 0."""
+    (1 + note_weight + neighbour_weight)``, never below ``score - max_loss``, nor below ``score`` where ``keeps``
+    (rows at or above the keyword_floor). ``cosine``: each row's cosine to the query. The division keeps the
+    hybrid's scale (a chunk, its note and its neighbours that all match fully still score 1). No-op for 0, 0."""
     if not scores.size or (not note_weight and not neighbour_weight):
         return scores
     note_cos = (note_vectors @ query)[note_of_row] if note_weight and note_vectors.size else np.zeros_like(scores)
     near_cos = near.w_prev * cosine[near.prev] + near.w_next * cosine[near.next]
-    return blend_context(scores, note_cos, near_cos, note_weight, neighbour_weight, max_loss)
+    return blend_context(scores, note_cos, near_cos, note_weight, neighbour_weight, max_loss, keeps)
 
 
 def blend_context(
@@ -131,11 +144,14 @@ def blend_context(
     note_weight: float,
     neighbour_weight: float,
     max_loss: float = CONTEXT_MAX_LOSS,
+    keeps: npt.NDArray[np.bool_] | None = None,
 ) -> npt.NDArray[np.float32]:
     """In place: ``(score + note_weight * note_cos + neighbour_weight * near_cos) / (1 + note_weight +
-    neighbour_weight)``, never below ``score - max_loss`` (add_context's law, for callers that have each row's
-    note and neighbour cosines already, e.g. the Postgres backend)."""
+    neighbour_weight)``, never below ``score - max_loss``, nor below ``score`` where ``keeps`` (add_context's
+    law, for callers that have each row's note and neighbour cosines already, e.g. the Postgres backend)."""
     floor = scores - np.float32(max_loss)
+    if keeps is not None:
+        np.copyto(floor, scores, where=keeps)
     scores += note_cos.astype(np.float32, copy=False) * np.float32(note_weight)
     scores += near_cos.astype(np.float32, copy=False) * np.float32(neighbour_weight)
     scores *= np.float32(1.0 / (1.0 + note_weight + neighbour_weight))

@@ -21,7 +21,7 @@ from botbin.index.candidates import candidate_rows, candidate_scores, exact_scor
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex
-from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
+from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share, keyword_floor
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -265,7 +265,8 @@ class MemoryIndex:
         if q is None:
             alpha = 0.0
         context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
-        ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight) if context else None
+        floor = keyword_floor(asm.idf_mass(terms)) if context else 0.0
+        ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight, floor) if context else None
         mask = filter_mask(asm, filters or SearchFilters())
         visible = asm.visible()
         if visible is not None:

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from botbin.index.bm25 import K1, B
 from botbin.index.daily import daily_date
 from botbin.index.hits import SearchFilters
-from botbin.index.ranking import add_bm25, blend_context
+from botbin.index.ranking import add_bm25, blend_context, keyword_floor
 from botbin.index.tokenize import bm25_terms
 
 #: One statement, so the candidates and their notes come from one snapshot (no half-published note). The lexical
@@ -178,7 +178,8 @@ def scores(
     if has_vector and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0):
         note_cos = np.array([c.note_cosine for c in cands], dtype=np.float32)
         near_cos = np.array([c.neighbours for c in cands], dtype=np.float32)
-        blend_context(out, note_cos, near_cos, note_weight, neighbour_weight)
+        floor = keyword_floor(cands[0].idf_mass) if cands else float("inf")
+        blend_context(out, note_cos, near_cos, note_weight, neighbour_weight, keeps=lex >= floor)
     return out, best
 
 
