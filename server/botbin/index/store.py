@@ -21,6 +21,7 @@ from botbin.index.candidates import candidate_rows, candidate_scores, exact_scor
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex
+from botbin.index.load_cache import CacheConfig, Stamp, read_cache, stamp_of, write_in_background
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
@@ -71,19 +72,42 @@ class MemoryIndex:
     def note_count(self) -> int:
         return len(self._notes)
 
-    def upsert(self, doc: AifBinDocument) -> None:
-        """Add or replace the note of ``doc``. Raises ValueError if its dimension differs."""
+    def seed_vocab(self, terms: list[str]) -> None:
+        """Number ``terms`` 0, 1, ... in this index's BM25 vocabulary (a load cache's token ids then hold); only
+        on an index with no vocabulary yet. Raises ValueError otherwise."""
+        if self._vocab:
+            raise ValueError("seed_vocab on an index that already has a vocabulary")
+        self._vocab.update(zip(terms, range(len(terms)), strict=True))
+
+    def vocab_terms(self) -> list[str]:
+        """Every BM25 term, in id order (term i has id i)."""
+        return list(self._vocab)
+
+    def entries(self) -> list[NoteEntry]:
+        """Every note's entry, by path (shared, not copied: treat as read-only)."""
+        return [self._notes[p] for p in sorted(self._notes)]
+
+    def upsert(self, doc: AifBinDocument) -> NoteEntry:
+        """Add or replace the note of ``doc``; returns its entry. Raises ValueError if its dimension differs."""
         if self.dim is None:
             self.dim = doc.dim
         if doc.chunks and doc.dim != self.dim:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
         note = note_from(doc, self._vocab)
-        old = self._notes.get(doc.source)
+        self.put_entry(note)
+        return note
+
+    def put_entry(self, note: NoteEntry) -> None:
+        """Add or replace ``note``, an entry made against this index's vocabulary (``note_from``, or the load
+        cache's, whose vocabulary ``seed_vocab`` gave); its matrix has ``dim`` columns."""
+        if self.dim is None and len(note.chunks):
+            self.dim = int(note.matrix.shape[1])
+        old = self._notes.get(note.path)
         self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
-        self._notes[doc.source] = note
-        self._set_rules(doc.source, note.directives)
-        self._changed(doc.source)
-        self._lexical.put(doc.source, note.tokens)
+        self._notes[note.path] = note
+        self._set_rules(note.path, note.directives)
+        self._changed(note.path)
+        self._lexical.put(note.path, note.tokens)
         if self._assembled is not None and not self._assembled.patch(note, self._hidden):
             self._assembled = None
         if self._ann is not None:
@@ -331,19 +355,43 @@ def load_index(
     damaged: list[Path] | None = None,
     keyring: Keyring | None = None,
     ann: AnnConfig | None = None,
+    cache: CacheConfig | None = None,
 ) -> tuple[MemoryIndex, list[str]]:
     """Read AIF-BIN ``files`` into a new index (``keyring`` opens encrypted ones, in memory only); a bad
     file is skipped with a warning naming it (and is appended to ``damaged`` when given). ``ann``: the HNSW
-    settings; past its threshold the HNSW index is loaded or built in the background (exact search meanwhile)."""
+    settings; past its threshold the HNSW index is loaded or built in the background (exact search meanwhile).
+    ``cache``: the load cache (index/load_cache.py): notes whose file is unchanged since it was written come from
+    it, the others from their files; it is rewritten in the background when it did not hold exactly ``files``."""
     index = MemoryIndex(dim, ann)
     warnings: list[str] = []
+    cached = read_cache(cache, dim) if cache is not None else None
+    if cached is not None:
+        index.seed_vocab(cached.vocab)
+    loaded: list[tuple[str, Stamp, NoteEntry]] = []
+    hits = 0
     for path in files:
+        key, stamp = str(path), stamp_of(path)
         try:
-            index.upsert(decode(path.read_bytes(), str(path), keyring))
+            if cached is not None and stamp is not None and cached.stamps.get(key) == stamp:
+                note = cached.entry(key)
+                index.put_entry(note)
+                hits += 1
+            else:
+                note = index.upsert(decode(path.read_bytes(), str(path), keyring))
+            if stamp is not None:
+                loaded.append((key, stamp, note))
         except (OSError, AifBinFormatError, ValueError) as exc:
             reason = str(exc) if isinstance(exc, AifBinFormatError) else f"{path}: {exc}"
             warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
             if damaged is not None:
                 damaged.append(path)
+    if (
+        cache is not None
+        and index.dim is not None
+        and (cached is None or hits != len(loaded) or hits != len(cached.stamps))
+    ):
+        write_in_background(cache, index.dim, loaded, index.vocab_terms())
+    if cache is not None:
+        log.info("load cache: %d of %d notes from %s", hits, len(files), cache.path)
     index.prepare_ann()
     return index, warnings

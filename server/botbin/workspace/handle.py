@@ -28,6 +28,8 @@ log = logging.getLogger(__name__)
 
 ANN_FILE = "ann.usearch"
 """The HNSW cache beside the state file (index/ann_live.py; rebuilt from the AIF-BIN files when unusable)."""
+LOAD_CACHE_FILE = "index-cache.npz"
+"""The load cache beside the state file (index/load_cache.py; the AIF-BIN files stay the source of truth)."""
 ANN_SAVE_INTERVAL_S = 60.0
 """Least seconds between two writes of the HNSW cache after syncs (a write costs in proportion to the vault)."""
 
@@ -40,9 +42,19 @@ KeyringFn = Callable[[], "Keyring | None"]
 class IndexHandle:
     """The index of one workspace, loaded from its AIF-BIN files on first use (thread-safe)."""
 
-    def __init__(self, root: Path, state_path: Path, state: StateFn, model: ModelFn, keyring: KeyringFn) -> None:
+    def __init__(
+        self,
+        root: Path,
+        state_path: Path,
+        state: StateFn,
+        model: ModelFn,
+        keyring: KeyringFn,
+        load_cache: bool = True,
+    ) -> None:
         """``state`` reads the state file; ``model`` gives (dim, name) and may raise ModelError; ``keyring``
-        opens an encrypted store (None for a plaintext one) and may raise PassphraseError."""
+        opens an encrypted store (None for a plaintext one) and may raise PassphraseError. ``load_cache``: read
+        and keep LOAD_CACHE_FILE (plaintext stores only)."""
+        self._use_cache = load_cache
         self._root, self._state_path = root, state_path
         self._read_state, self._model, self._keyring = state, model, keyring
         self._index: MemoryIndex | None = None
@@ -150,6 +162,7 @@ class IndexHandle:
 
     def _load(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.ann_live import AnnConfig
+        from botbin.index.load_cache import CacheConfig
         from botbin.index.store import load_index  # bm25s and scipy load on the first search, not for a sync
 
         if self._index is not None:
@@ -169,7 +182,9 @@ class IndexHandle:
         keyring = self._keyring()
         ann_path = None if keyring is not None else self._state_path.with_name(ANN_FILE)  # vectors stay sealed
         ann = AnnConfig(path=ann_path, model=name, background=not self.one_shot)
-        self._index, load_warnings = load_index(files, dim, damaged, keyring, ann)
+        plain = keyring is None and self._use_cache
+        cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
+        self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache)
         by_output = {self._root / e.output: rel for rel, e in state.files.items()}
         self._damaged.update(by_output[p] for p in damaged)
         self._indexed_at = state.last_sync
