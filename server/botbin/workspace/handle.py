@@ -185,7 +185,8 @@ class IndexHandle:
         plain = keyring is None and self._use_cache
         cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
         self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache)
-        by_output = {self._root / e.output: rel for rel, e in state.files.items()}
-        self._damaged.update(by_output[p] for p in damaged)
+        if damaged:  # 20k Path joins cost 0.6 s at 10k notes: only when a file failed
+            by_output = {self._root / e.output: rel for rel, e in state.files.items()}
+            self._damaged.update(by_output[p] for p in damaged)
         self._indexed_at = state.last_sync
         return self._index, warnings + load_warnings
