@@ -20,7 +20,6 @@ import hashlib
 import logging
 import os
 import threading
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -70,8 +69,16 @@ class Cached:
     _starts: npt.NDArray[np.int64]
     """First row of each cached note."""
 
-    def entry(self, file: str) -> NoteEntry:
-        """The cached entry of AIF-BIN ``file`` (a key of ``stamps``)."""
+    def entry(self, file: str) -> NoteEntry | None:
+        """The cached entry of AIF-BIN ``file`` (a key of ``stamps``); None, with a log line, when its record
+        does not parse (the caller reads the file instead)."""
+        try:
+            return self._entry(file)
+        except (ValueError, TypeError, IndexError, KeyError) as exc:
+            log.warning("load cache: the record of %s is damaged (%s); read from the file", file, exc)
+            return None
+
+    def _entry(self, file: str) -> NoteEntry:
         pos = self._rows[file]
         raw = self._notes[pos]
         path, title, tags, date, md5, instruction, created, directives, chunks = raw[2:]
@@ -81,7 +88,7 @@ class Cached:
         first = int(ends[start - 1]) if start else 0
         cuts = ends[start:stop].tolist()
         flat = self._arrays["tokens"]
-        tokens = tuple(flat[a:b] for a, b in zip([first, *cuts[:-1]], cuts, strict=True))
+        tokens = tuple(flat[a:b] for a, b in zip([first, *cuts[:-1]], cuts, strict=False))
         return NoteEntry(
             path,
             title,
@@ -132,7 +139,7 @@ def read_cache(config: CacheConfig, dim: int | None) -> Cached | None:
             log.info("%s: %s; ignored, the index is read from its AIF-BIN files", config.path, why)
             return None
         return _checked(head, arrays)
-    except (OSError, ValueError, KeyError, TypeError, IndexError, zipfile.BadZipFile, msgpack.UnpackException) as exc:
+    except Exception as exc:  # whatever a damaged file raises (EOFError, BadZipFile, ...): a cache never stops a load
         log.warning("%s: unreadable load cache (%s: %s); ignored and rewritten", config.path, type(exc).__name__, exc)
         return None
 

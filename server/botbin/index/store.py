@@ -372,8 +372,9 @@ def load_index(
     for path in files:
         key, stamp = str(path), stamp_of(path)
         try:
-            if cached is not None and stamp is not None and cached.stamps.get(key) == stamp:
-                note = cached.entry(key)
+            hit = cached is not None and stamp is not None and cached.stamps.get(key) == stamp
+            note = cached.entry(key) if cached is not None and hit else None
+            if note is not None:
                 index.put_entry(note)
                 hits += 1
             else:
