@@ -54,22 +54,22 @@ def _cache_file(root: Path) -> Path:
 
 
 def _load(root: Path, caplog: pytest.LogCaptureFixture) -> tuple[MemoryIndex, str]:
-    """A start with the cache: the index and the load's 'load cache: n of m' line."""
+    """A start with the cache: the index and the load's 'index loaded: ...' line."""
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="botbin.index"):
         index, _ = _service(root, cache=True).index()
     wait_writes()
-    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("load cache:")]
+    lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("index loaded:")]
     return index, lines[-1]
 
 
 def test_a_start_from_the_cache_gives_the_fresh_load(synced: Path, caplog: pytest.LogCaptureFixture) -> None:
     assert not _cache_file(synced).exists()  # a service with load_cache off writes none
     first, said = _load(synced, caplog)
-    assert said.startswith("load cache: 0 of 6 notes")
+    assert said.startswith("index loaded: 6 notes, 0 of them")
     assert _cache_file(synced).is_file()
     again, said = _load(synced, caplog)
-    assert said.startswith("load cache: 6 of 6 notes")
+    assert said.startswith("index loaded: 6 notes, 6 of them")
     fresh, _ = _service(synced, cache=False).index()
     assert _answers(again) == _answers(fresh) == _answers(first)
     assert any(_answers(fresh))
@@ -88,13 +88,13 @@ def test_notes_changed_since_the_cache_come_from_their_files(
     write_notes(synced, {"notes/tea.md": "# Tea\n\nGreen tea steeps for two minutes.\n"})
     _service(synced, cache=False).sync()  # another process's sync: the cache is not touched
     index, said = _load(synced, caplog)
-    assert said.startswith("load cache: 4 of 6 notes")  # edited and added read from their files
+    assert said.startswith("index loaded: 6 notes, 4 of them")  # edited and added read from their files
     assert _answers(index) == _fresh(synced)
     assert "notes/café.md" not in index.note_paths() and "notes/tea.md" in index.note_paths()
     vector = FakeEmbedder().embed(["Buildkite"])[0]
     assert [h.path for h in index.search("Buildkite", vector, k=1)] == ["memory/2026-11-06.md"]
     _, said = _load(synced, caplog)  # rewritten after that load
-    assert said.startswith("load cache: 6 of 6 notes")
+    assert said.startswith("index loaded: 6 notes, 6 of them")
 
 
 @pytest.mark.parametrize("damage", ["truncated", "garbage", "empty"])
@@ -110,10 +110,10 @@ def test_a_corrupt_cache_is_ignored_with_a_message_and_rewritten(
     index, said = _load(synced, caplog)
     warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert any(str(cache) in w and "unreadable load cache" in w for w in warned), warned
-    assert said.startswith("load cache: 0 of 6 notes")
+    assert said.startswith("index loaded: 6 notes, 0 of them")
     assert _answers(index) == _fresh(synced)
     _, said = _load(synced, caplog)
-    assert said.startswith("load cache: 6 of 6 notes")
+    assert said.startswith("index loaded: 6 notes, 6 of them")
 
 
 def test_a_cache_of_another_model_or_dimension_is_not_used(synced: Path, caplog: pytest.LogCaptureFixture) -> None:

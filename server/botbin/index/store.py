@@ -392,7 +392,6 @@ def load_index(
         and (cached is None or hits != len(loaded) or hits != len(cached.stamps))
     ):
         write_in_background(cache, index.dim, loaded, index.vocab_terms())
-    if cache is not None:
-        log.info("load cache: %d of %d notes from %s", hits, len(files), cache.path)
+    log.info("index loaded: %d notes, %d of them from the load cache", len(files), hits)
     index.prepare_ann()
     return index, warnings
