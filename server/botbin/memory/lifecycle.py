@@ -68,6 +68,11 @@ def _created(ref: ChunkRef, now: datetime) -> datetime:
     return now
 
 
+def _place_order(m: MemoPlace) -> tuple[str, int, str]:
+    """By path, then line (an edited chunk inherits from the nearest vanished memo, the first on a tie)."""
+    return (m.path, m.start_line, m.id)
+
+
 class Lifecycle:
     """Memo state of workspace ``ws`` (sidecar ``memos.sqlite`` in its output folder)."""
 
@@ -193,7 +198,7 @@ class Lifecycle:
             if i in known
             and (known[i].start_line, known[i].end_line, known[i].path) != (r.start_line, r.end_line, r.path)
         ]
-        gone = [m for i, m in known.items() if i not in refs and not m.archived]
+        gone = sorted((m for i, m in known.items() if i not in refs and not m.archived), key=_place_order)
         seeds = [
             MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), () if self._key else r.tags)
             for i, r in refs.items()
