@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from botbin.index.hits import Hit
-from botbin.index.load_cache import CacheConfig, read_cache, wait_writes
+from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, read_cache, wait_writes
 from botbin.index.store import MemoryIndex, load_index
 from botbin.service import MemoryService
-from botbin.workspace.handle import LOAD_CACHE_FILE
 from conftest import FakeEmbedder, write_notes
 
 NOTES: dict[str, str | bytes] = {
@@ -141,11 +140,13 @@ def test_load_index_without_a_cache_file_writes_one(synced: Path, tmp_path: Path
     assert loaded is not None and set(loaded.stamps) == {str(f) for f in files}
 
 
-def test_an_encrypted_store_keeps_no_cache(tmp_path: Path) -> None:
-    root = write_notes(tmp_path / "ws", NOTES)
-    (root / "botbin.toml").write_text("encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\n")
-    service = MemoryService(root, {}, embedder=FakeEmbedder(), env={}, passphrase=lambda: "hunter2 horse")
-    service.sync()
+def test_an_encrypted_store_keeps_no_cache(synced: Path, caplog: pytest.LogCaptureFixture) -> None:
+    _load(synced, caplog)
+    assert b"espresso" in _cache_file(synced).read_bytes()  # chunk text in the clear
+    (synced / "botbin.toml").write_text("encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\n")
+    service = MemoryService(synced, {"vault": True}, embedder=FakeEmbedder(), env={}, passphrase=lambda: "hunter2")
+    service.sync(encryption="encrypt")
+    assert not _cache_file(synced).exists()  # removed as the store is encrypted
     index, _ = service.index()
     wait_writes()
-    assert len(index) and not _cache_file(root).exists()
+    assert index.note_count == 6 and not _cache_file(synced).exists()

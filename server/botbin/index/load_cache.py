@@ -35,6 +35,8 @@ from botbin.index.tokenize import bm25_terms
 
 log = logging.getLogger(__name__)
 
+LOAD_CACHE_FILE = "index-cache.npz"
+"""The cache's name, in the folder of the state file (the workspace's output folder)."""
 FORMAT = 1
 """Bumped whenever what a cached entry holds, or how ``note_from`` makes it, changes."""
 _PROBE = "Don't re-index e-mail: snake_case CamelCase x86_64 2026-12-02 v1.2.3 C++ #tag"
@@ -114,6 +116,20 @@ def _chunk(raw: list[Any]) -> ChunkRecord:
 def _tokenizer_probe() -> str:
     """A digest of how the BM25 tokenizer splits a fixed text: cached token ids of another tokenizer are unusable."""
     return hashlib.md5("\0".join(bm25_terms(_PROBE)).encode()).hexdigest()
+
+
+def drop_load_cache(folder: Path) -> None:
+    """Remove the load cache of output folder ``folder`` (a store being encrypted must not keep its chunks in
+    the clear beside it); a log line when there was one."""
+    path = folder / LOAD_CACHE_FILE
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        log.warning("%s: could not remove the plaintext load cache of an encrypted store (%s)", path, exc)
+        return
+    log.info("%s: removed (an encrypted store keeps no load cache)", path)
 
 
 def stamp_of(path: Path) -> Stamp | None:

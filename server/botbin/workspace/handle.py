@@ -28,8 +28,6 @@ log = logging.getLogger(__name__)
 
 ANN_FILE = "ann.usearch"
 """The HNSW cache beside the state file (index/ann_live.py; rebuilt from the AIF-BIN files when unusable)."""
-LOAD_CACHE_FILE = "index-cache.npz"
-"""The load cache beside the state file (index/load_cache.py; the AIF-BIN files stay the source of truth)."""
 ANN_SAVE_INTERVAL_S = 60.0
 """Least seconds between two writes of the HNSW cache after syncs (a write costs in proportion to the vault)."""
 
@@ -162,7 +160,7 @@ class IndexHandle:
 
     def _load(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.ann_live import AnnConfig
-        from botbin.index.load_cache import CacheConfig
+        from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, drop_load_cache
         from botbin.index.store import load_index  # bm25s and scipy load on the first search, not for a sync
 
         if self._index is not None:
@@ -184,6 +182,8 @@ class IndexHandle:
         ann = AnnConfig(path=ann_path, model=name, background=not self.one_shot)
         plain = keyring is None and self._use_cache
         cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
+        if keyring is not None:  # one left from before the store was encrypted holds its chunks in the clear
+            drop_load_cache(self._state_path.parent)
         self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache)
         if damaged:  # 20k Path joins cost 0.6 s at 10k notes: only when a file failed
             by_output = {self._root / e.output: rel for rel, e in state.files.items()}
