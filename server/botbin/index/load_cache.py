@@ -16,6 +16,7 @@ chunk) and ``token_ends`` int64 (rows): the end of each chunk's ids in ``tokens`
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import logging
 import os
@@ -208,7 +209,10 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
     tokens = [t for _, _, n in notes for t in n.tokens]
     lengths = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=len(tokens))
     flat = np.concatenate(tokens).astype(np.int64) if tokens else np.zeros(0, dtype=np.int64)
-    used, compact = np.unique(flat, return_inverse=True)
+    present = np.zeros(len(vocab), dtype=bool)
+    present[flat] = True
+    used = np.flatnonzero(present)  # O(tokens), where np.unique's sort took 0.5 s at 27k chunks
+    compact = (np.cumsum(present) - 1)[flat]
     head = {
         "format": FORMAT,
         "model": config.model,
@@ -265,19 +269,37 @@ def _stack(parts: list[npt.NDArray[Any]], empty: tuple[int, ...], dtype: type) -
     return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(empty, dtype=dtype)
 
 
+WRITE_WAIT_S = 30.0
+"""Longest wait of a background write for the process's first search (then it writes anyway)."""
 _writers: list[threading.Thread] = []
+_searched = threading.Event()
+"""Set by the first search of the process: a write that competes with the first answer would delay it."""
+
+
+def searched() -> None:
+    """A search ended (MemoryIndex.search calls this): background writes may go."""
+    _searched.set()
 
 
 def write_in_background(
     config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, NoteEntry]], vocab: list[str]
 ) -> None:
-    """``write_cache`` on its own thread (the entries are not changed afterwards: a patch replaces an entry)."""
-    thread = threading.Thread(target=write_cache, args=(config, dim, notes, vocab), name="botbin-load-cache")
+    """``write_cache`` on a daemon thread, after the process's first search (or WRITE_WAIT_S); a process that
+    exits first writes it at exit (the entries are not changed afterwards: a patch replaces an entry)."""
+
+    def write() -> None:
+        _searched.wait(WRITE_WAIT_S)
+        write_cache(config, dim, notes, vocab)
+
+    thread = threading.Thread(target=write, name="botbin-load-cache", daemon=True)
+    if not _writers:
+        atexit.register(wait_writes)
     _writers.append(thread)
     thread.start()
 
 
 def wait_writes() -> None:
-    """Block until every background write of this process has ended (tests, benchmarks)."""
+    """Let the background writes go now and block until they have ended (at exit; tests, benchmarks)."""
+    _searched.set()
     while _writers:
         _writers.pop().join()

@@ -21,7 +21,7 @@ from botbin.index.candidates import candidate_rows, candidate_scores, exact_scor
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex
-from botbin.index.load_cache import CacheConfig, Stamp, read_cache, stamp_of, write_in_background
+from botbin.index.load_cache import CacheConfig, Stamp, read_cache, searched, stamp_of, write_in_background
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
@@ -306,6 +306,7 @@ class MemoryIndex:
         if order is None:
             scores = exact_scores(asm.matrix, q, alpha, bm25_raw, ctx)
             order = rank(scores, k, mask, asm.note_of_row, cap)
+        searched()  # a pending load-cache write may go now
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.idf(terms) if order else {}
         mass = asm.idf_mass(terms) if order else 0.0
