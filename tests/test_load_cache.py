@@ -68,7 +68,7 @@ def test_a_start_from_the_cache_gives_the_fresh_load(synced: Path, caplog: pytes
     assert said.startswith("index loaded: 6 notes, 0 of them")
     assert _cache_file(synced).is_file()
     again, said = _load(synced, caplog)
-    assert said.startswith("index loaded: 6 notes, 6 of them")
+    assert said == "index loaded: 6 notes, 6 of them from the load cache with its BM25 postings"
     fresh, _ = _service(synced, cache=False).index()
     assert _answers(again) == _answers(fresh) == _answers(first)
     assert any(_answers(fresh))
@@ -87,7 +87,7 @@ def test_notes_changed_since_the_cache_come_from_their_files(
     write_notes(synced, {"notes/tea.md": "# Tea\n\nGreen tea steeps for two minutes.\n"})
     _service(synced, cache=False).sync()  # another process's sync: the cache is not touched
     index, said = _load(synced, caplog)
-    assert said.startswith("index loaded: 6 notes, 4 of them")  # edited and added read from their files
+    assert said == "index loaded: 6 notes, 4 of them from the load cache"  # edited, added: from their files
     assert _answers(index) == _fresh(synced)
     assert "notes/café.md" not in index.note_paths() and "notes/tea.md" in index.note_paths()
     vector = FakeEmbedder().embed(["Buildkite"])[0]
@@ -150,3 +150,14 @@ def test_an_encrypted_store_keeps_no_cache(synced: Path, caplog: pytest.LogCaptu
     index, _ = service.index()
     wait_writes()
     assert index.note_count == 6 and not _cache_file(synced).exists()
+
+
+def test_an_index_started_from_the_cache_takes_later_edits(synced: Path, caplog: pytest.LogCaptureFixture) -> None:
+    _load(synced, caplog)
+    service = _service(synced, cache=True)
+    index, _ = service.index()  # every note a hit: the BM25 postings adopted from the cache
+    (synced / "memory" / "2026-11-05.md").write_text("# API\n\nWe moved the mobile API to gRPC.\n", encoding="utf-8")
+    write_notes(synced, {"notes/tea.md": "# Tea\n\nGreen tea for the API review.\n"})
+    service.sync()  # patches the loaded index note by note
+    assert service.index()[0] is index
+    assert _answers(index) == _fresh(synced)

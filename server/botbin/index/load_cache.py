@@ -11,7 +11,8 @@ would leave it in the clear).
 Layout: one uncompressed ``.npz`` (zip, CRC-checked on read), written to a temporary file and renamed:
 ``meta`` (MessagePack bytes: the header and each note's fields and chunk records), ``matrix`` float32 (rows,
 dim), ``centroids`` float32 (notes, dim), ``keys`` int64 (rows), ``tokens`` int32 (all token ids, chunk after
-chunk) and ``token_ends`` int64 (rows): the end of each chunk's ids in ``tokens``.
+chunk), ``token_ends`` int64 (rows): the end of each chunk's ids in ``tokens``, and the BM25 main segment of those
+chunks (``bm25_indptr``, ``bm25_slots``, ``bm25_tfs``: index/lexical.py), adopted when every note is a hit.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy.typing as npt
 from botbin.aifbin import ChunkRecord
 from botbin.directives.partition import Directive
 from botbin.index.entry import NoteEntry
+from botbin.index.lexical import MainSegment, flat_main_segment
 from botbin.index.tokenize import bm25_terms
 
 log = logging.getLogger(__name__)
@@ -71,6 +73,23 @@ class Cached:
     _arrays: dict[str, npt.NDArray[Any]]
     _starts: npt.NDArray[np.int64]
     """First row of each cached note."""
+
+    @property
+    def files(self) -> list[str]:
+        """The AIF-BIN files of the cached notes, in the cache's order."""
+        return [n[0] for n in self._notes]
+
+    @property
+    def paths(self) -> list[str]:
+        """The cached notes' paths, in the cache's order."""
+        return [n[2] for n in self._notes]
+
+    def main_segment(self) -> MainSegment:
+        """The BM25 main segment of every cached chunk, slot i being row i (the notes in the cache's order)."""
+        ends = self._arrays["token_ends"]
+        lengths = np.diff(ends, prepend=0).astype(np.int64) if len(ends) else np.zeros(0, dtype=np.int64)
+        a = self._arrays
+        return MainSegment(a["bm25_indptr"], a["bm25_slots"], a["bm25_tfs"], lengths)
 
     def entry(self, file: str) -> NoteEntry | None:
         """The cached entry of AIF-BIN ``file`` (a key of ``stamps``); None, with a log line, when its record
@@ -192,6 +211,11 @@ def _checked(head: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> Cache
     vocab: list[str] = head["vocab"]
     if arrays["tokens"].size and int(arrays["tokens"].max()) >= len(vocab):
         raise ValueError("a token id lies outside the vocabulary")
+    indptr, postings = arrays["bm25_indptr"], len(arrays["bm25_slots"])
+    if indptr.shape != (len(vocab) + 1,) or int(indptr[-1]) != postings or arrays["bm25_tfs"].shape != (postings,):
+        raise ValueError("the BM25 postings do not fit the vocabulary")
+    if postings and int(arrays["bm25_slots"].max()) >= rows:
+        raise ValueError("a BM25 posting names a chunk past the last")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if len(notes) else counts
     return Cached(
         vocab,
@@ -232,6 +256,8 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
         "tokens": compact.astype(np.int32).reshape(-1),
         "token_ends": np.cumsum(lengths).astype(np.int64),
     }
+    main = flat_main_segment(compact.astype(np.int64), lengths, len(used))
+    arrays |= {"bm25_indptr": main.indptr, "bm25_slots": main.slots, "bm25_tfs": main.tfs}
     tmp = config.path.with_name(f"{config.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     try:
         savez: Any = np.savez  # numpy's stub takes the first keyword for allow_pickle

@@ -20,8 +20,8 @@ from botbin.index.assembled import Assembled, filter_mask
 from botbin.index.candidates import candidate_rows, candidate_scores, exact_scores, rank
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
-from botbin.index.lexical import LexicalIndex
-from botbin.index.load_cache import CacheConfig, Stamp, read_cache, searched, stamp_of, write_in_background
+from botbin.index.lexical import LexicalIndex, MainSegment
+from botbin.index.load_cache import CacheConfig, Cached, Stamp, read_cache, searched, stamp_of, write_in_background
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
@@ -78,6 +78,11 @@ class MemoryIndex:
         if self._vocab:
             raise ValueError("seed_vocab on an index that already has a vocabulary")
         self._vocab.update(zip(terms, range(len(terms)), strict=True))
+
+    def adopt_lexical(self, paths: list[str], main: MainSegment) -> bool:
+        """Take ``main`` as the BM25 main segment of the notes ``paths`` just put, in that order
+        (``LexicalIndex.adopt``); False, nothing changed, when they are not exactly the notes put."""
+        return self._lexical.adopt(paths, main)
 
     def vocab_terms(self) -> list[str]:
         """Every BM25 term, in id order (term i has id i)."""
@@ -387,12 +392,25 @@ def load_index(
             warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
             if damaged is not None:
                 damaged.append(path)
-    if (
-        cache is not None
-        and index.dim is not None
-        and (cached is None or hits != len(loaded) or hits != len(cached.stamps))
-    ):
-        write_in_background(cache, index.dim, loaded, index.vocab_terms())
-    log.info("index loaded: %d notes, %d of them from the load cache", len(files), hits)
+    adopted = cache is not None and _after_cache(index, cache, cached, [str(f) for f in files], loaded, hits)
+    postings = " with its BM25 postings" if adopted else ""
+    log.info("index loaded: %d notes, %d of them from the load cache%s", len(files), hits, postings)
     index.prepare_ann()
     return index, warnings
+
+
+def _after_cache(
+    index: MemoryIndex,
+    cache: CacheConfig,
+    cached: Cached | None,
+    files: list[str],
+    loaded: list[tuple[str, Stamp, NoteEntry]],
+    hits: int,
+) -> bool:
+    """Every note a hit, in the cache's order: adopt its BM25 postings (no rebuild at the first search; True).
+    Else rewrite the cache in the background."""
+    if cached is not None and hits == len(files) == len(cached.stamps) and cached.files == files:
+        return index.adopt_lexical(cached.paths, cached.main_segment())
+    if index.dim is not None:
+        write_in_background(cache, index.dim, loaded, index.vocab_terms())
+    return False
