@@ -138,6 +138,7 @@ def test_load_index_without_a_cache_file_writes_one(synced: Path, tmp_path: Path
     assert _answers(plain) == _answers(cached) == _answers(again)
     loaded = read_cache(config, 384)
     assert loaded is not None and set(loaded.stamps) == {str(f) for f in files}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["elsewhere.npz", "ws"]  # the temporary file renamed
 
 
 def test_an_encrypted_store_keeps_no_cache(synced: Path, caplog: pytest.LogCaptureFixture) -> None:

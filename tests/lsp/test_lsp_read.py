@@ -54,7 +54,7 @@ async def test_the_server_keeps_a_load_cache_beside_the_index(client: LanguageCl
     # every other test of the module then checks that server's answers
     cache = client.root / "memory" / "aifbin" / "index-cache.npz"  # type: ignore[attr-defined]
     await wait_until(cache.is_file, what="the load cache to be written")
-    assert not list(client.root.glob("*.npz")) and not list(cache.parent.glob("*.tmp"))  # type: ignore[attr-defined]
+    assert not list(client.root.glob("*.npz")) and not list(cache.parent.glob(".botbin-tmp-*"))  # type: ignore[attr-defined]
 
 
 async def test_search_returns_ranked_hits_with_uris_and_ranges(client: LanguageClient) -> None:

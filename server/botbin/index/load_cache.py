@@ -35,6 +35,7 @@ from botbin.directives.partition import Directive
 from botbin.index.entry import NoteEntry
 from botbin.index.lexical import MainSegment, flat_main_segment
 from botbin.index.tokenize import bm25_terms
+from botbin.sync.atomic import TEMP_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -214,6 +215,8 @@ def _checked(head: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> Cache
     indptr, postings = arrays["bm25_indptr"], len(arrays["bm25_slots"])
     if indptr.shape != (len(vocab) + 1,) or int(indptr[-1]) != postings or arrays["bm25_tfs"].shape != (postings,):
         raise ValueError("the BM25 postings do not fit the vocabulary")
+    if len(indptr) > 1 and bool((np.diff(indptr) < 0).any()):
+        raise ValueError("the BM25 posting offsets go backwards")
     if postings and int(arrays["bm25_slots"].max()) >= rows:
         raise ValueError("a BM25 posting names a chunk past the last")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if len(notes) else counts
@@ -258,7 +261,8 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
     }
     main = flat_main_segment(compact.astype(np.int64), lengths, len(used))
     arrays |= {"bm25_indptr": main.indptr, "bm25_slots": main.slots, "bm25_tfs": main.tfs}
-    tmp = config.path.with_name(f"{config.path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    # the sync's temp prefix: a full sync removes what a killed writer left (sync/atomic.remove_stale_temps)
+    tmp = config.path.with_name(f"{TEMP_PREFIX}{config.path.name}.{os.getpid()}.{threading.get_ident()}")
     try:
         savez: Any = np.savez  # numpy's stub takes the first keyword for allow_pickle
         with open(tmp, "wb") as out:

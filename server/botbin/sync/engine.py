@@ -107,10 +107,6 @@ def sync_workspace(
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
-        if keys is not None:
-            from botbin.index.load_cache import drop_load_cache  # numpy: not for a no-op check
-
-            drop_load_cache(ctx.output_dir)
         force = full or needs_full_check(state, ctx.model.name, ctx.params.as_dict())
         run = SyncRun(ctx, state, keep_documents, written, keys, progress)
         run.full = full

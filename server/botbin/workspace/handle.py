@@ -133,10 +133,19 @@ class IndexHandle:
         with self.lock:
             self._indexed_at = report.synced_at
             self._state_seen = self._stamp()
+            self._drop_cache_if_encrypted()
             if self._index is not None:
                 for path in report.removed:  # deleted from disk, or no longer tracked
                     self._index.remove(path)
                 self.save_ann(force=False)
+
+    def _drop_cache_if_encrypted(self) -> None:
+        """An encrypted store (or one being converted) keeps no load cache: its chunks would lie in the clear."""
+        from botbin.index.load_cache import drop_load_cache
+        from botbin.sync.encryption import MARKER_FILE
+
+        if (self._state_path.parent / MARKER_FILE).exists():
+            drop_load_cache(self._state_path.parent)
 
     def save_ann(self, force: bool = True) -> bool:
         """Write the HNSW cache if it changed (unless ``force``, at most every ANN_SAVE_INTERVAL_S); True when
