@@ -10,7 +10,13 @@ vectors of the hovered chunk, so only index-side costs are timed). For the synth
 start-up: seconds from launching ``botbin lsp`` to the first hover that returns hits (target <= 5 s at 10k),
 with the ratio 10k / 1k.
 
+Each synthetic vault is started once per load-cache mode (``--cache-modes``, default ``off,cold,warm``: no cache,
+a start that writes it, a start that reads it), with the phases launch -> ``initialize`` answered -> index
+loaded (the server's log line) -> first hover with hits, and the same-run ratios 10k / 1k per mode and each
+mode / off per size.
+
     python bench/bench_first_call.py [--only examples,obsidian,synthetic] [--notes 1000,10000] [--warm 8] [--cache DIR]
+        [--cache-modes off,cold,warm]
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 from common import HashEmbedder, generate_vault, log, r
-from lsp_client import QUERIES, VAULT, _forward_stderr, paragraphs, until_indexed
+from lsp_client import QUERIES, VAULT, paragraphs, until_indexed
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples" / "workspace"
@@ -62,14 +68,27 @@ def _verdict(first_s: float, warm: list[float]) -> dict[str, Any]:
     }
 
 
-async def lsp_first(root: Path, vault: bool, warm_calls: int) -> dict[str, Any]:
-    """Start ``botbin lsp`` on ``root``; time the first hover after ``initialized`` (and the first with hits, from
-    launch), then ``warm_calls`` hovers once indexing is done."""
+async def _watch_stderr(stream: asyncio.StreamReader | None, launched: float, marks: dict[str, float]) -> None:
+    """Forward the server's stderr (as lsp_client._forward_stderr) and note when the index load ended (its
+    'index loaded:' log line), in seconds after ``launched``."""
+    if stream is not None:
+        while line := await stream.readline():
+            text = line.decode("utf-8", "replace")
+            if "index loaded:" in text and "index_loaded_s" not in marks:
+                marks["index_loaded_s"] = time.perf_counter() - launched
+            sys.stderr.write("[server] " + text)
+
+
+async def lsp_first(root: Path, vault: bool, warm_calls: int, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Start ``botbin lsp`` on ``root`` (``env``: its environment, default ours); time the first hover after
+    ``initialized`` (and the first with hits, from launch), then ``warm_calls`` hovers once indexing is done."""
     spots = paragraphs(root, warm_calls + 1)
     client = LanguageClient("bench-first", "1")
+    marks: dict[str, float] = {}
     launched = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "botbin", "lsp")
-    forward = asyncio.create_task(_forward_stderr(client._server.stderr if client._server else None))
+    await client.start_io(sys.executable, "-m", "botbin", "lsp", env=env)
+    stderr = client._server.stderr if client._server else None
+    forward = asyncio.create_task(_watch_stderr(stderr, launched, marks))
     try:
         await client.initialize_async(
             types.InitializeParams(
@@ -102,6 +121,7 @@ async def lsp_first(root: Path, vault: bool, warm_calls: int) -> dict[str, Any]:
         **_verdict(first_s, warm),
         "first_had_hits": first_hits,
         "initialize_s": r(initialized_s, 2),
+        "index_loaded_after_launch_s": r(marks["index_loaded_s"], 2) if "index_loaded_s" in marks else None,
         "first_hits_after_launch_s": r(hits_after_launch_s, 2),
     }
 
@@ -148,12 +168,36 @@ def _sync(root: Path, vault: bool, embedder: Any = None) -> float:
 
 
 def synthetic(root: Path, notes: int) -> dict[str, Any]:
-    """A synthetic vault of ``notes`` notes, synced with the hash embedder under the bundled model's id."""
+    """A synthetic vault of ``notes`` notes, synced with the hash embedder under the bundled model's id, then
+    its memos seeded once in-process (so that every start measured finds the same memo store)."""
     from botbin.embedding.model import BUNDLED_MODEL_ID
+    from botbin.service import MemoryService
 
     generate_vault(root, notes)
     sync_s = _sync(root, True, HashEmbedder(BUNDLED_MODEL_ID))
+    service = MemoryService(root, {"vault": True}, embedder=HashEmbedder(BUNDLED_MODEL_ID), env={})
+    for thread in service.warm_in_background(model=False):
+        thread.join()
     return {"notes": notes, "sync_s": r(sync_s, 1)}
+
+
+CACHE_MODES = {
+    "off": "no load cache (BOTBIN_LOAD_CACHE=false): every AIF-BIN file decoded and tokenized",
+    "cold": "load cache on, its file deleted first: the start reads the AIF-BIN files, then writes it",
+    "warm": "load cache on and up to date: the start reads it",
+}
+
+
+async def synthetic_starts(root: Path, modes: list[str], warm_calls: int) -> dict[str, Any]:
+    """One ``botbin lsp`` start on ``root`` per load-cache mode (CACHE_MODES), in the order given."""
+    out: dict[str, Any] = {}
+    for mode in modes:
+        if mode == "cold":
+            (root / "memory" / "aifbin" / "index-cache.npz").unlink(missing_ok=True)
+        env = _env() | {"BOTBIN_LOAD_CACHE": "false" if mode == "off" else "true"}
+        out[mode] = await lsp_first(root, True, warm_calls, env)
+        log(f"  {root.name} cache {mode}: {out[mode]}")
+    return out
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -176,21 +220,40 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             log(f"{name}: {out[name]}")
         if "synthetic" in only:
             sizes = [int(n) for n in args.notes.split(",")]
+            modes = [m for m in args.cache_modes.split(",") if m]
+            unknown = set(modes) - set(CACHE_MODES)
+            if unknown:
+                raise SystemExit(f"--cache-modes: unknown {sorted(unknown)}; choose from {sorted(CACHE_MODES)}")
             for n in sizes:
                 root = (args.cache or Path(tmp)) / f"synthetic-{n}"
                 made = synthetic(root, n) if not (root / "memory" / "aifbin").is_dir() else {"notes": n, "reused": True}
-                made["lsp"] = await lsp_first(root, True, args.warm)
+                made["lsp"] = await synthetic_starts(root, modes, args.warm)
                 out[f"synthetic_{n}"] = made
                 log(f"synthetic {n}: {made}")
-            if len(sizes) > 1:
-                lo, hi = out[f"synthetic_{sizes[0]}"], out[f"synthetic_{sizes[-1]}"]
-                out["startup_ratio"] = r(_startup_s(hi) / _startup_s(lo), 2)
+            out["cache_modes"] = {m: CACHE_MODES[m] for m in modes}
+            out["ratios"] = _ratios(out, sizes, modes)
     return out
 
 
-def _startup_s(entry: dict[str, Any]) -> float:
+def _startup_s(entry: dict[str, Any], mode: str) -> float:
     """Seconds from launching the server to its first hover with hits."""
-    return float(entry["lsp"]["first_hits_after_launch_s"])
+    return float(entry["lsp"][mode]["first_hits_after_launch_s"])
+
+
+def _ratios(out: dict[str, Any], sizes: list[int], modes: list[str]) -> dict[str, float]:
+    """Same-run ratios of the start-up: largest / smallest vault per mode, and each mode / ``off`` per size."""
+    ratios: dict[str, float] = {}
+    lo, hi = out[f"synthetic_{sizes[0]}"], out[f"synthetic_{sizes[-1]}"]
+    if len(sizes) > 1:
+        for mode in modes:
+            ratios[f"{sizes[-1]}_over_{sizes[0]}_{mode}"] = r(_startup_s(hi, mode) / _startup_s(lo, mode), 2)
+    if "off" in modes:
+        for n in sizes:
+            entry = out[f"synthetic_{n}"]
+            for mode in modes:
+                if mode != "off":
+                    ratios[f"{n}_{mode}_over_off"] = r(_startup_s(entry, mode) / _startup_s(entry, "off"), 2)
+    return ratios
 
 
 def main() -> None:
@@ -199,6 +262,11 @@ def main() -> None:
     parser.add_argument("--notes", default="1000,10000", help="synthetic vault sizes, comma-separated")
     parser.add_argument("--warm", type=int, default=8, help="warm calls per server")
     parser.add_argument("--cache", type=Path, help="keep the synced synthetic vaults here and reuse them")
+    parser.add_argument(
+        "--cache-modes",
+        default="off,cold,warm",
+        help="load-cache modes of the synthetic starts, in this order: off, cold, warm (see CACHE_MODES)",
+    )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))
 

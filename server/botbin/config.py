@@ -85,6 +85,9 @@ class Settings:
     """Chunks per embedding batch (batches are sorted by token count; 32 was fastest on 2 CPU cores)."""
     compress: bool = False
     """zlib-compress the chunk block of written AIF-BIN files (flag bit 0)."""
+    load_cache: bool = True
+    """Keep a load cache of the index (``index-cache.npz`` beside the state file; never for an encrypted store):
+    a start reads it instead of decoding and tokenizing every AIF-BIN file (index/load_cache.py)."""
     lock_timeout_s: float = 10.0
     """Seconds to wait for another process's sync lock before giving up."""
     debounce_ms: int = 400

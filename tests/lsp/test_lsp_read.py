@@ -49,6 +49,14 @@ async def test_initialize_reports_progress_to_its_end(client: LanguageClient) ->
     assert status["indexing"] is False and status["degraded"] is False
 
 
+async def test_the_server_keeps_a_load_cache_beside_the_index(client: LanguageClient) -> None:
+    # the first profile's server writes it after its load; the second profile's server starts from it, and
+    # every other test of the module then checks that server's answers
+    cache = client.root / "memory" / "aifbin" / "index-cache.npz"  # type: ignore[attr-defined]
+    await wait_until(cache.is_file, what="the load cache to be written")
+    assert not list(client.root.glob("*.npz")) and not list(cache.parent.glob(".botbin-tmp-*"))  # type: ignore[attr-defined]
+
+
 async def test_search_returns_ranked_hits_with_uris_and_ranges(client: LanguageClient) -> None:
     result = await request(client, "botbin/search", {"query": "which database did we choose", "k": 3})
     hits = result["hits"]

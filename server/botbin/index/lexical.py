@@ -40,6 +40,38 @@ class _NoteTerms:
     """The caller's term-id arrays (shared, not copied): what ``remove`` and rebuilds read back."""
 
 
+@dataclass(frozen=True)
+class MainSegment:
+    """Postings of a list of chunks (slot i: chunk i), term-major."""
+
+    indptr: npt.NDArray[np.int64]
+    """(n_terms + 1,): the postings of term t at [indptr[t], indptr[t + 1])."""
+    slots: npt.NDArray[np.int32]
+    """Slot of each posting, ascending within a term."""
+    tfs: npt.NDArray[np.float32]
+    """Count of the term in the slot's chunk."""
+    lengths: npt.NDArray[np.int64]
+    """Tokens in each chunk."""
+
+
+def main_segment(chunks: Sequence[npt.NDArray[np.int32]], n_terms: int) -> MainSegment:
+    """The main segment of ``chunks`` (term ids < ``n_terms``) in one vectorized pass."""
+    lengths = np.fromiter((len(c) for c in chunks), dtype=np.int64, count=len(chunks))
+    terms = np.concatenate(chunks).astype(np.int64) if len(chunks) else np.zeros(0, dtype=np.int64)
+    return flat_main_segment(terms, lengths, n_terms)
+
+
+def flat_main_segment(terms: npt.NDArray[np.int64], lengths: npt.NDArray[np.int64], n_terms: int) -> MainSegment:
+    """``main_segment`` of the chunks laid end to end in ``terms``, chunk i holding ``lengths[i]`` ids."""
+    owners = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    width = max(len(lengths), 1)
+    # One sort of term * width + slot gives the postings term-major, slots ascending, and counts per pair.
+    pairs, counts = np.unique(terms * width + owners, return_counts=True)
+    df = np.bincount(pairs // width, minlength=n_terms).astype(np.int64)
+    indptr = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
+    return MainSegment(indptr, (pairs % width).astype(np.int32), counts.astype(np.float32), lengths)
+
+
 class LexicalIndex:
     """BM25 postings of every chunk, patched per note. Not thread-safe (the store's lock covers it).
 
@@ -165,25 +197,28 @@ class LexicalIndex:
     def _rebuild(self) -> None:
         """Every live note into a new main segment, new slots in note order: one vectorized pass."""
         notes = {p: e.tokens for p, e in self._notes.items()} | self._queued
+        self._install(notes, main_segment([c for tokens in notes.values() for c in tokens], len(self._vocab)))
+
+    def adopt(self, paths: Sequence[str], main: MainSegment) -> bool:
+        """Take ``main`` (``main_segment`` of the chunks of ``paths``, note after note, built elsewhere: the load
+        cache) as the main segment instead of the rebuild the next query would do; only when the queue holds
+        exactly ``paths``, in that order, and nothing else is indexed. False (nothing changed) otherwise."""
+        if self._notes or list(self._queued) != list(paths) or len(main.indptr) != len(self._vocab) + 1:
+            return False
+        if len(main.lengths) != self._queued_chunks:
+            return False
+        self._install(dict(self._queued), main)
+        return True
+
+    def _install(self, notes: dict[str, Tokens], main: MainSegment) -> None:
         self.generation += 1
         self._queued, self._queued_chunks, self._queued_tokens = {}, 0, 0
         self._delta, self._notes = {}, {}
-        chunks = [c for tokens in notes.values() for c in tokens]
-        lengths = np.fromiter((len(c) for c in chunks), dtype=np.int64, count=len(chunks))
-        n_terms = len(self._vocab)
-        terms = np.concatenate(chunks).astype(np.int64) if chunks else np.zeros(0, dtype=np.int64)
-        owners = np.repeat(np.arange(len(chunks), dtype=np.int64), lengths)
-        width = max(len(chunks), 1)
-        # One sort of term * width + slot gives the postings term-major, slots ascending, and counts per pair.
-        pairs, counts = np.unique(terms * width + owners, return_counts=True)
-        pair_terms = pairs // width
-        self._main_slots = (pairs % width).astype(np.int32)
-        self._main_tfs = counts.astype(np.float32)
-        self._df = np.bincount(pair_terms, minlength=n_terms).astype(np.int64)
-        self._indptr = np.concatenate([[0], np.cumsum(self._df)]).astype(np.int64)
-        self._slot_len = array("q", lengths.tobytes()) if len(lengths) else array("q")
-        self._docs, self._total_len = len(chunks), int(lengths.sum())
-        self._live_postings, self._stale_postings = len(pairs), 0
+        self._indptr, self._main_slots, self._main_tfs = main.indptr, main.slots, main.tfs
+        self._df = np.diff(main.indptr).astype(np.int64)
+        self._slot_len = array("q", main.lengths.tobytes()) if len(main.lengths) else array("q")
+        self._docs, self._total_len = len(main.lengths), int(main.lengths.sum())
+        self._live_postings, self._stale_postings = len(main.slots), 0
         start = 0
         for path, tokens in notes.items():
             self._notes[path] = _NoteTerms(np.arange(start, start + len(tokens), dtype=np.int32), tokens)

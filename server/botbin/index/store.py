@@ -20,7 +20,8 @@ from botbin.index.assembled import Assembled, filter_mask
 from botbin.index.candidates import candidate_rows, candidate_scores, exact_scores, rank
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
-from botbin.index.lexical import LexicalIndex
+from botbin.index.lexical import LexicalIndex, MainSegment
+from botbin.index.load_cache import CacheConfig, Cached, Stamp, read_cache, searched, stamp_of, write_in_background
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share, keyword_floor
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
@@ -71,19 +72,47 @@ class MemoryIndex:
     def note_count(self) -> int:
         return len(self._notes)
 
-    def upsert(self, doc: AifBinDocument) -> None:
-        """Add or replace the note of ``doc``. Raises ValueError if its dimension differs."""
+    def seed_vocab(self, terms: list[str]) -> None:
+        """Number ``terms`` 0, 1, ... in this index's BM25 vocabulary (a load cache's token ids then hold); only
+        on an index with no vocabulary yet. Raises ValueError otherwise."""
+        if self._vocab:
+            raise ValueError("seed_vocab on an index that already has a vocabulary")
+        self._vocab.update(zip(terms, range(len(terms)), strict=True))
+
+    def adopt_lexical(self, paths: list[str], main: MainSegment) -> bool:
+        """Take ``main`` as the BM25 main segment of the notes ``paths`` just put, in that order
+        (``LexicalIndex.adopt``); False, nothing changed, when they are not exactly the notes put."""
+        return self._lexical.adopt(paths, main)
+
+    def vocab_terms(self) -> list[str]:
+        """Every BM25 term, in id order (term i has id i)."""
+        return list(self._vocab)
+
+    def entries(self) -> list[NoteEntry]:
+        """Every note's entry, by path (shared, not copied: treat as read-only)."""
+        return [self._notes[p] for p in sorted(self._notes)]
+
+    def upsert(self, doc: AifBinDocument) -> NoteEntry:
+        """Add or replace the note of ``doc``; returns its entry. Raises ValueError if its dimension differs."""
         if self.dim is None:
             self.dim = doc.dim
         if doc.chunks and doc.dim != self.dim:
             raise ValueError(f"{doc.source}: embedding dim {doc.dim}, index holds {self.dim}")
         note = note_from(doc, self._vocab)
-        old = self._notes.get(doc.source)
+        self.put_entry(note)
+        return note
+
+    def put_entry(self, note: NoteEntry) -> None:
+        """Add or replace ``note``, an entry made against this index's vocabulary (``note_from``, or the load
+        cache's, whose vocabulary ``seed_vocab`` gave); its matrix has ``dim`` columns."""
+        if self.dim is None and len(note.chunks):
+            self.dim = int(note.matrix.shape[1])
+        old = self._notes.get(note.path)
         self._chunk_count += len(note.chunks) - (len(old.chunks) if old is not None else 0)
-        self._notes[doc.source] = note
-        self._set_rules(doc.source, note.directives)
-        self._changed(doc.source)
-        self._lexical.put(doc.source, note.tokens)
+        self._notes[note.path] = note
+        self._set_rules(note.path, note.directives)
+        self._changed(note.path)
+        self._lexical.put(note.path, note.tokens)
         if self._assembled is not None and not self._assembled.patch(note, self._hidden):
             self._assembled = None
         if self._ann is not None:
@@ -286,6 +315,7 @@ class MemoryIndex:
         if order is None:
             scores = exact_scores(asm.matrix, q, alpha, bm25_raw, ctx)
             order = rank(scores, k, mask, asm.note_of_row, cap, free)
+        searched()  # a pending load-cache write may go now
         best = float(bm25_raw.max()) if bm25_raw.size else 0.0
         weights = asm.idf(terms) if order else {}
         mass = asm.idf_mass(terms) if order else 0.0
@@ -335,19 +365,56 @@ def load_index(
     damaged: list[Path] | None = None,
     keyring: Keyring | None = None,
     ann: AnnConfig | None = None,
+    cache: CacheConfig | None = None,
 ) -> tuple[MemoryIndex, list[str]]:
     """Read AIF-BIN ``files`` into a new index (``keyring`` opens encrypted ones, in memory only); a bad
     file is skipped with a warning naming it (and is appended to ``damaged`` when given). ``ann``: the HNSW
-    settings; past its threshold the HNSW index is loaded or built in the background (exact search meanwhile)."""
+    settings; past its threshold the HNSW index is loaded or built in the background (exact search meanwhile).
+    ``cache``: the load cache (index/load_cache.py): notes whose file is unchanged since it was written come from
+    it, the others from their files; it is rewritten in the background when it did not hold exactly ``files``."""
     index = MemoryIndex(dim, ann)
     warnings: list[str] = []
+    cached = read_cache(cache, dim) if cache is not None else None
+    if cached is not None:
+        index.seed_vocab(cached.vocab)
+    loaded: list[tuple[str, Stamp, NoteEntry]] = []
+    hits = 0
     for path in files:
+        key, stamp = str(path), stamp_of(path)
         try:
-            index.upsert(decode(path.read_bytes(), str(path), keyring))
+            hit = cached is not None and stamp is not None and cached.stamps.get(key) == stamp
+            note = cached.entry(key) if cached is not None and hit else None
+            if note is not None:
+                index.put_entry(note)
+                hits += 1
+            else:
+                note = index.upsert(decode(path.read_bytes(), str(path), keyring))
+            if stamp is not None:
+                loaded.append((key, stamp, note))
         except (OSError, AifBinFormatError, ValueError) as exc:
             reason = str(exc) if isinstance(exc, AifBinFormatError) else f"{path}: {exc}"
             warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
             if damaged is not None:
                 damaged.append(path)
+    adopted = cache is not None and _after_cache(index, cache, cached, [str(f) for f in files], loaded, hits)
+    postings = " with its BM25 postings" if adopted else ""
+    log.info("index loaded: %d notes, %d of them from the load cache%s", len(files), hits, postings)
     index.prepare_ann()
     return index, warnings
+
+
+def _after_cache(
+    index: MemoryIndex,
+    cache: CacheConfig,
+    cached: Cached | None,
+    files: list[str],
+    loaded: list[tuple[str, Stamp, NoteEntry]],
+    hits: int,
+) -> bool:
+    """Every note a hit, in the cache's order: adopt its BM25 postings (no rebuild at the first search; True).
+    Else rewrite the cache in the background."""
+    if cached is not None and hits == len(files) == len(cached.stamps) and cached.files == files:
+        return index.adopt_lexical(cached.paths, cached.main_segment())
+    if index.dim is not None:
+        write_in_background(cache, index.dim, loaded, index.vocab_terms())
+    return False

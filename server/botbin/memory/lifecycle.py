@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from botbin.config import path_glob as compile_glob
-from botbin.memory.memos import MEMO_FILE, Memo, MemoSeed, MemoStore, memo_id
+from botbin.memory.memos import MEMO_FILE, Memo, MemoPlace, MemoSeed, MemoStore, memo_id
 from botbin.memory.retention import DecayPolicy, age_days, decay_score, ranked
 
 if TYPE_CHECKING:
@@ -66,6 +66,11 @@ def _created(ref: ChunkRef, now: datetime) -> datetime:
                 continue
             return when if when.tzinfo else when.astimezone()
     return now
+
+
+def _place_order(m: MemoPlace) -> tuple[str, int, str]:
+    """By path, then line (an edited chunk inherits from the nearest vanished memo, the first on a tie)."""
+    return (m.path, m.start_line, m.id)
 
 
 class Lifecycle:
@@ -185,7 +190,7 @@ class Lifecycle:
 
     def _reconcile(self, refs: dict[str, ChunkRef], now: datetime, paths: set[str] | None = None) -> None:
         """Memos of ``refs``: every chunk of the workspace, or of the notes ``paths`` only."""
-        known = {m.id: m for m in (self.store.all() if paths is None else self.store.of_paths(paths))}
+        known = {m.id: m for m in self.store.places(paths)}
         fresh = {i: r for i, r in refs.items() if i not in known}
         moved = [
             i
@@ -193,7 +198,7 @@ class Lifecycle:
             if i in known
             and (known[i].start_line, known[i].end_line, known[i].path) != (r.start_line, r.end_line, r.path)
         ]
-        gone = [m for i, m in known.items() if i not in refs and m.archived_at is None]
+        gone = sorted((m for i, m in known.items() if i not in refs and not m.archived), key=_place_order)
         seeds = [
             MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), () if self._key else r.tags)
             for i, r in refs.items()
@@ -202,7 +207,7 @@ class Lifecycle:
         if seeds:
             self.store.seed(seeds)
         pairs = []
-        by_path: dict[str, list[Memo]] = {}
+        by_path: dict[str, list[MemoPlace]] = {}
         for m in gone:
             by_path.setdefault(m.path, []).append(m)
         for i, r in fresh.items():  # an edited chunk: the vanished memo of the same note nearest its lines

@@ -82,6 +82,20 @@ class Memo:
 
 
 @dataclass(frozen=True)
+class MemoPlace:
+    """Where a memo sits and whether it is archived: what reconciling memos with the index reads."""
+
+    id: str
+    path: str
+    start_line: int
+    """0-based first line."""
+    end_line: int
+    """0-based line after the chunk (exclusive)."""
+    archived: bool
+    """True once archived (``Memo.archived_at`` set)."""
+
+
+@dataclass(frozen=True)
 class MemoSeed:
     """A chunk's place and note facts, to create its memo or move it (counts are left alone)."""
 
@@ -185,6 +199,22 @@ class MemoStore:
         with self._lock:
             rows = self._db.execute(f"SELECT {_COLUMNS} FROM memos ORDER BY path, start_line").fetchall()
         return [_row(r) for r in rows]
+
+    def places(self, paths: Iterable[str] | None = None) -> list[MemoPlace]:
+        """Where every memo (or those of notes ``paths``) sits, archived ones included, in no order: five columns,
+        no parsing, so a full reconcile at start reads 27k memos in a fraction of ``all``'s time."""
+        columns = "SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos"
+        with self._lock:  # unordered (sorting 27k rows tripled the read): callers order what they need
+            if paths is None:
+                return [MemoPlace(i, p, s, e, bool(a)) for i, p, s, e, a in self._db.execute(columns)]
+            wanted = sorted(set(paths))
+            out: list[MemoPlace] = []
+            for start in range(0, len(wanted), 500):
+                part = wanted[start : start + 500]
+                marks = ",".join("?" * len(part))
+                rows = self._db.execute(f"{columns} WHERE path IN ({marks})", part)
+                out.extend(MemoPlace(i, p, s, e, bool(a)) for i, p, s, e, a in rows)
+            return out
 
     def of_paths(self, paths: Iterable[str]) -> list[Memo]:
         """The memos of notes ``paths``, archived ones included, by path then line (the path index: O(them))."""

@@ -136,5 +136,6 @@ def open_workspace(
         lambda: load_state(output_dir / STATE_FILE, settings.output_dir),
         model_facts,
         keyring,
+        load_cache=settings.load_cache,
     )
     return Workspace(root, settings, loaded.warnings, secret, models, handle)
