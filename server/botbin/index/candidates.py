@@ -1,6 +1,6 @@
 """Hybrid scores of a candidate set of rows instead of every row (the ANN path of MemoryIndex.search): the rows
 HNSW finds nearest to the query, plus the best BM25 rows, scored exactly as a full scan scores them (the same
-add_bm25 / add_context), every other row left at -inf and out of the ranking."""
+add_bm25 / add_context), in arrays the size of the candidate set (index/search_rows.py ranks them)."""
 
 from __future__ import annotations
 
@@ -29,14 +29,26 @@ def rows_of_keys(
     return out
 
 
-def candidate_rows(
-    vector_rows: npt.NDArray[np.int64], bm25_raw: npt.NDArray[np.float32], lexical: int = LEXICAL_CANDIDATES
+def top_rows(
+    rows: npt.NDArray[np.int64], values: npt.NDArray[np.float32], n: int = LEXICAL_CANDIDATES
 ) -> npt.NDArray[np.int64]:
-    """Sorted union of ``vector_rows`` and the ``lexical`` rows of highest BM25 (those with a score)."""
-    scored = np.flatnonzero(bm25_raw > 0)
-    if scored.size > lexical:
-        scored = scored[np.argpartition(-bm25_raw[scored], lexical - 1)[:lexical]]
-    return np.union1d(vector_rows, scored).astype(np.int64)
+    """The ``n`` of ``rows`` with the highest ``values`` (all of them when fewer), in no particular order."""
+    if rows.size <= n:
+        return rows
+    out: npt.NDArray[np.int64] = rows[np.argpartition(-values, n - 1)[:n]]
+    return out
+
+
+def gather(
+    rows: npt.NDArray[np.int64], values: npt.NDArray[np.float32], wanted: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float32]:
+    """float32 (len(wanted),): the value of each of ``wanted`` in (``rows`` sorted, ``values``), 0 where absent."""
+    out = np.zeros(len(wanted), dtype=np.float32)
+    if rows.size and wanted.size:
+        at = np.minimum(np.searchsorted(rows, wanted), rows.size - 1)
+        held = rows[at] == wanted
+        out[held] = values[at[held]]
+    return out
 
 
 def candidate_scores(
@@ -47,9 +59,9 @@ def candidate_scores(
     bm25_raw: npt.NDArray[np.float32],
     context: Context | None,
 ) -> npt.NDArray[np.float32]:
-    """float32 (len(matrix),): the hybrid score of each of ``rows`` (sorted, holding the best BM25 row), -inf
-    elsewhere. ``context``: None when the score has no context part.
-    Costs O(len(rows) x dim) plus two passes over a float per row."""
+    """float32 (len(rows),): the hybrid score of each of ``rows`` (sorted, holding the best BM25 row), as
+    ``exact_scores`` gives it; ``bm25_raw``: their raw BM25 scores. ``context``: None when the score has no
+    context part. Costs O(len(rows) x dim), whatever the size of ``matrix``."""
     near_rows = rows
     if context is not None:
         near = context[2]
@@ -57,7 +69,7 @@ def candidate_scores(
     cos_near = matrix[near_rows] @ query
     at = np.searchsorted(near_rows, rows)
     scores = cos_near[at] * np.float32(alpha)
-    add_bm25(scores, bm25_raw[rows], alpha)
+    add_bm25(scores, bm25_raw, alpha)
     if context is not None:
         note_vectors, note_of_row, near, note_weight, neighbour_weight = context
         notes, local_note = np.unique(note_of_row[rows], return_inverse=True)
@@ -77,9 +89,7 @@ def candidate_scores(
             note_weight,
             neighbour_weight,
         )
-    full = np.full(len(matrix), -np.inf, dtype=np.float32)
-    full[rows] = scores
-    return full
+    return scores
 
 
 def exact_scores(
