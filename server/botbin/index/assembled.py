@@ -84,6 +84,8 @@ class Assembled:
         self._base = live
         """Rows of the full assembly, whose keys ``_key_order`` sorts; later rows' keys are in ``_delta_keys``."""
         self._key_order: npt.NDArray[np.int64] | None = None
+        self._sorted_keys = np.zeros(0, dtype=np.int64)
+        """``_row_keys[:_base][_key_order]``: the full assembly's keys sorted (made with ``_key_order``)."""
         self._delta_keys: dict[int, int] = {}
         self._slot_rows: npt.NDArray[np.int64] | None = None
         """Live row of each BM25 slot (-1: none), for the HNSW path's sparse BM25; built on its first use, then
@@ -220,7 +222,8 @@ class Assembled:
         """Live rows whose ANN key is in ``keys`` (unknown keys are skipped)."""
         if self._key_order is None:
             self._key_order = np.argsort(self._row_keys[: self._base], kind="stable")
-        base = rows_of_keys(self._row_keys[: self._base], self._key_order, keys)
+            self._sorted_keys = self._row_keys[: self._base][self._key_order]
+        base = rows_of_keys(self._sorted_keys, self._key_order, keys)
         later = [r for k in keys.tolist() if (r := self._delta_keys.get(k)) is not None]
         rows = np.concatenate((base, np.asarray(later, dtype=np.int64))) if later else base
         out: npt.NDArray[np.int64] = rows[self._alive[rows]]

@@ -17,13 +17,13 @@ LEXICAL_CANDIDATES = 200
 
 
 def rows_of_keys(
-    keys: npt.NDArray[np.int64], order: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]
+    sorted_keys: npt.NDArray[np.int64], order: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
-    """Rows whose key (``keys[row]``; ``order`` sorts ``keys``) is in ``wanted``; unknown keys are skipped."""
-    if not wanted.size or not keys.size:
+    """Rows whose key is in ``wanted`` (unknown keys are skipped): ``order`` sorts the rows' keys and
+    ``sorted_keys`` is them in that order. O(len(wanted) log rows)."""
+    if not wanted.size or not sorted_keys.size:
         return np.zeros(0, dtype=np.int64)
-    sorted_keys = keys[order]
-    pos = np.minimum(np.searchsorted(sorted_keys, wanted), keys.size - 1)
+    pos = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.size - 1)
     found = sorted_keys[pos] == wanted
     out: npt.NDArray[np.int64] = order[pos[found]].astype(np.int64)
     return out

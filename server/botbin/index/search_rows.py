@@ -16,8 +16,8 @@ from botbin.index.candidates import LEXICAL_CANDIDATES, Context, candidate_score
 from botbin.index.hits import SearchFilters
 
 MAX_CANDIDATES = 12_800
-"""The most HNSW neighbours asked for when filters, hidden memos or the per-note cap leave fewer than k of the
-first ones (each retry asks 8x more); past it the scan serves."""
+"""The most HNSW neighbours asked for when filters, hidden memos or the per-note cap leave too few of the first
+ones; past it the scan serves (a filter that admits under ~1 % of the rows)."""
 
 
 @dataclass(frozen=True)
@@ -68,16 +68,17 @@ def exact_ranked(asm: Assembled, query: Query) -> Ranked:
 
 
 def ann_ranked(asm: Assembled, index: AnnIndex, query: Query) -> Ranked | None:
-    """The ``k`` best rows among HNSW's nearest to the query vector and the best BM25 rows, scored exactly;
-    when filters, hidden memos or the cap leave fewer than ``k``, again with 8x the neighbours (up to
-    MAX_CANDIDATES). None when that still leaves too few (the caller scans every row)."""
+    """The ``k`` best rows among HNSW's nearest to the query vector (and their neighbours) and the best BM25
+    rows, scored exactly. When filters or hidden memos admit only a share of the candidates, HNSW is asked again
+    for enough neighbours that about CANDIDATES of them pass (and twice as many when the per-note cap leaves
+    fewer than ``k``), up to MAX_CANDIDATES; None past that (the caller scans every row)."""
     q = query.vector
     if q is None:
         return None
     lex_rows, lex_raw = asm.bm25_rows(query.terms)
     best = float(lex_raw.max()) if lex_raw.size else 0.0
     lexical = top_rows(lex_rows, lex_raw, LEXICAL_CANDIDATES)
-    count = max(CANDIDATES, 10 * query.k)
+    want = count = max(CANDIDATES, 10 * query.k)
     while True:
         near = asm.rows_of(index.candidates(q, count))
         if query.context is not None:  # a row's neighbours lift it: those of a near row are candidates too
@@ -88,9 +89,10 @@ def ann_ranked(asm: Assembled, index: AnnIndex, query: Query) -> Ranked | None:
         scores = candidate_scores(rows, asm.matrix, q, query.alpha, raw, query.context)
         mask = filter_rows(asm, rows, query.filters)
         order = rank(scores, query.k, mask, asm.note_of_row[rows], query.cap)
-        if len(order) >= query.k:
+        share = 1.0 if mask is None else np.count_nonzero(mask) / max(len(rows), 1)
+        if len(order) >= query.k and share * count >= want:
             picked = [int(rows[i]) for i in order]
             return Ranked(picked, [float(scores[i]) for i in order], [float(raw[i]) for i in order], best)
         if count >= min(len(index), MAX_CANDIDATES):
             return None
-        count *= 8
+        count = min(MAX_CANDIDATES, max(2 * count, int(np.ceil(want / max(share, 1e-6)))))
