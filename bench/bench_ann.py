@@ -11,7 +11,10 @@ the exact scan, in the same run: p50 / p95 and the share of the exact top 10 the
 chunks, texts of a few words from a small vocabulary so that BM25 scores rows too.
 
 Run from the repo root with the venv active: ``python bench/bench_ann.py [--sizes 100000[,1000000]]
-[--queries 200] [--store 100000]``. Needs usearch (a botbin dependency). Prints one JSON object on stdout.
+[--queries 200] [--store 100000] [--cache DIR]``: ``--cache`` saves each HNSW index built (a build takes
+minutes at 100k on 2 shared cores) and loads it in later runs (``build_s`` is then null and
+``loaded_from_cache_s`` set). BLAS runs one thread, as in the servers. Needs usearch (a botbin dependency).
+Prints one JSON object on stdout.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,36 +32,44 @@ from bench_query import Clusters
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann import CANDIDATES, AnnIndex, AnnParams, exact_top, rescore
 from botbin.index.ann_live import AnnConfig
+from botbin.index.blas import single_threaded_blas
 from botbin.index.store import MemoryIndex
 from common import current_rss_mb, load_average, log, median, percentile, r
 
 
-def one_size(n: int, n_queries: int) -> dict[str, Any]:
+def one_size(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     gen = Clusters(rng, n, uniform=False)
     matrix = gen.draw(n)
     queries = gen.draw(n_queries)
     rss = current_rss_mb()
-    index = AnnIndex(matrix.shape[1])
+    keys = np.arange(n, dtype=np.int64)
+    saved = None if cache is None else cache / f"vectors-{n}.usearch"
     start = time.perf_counter()
-    index.add(np.arange(n, dtype=np.int64), matrix)
+    loaded = None if saved is None else AnnIndex.load(saved, matrix.shape[1], keys)
+    index = loaded or AnnIndex(matrix.shape[1])
+    if loaded is None:
+        index.add(keys, matrix)
     build_s = time.perf_counter() - start
     grown = current_rss_mb() - rss
-    log(f"{n}: HNSW build {build_s:.1f} s")
+    if loaded is None and saved is not None:
+        index.save(saved)
+    log(f"{n}: HNSW {'loaded' if loaded else 'built'} in {build_s:.1f} s")
     exact_s, ann_s, hits = [], [], 0
     for q in queries:
         t0 = time.perf_counter()
         want = exact_top(matrix, q, 10)
         t1 = time.perf_counter()
-        got, _ = rescore(matrix, index.candidates(q), q, 10)
+        got, _ = rescore(matrix, index.candidates(q, CANDIDATES), q, 10)
         t2 = time.perf_counter()
         exact_s.append(t1 - t0)
         ann_s.append(t2 - t1)
         hits += len(set(got.tolist()) & set(want.tolist()))
     return {
         "chunks": n,
-        "build_s": r(build_s, 2),
-        "build_vectors_per_s": r(n / build_s, 0),
+        "build_s": None if loaded else r(build_s, 2),
+        "build_vectors_per_s": None if loaded else r(n / build_s, 0),
+        "loaded_from_cache_s": r(build_s, 2) if loaded else None,
         "rss_mb_growth": r(grown, 1),
         "index_bytes_per_chunk": r(index._index.memory_usage / n, 1),
         "exact_ms": {"p50": r(1000 * median(exact_s), 3), "p95": r(1000 * percentile(exact_s, 95), 3)},
@@ -85,22 +97,27 @@ def store_docs(matrix: npt.NDArray[np.float32], rng: np.random.Generator) -> lis
     return docs
 
 
-def through_store(n: int, n_queries: int) -> dict[str, Any]:
+def through_store(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
     """MemoryIndex.search with HNSW candidates against the exact scan, same docs, same queries."""
     rng = np.random.default_rng(1)
     gen = Clusters(rng, n, uniform=False)
     docs = store_docs(gen.draw(n), rng)
     queries = gen.draw(n_queries)
     texts = [" ".join(rng.choice(STORE_WORDS, 3)) for _ in range(n_queries)]
-    stores = {}
+    stores: dict[str, MemoryIndex] = {}
+    ready_s: dict[str, float] = {}
+    rss = current_rss_mb()
+    cached = cache is not None and (cache / f"store-{n}.usearch").is_file()
     for name, min_rows in (("exact", 10**12), ("hnsw", 1)):
-        index = MemoryIndex(matrix_dim := queries.shape[1], AnnConfig(min_rows=min_rows))
+        path = None if cache is None else cache / f"store-{n}.usearch"
+        index = MemoryIndex(matrix_dim := queries.shape[1], AnnConfig(min_rows=min_rows, path=path, model="bench"))
         for d in docs:
             index.upsert(d)
         start = time.perf_counter()
         index.prepare_ann()
         index.wait_ann()
-        log(f"store {name}: {n} chunks, HNSW ready in {time.perf_counter() - start:.1f} s (dim {matrix_dim})")
+        ready_s[name] = time.perf_counter() - start
+        log(f"store {name}: {n} chunks, HNSW ready in {ready_s[name]:.1f} s (dim {matrix_dim})")
         index.search("warm", queries[0], k=10)  # assembly, not timed
         stores[name] = index
     assert stores["hnsw"].ann_active() and not stores["exact"].ann_active()
@@ -116,10 +133,39 @@ def through_store(n: int, n_queries: int) -> dict[str, Any]:
         same += len(found["exact"] & found["hnsw"])
     return {
         "chunks": n,
+        "vector_stage": vector_stage(stores, queries),
         "exact_ms": {"p50": r(1000 * median(times["exact"]), 3), "p95": r(1000 * percentile(times["exact"], 95), 3)},
         "hnsw_ms": {"p50": r(1000 * median(times["hnsw"]), 3), "p95": r(1000 * percentile(times["hnsw"], 95), 3)},
         "ratio_p95_hnsw_over_exact": r(percentile(times["hnsw"], 95) / percentile(times["exact"], 95), 3),
         "top10_agreement_with_exact": r(same / (10 * n_queries), 4),
+        "hnsw_ready_s": r(ready_s["hnsw"], 2),
+        "hnsw_from_cache": cached,
+        "rss_mb_growth_both_stores": r(current_rss_mb() - rss, 1),
+    }
+
+
+def vector_stage(stores: dict[str, MemoryIndex], queries: npt.NDArray[np.float32]) -> dict[str, Any]:
+    """The vector stage alone on the store's own matrix and HNSW index: candidates mapped to rows and rescored
+    exactly, against ``matrix @ q`` + top 10, same queries; recall@10 against exact; the graph's memory."""
+    index, asm = stores["hnsw"]._ann_index(), stores["hnsw"]._assemble()
+    assert index is not None
+    matrix = asm.matrix
+    exact_s, ann_s, hits = [], [], 0
+    for q in queries:
+        t0 = time.perf_counter()
+        want = exact_top(matrix, q, 10)
+        t1 = time.perf_counter()
+        got, _ = rescore(matrix, asm.rows_of(index.candidates(q, CANDIDATES)), q, 10)
+        t2 = time.perf_counter()
+        exact_s.append(t1 - t0)
+        ann_s.append(t2 - t1)
+        hits += len(set(got.tolist()) & set(want.tolist()))
+    return {
+        "exact_ms": {"p50": r(1000 * median(exact_s), 3), "p95": r(1000 * percentile(exact_s, 95), 3)},
+        "ann_rescored_ms": {"p50": r(1000 * median(ann_s), 3), "p95": r(1000 * percentile(ann_s, 95), 3)},
+        "ratio_p95_ann_over_exact": r(percentile(ann_s, 95) / percentile(exact_s, 95), 3),
+        "recall_at_10": r(hits / (10 * len(queries)), 4),
+        "index_bytes_per_chunk": r(index._index.memory_usage / len(index), 1),
     }
 
 
@@ -128,7 +174,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--store", type=int, default=0, help="chunks for the store-level comparison (0: none)")
+    parser.add_argument("--cache", type=Path, help="keep the built HNSW indexes here and load them in later runs")
     args = parser.parse_args()
+    if args.cache is not None:
+        args.cache.mkdir(parents=True, exist_ok=True)
+    single_threaded_blas()  # as the language and MCP servers run their searches
     params = AnnParams()
     out: dict[str, Any] = {
         "params": {
@@ -137,8 +187,9 @@ def main() -> None:
             "expansion_search": max(params.expansion_search, CANDIDATES),
             "candidates": CANDIDATES,
         },
-        "sizes": {s: one_size(int(s), args.queries) for s in args.sizes.split(",") if s},
-        "store": through_store(args.store, args.queries) if args.store else None,
+        "sizes": {s: one_size(int(s), args.queries, args.cache) for s in args.sizes.split(",") if s},
+        "store": through_store(args.store, args.queries, args.cache) if args.store else None,
+        "blas_threads": 1,
         "load_average_1_5_15": load_average(),
     }
     print(json.dumps(out, indent=1))

@@ -20,6 +20,7 @@ import pytest
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann import AnnIndex, usearch_available
 from botbin.index.ann_live import AnnConfig
+from botbin.index.hits import SearchFilters
 from botbin.index.store import MemoryIndex
 
 pytestmark = pytest.mark.skipif(not usearch_available(), reason="usearch is not installed")
@@ -92,6 +93,41 @@ def test_hnsw_candidates_rank_like_the_exact_scan() -> None:
     vector_only = {(h.path, h.start_line) for q in queries[:10] for h in ann.search("", q, k=10, alpha=1.0)}
     want = {(h.path, h.start_line) for q in queries[:10] for h in exact.search("", q, k=10, alpha=1.0)}
     assert len(vector_only & want) >= 0.97 * len(want)  # cosine alone: HNSW then exact rescoring
+
+
+def test_hidden_rows_filters_and_deletions_rank_like_the_exact_scan() -> None:
+    # Issue 21: the HNSW path tests hidden memos and filters on its candidates only, asks 8x more neighbours when
+    # they leave fewer than k, and scans every row past that: cosine alone (no context term), its top 10 equals
+    # the exact scan's; hybrid with context, nearly (the context can lift a row HNSW did not return).
+    docs = corpus(1500, seed=2)
+    ann, exact = store(docs, min_rows=1000), store(docs, min_rows=10**9)
+    rng = np.random.default_rng(5)
+    for gone in rng.choice(len(docs), 60, replace=False).tolist():
+        ann.remove(docs[gone].source)
+        exact.remove(docs[gone].source)
+    chunks = [(d.source, c.text_md5) for d in docs for c in d.chunks]
+    hidden = frozenset(chunks[i] for i in rng.choice(len(chunks), len(chunks) // 4, replace=False).tolist())
+    ann.set_hidden(hidden)
+    exact.set_hidden(hidden)
+    assert ann.ann_active() and not exact.ann_active()
+    cases: list[dict[str, object]] = [
+        {},
+        {"filters": SearchFilters(path_glob="n/00[0-7]*")},  # about half of the notes
+        {"filters": SearchFilters(path_glob="n/0000*")},  # 10 notes: fewer than k among the first candidates
+        {"best_per_note": True},
+    ]
+    hybrid_same = hybrid_all = 0
+    for q in clustered(12, seed=9):
+        for kwargs in cases:
+            got = ann.search("", q, alpha=1.0, **kwargs)  # type: ignore[arg-type]
+            want = exact.search("", q, alpha=1.0, **kwargs)  # type: ignore[arg-type]
+            assert [(h.path, h.start_line) for h in got] == [(h.path, h.start_line) for h in want], kwargs
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
+            assert all((h.path, h.text_md5) not in hidden for h in got)
+            mixed = {(h.path, h.start_line) for h in ann.search("bravo kilo", q, **kwargs)}  # type: ignore[arg-type]
+            hybrid_same += len(mixed & {(h.path, h.start_line) for h in exact.search("bravo kilo", q, **kwargs)})  # type: ignore[arg-type]
+            hybrid_all += len(mixed)
+    assert hybrid_same >= 0.97 * hybrid_all
 
 
 def test_removed_and_changed_notes_leave_the_graph() -> None:

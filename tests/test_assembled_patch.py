@@ -2,7 +2,9 @@
 random upserts (new notes, edited notes keeping some chunks, emptied notes), removals and hidden sets, each
 followed by searches of every kind (hybrid with the context terms, cosine alone, BM25 alone, filters, per-note
 caps) compared hit by hit with a fresh MemoryIndex. Small spare and rebuild thresholds make the run cross full
-re-assemblies and lexical rebuilds too. Random vectors and words (index-side only, no model); ~10 s on 2 busy cores."""
+re-assemblies and lexical rebuilds too. The same with the HNSW path (past a threshold of 1 row, so its candidates
+are every row): its sparse BM25, slot map and candidate-only filters against the scan of a fresh index. Random
+vectors and words (index-side only, no model); ~15 s on 2 busy cores."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import pytest
 
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index import assembled, lexical
+from botbin.index.ann import usearch_available
+from botbin.index.ann_live import AnnConfig
 from botbin.index.hits import Hit, SearchFilters
 from botbin.index.store import MemoryIndex
 
@@ -54,12 +58,18 @@ def fresh(docs: dict[str, AifBinDocument], hidden: frozenset[tuple[str, str]]) -
     return index
 
 
-def key(hits: list[Hit]) -> list[tuple[float, str, int, str]]:
-    """The hits, rows of equal score (to 1e-5: the matrix product may differ in the last bit with the row's
-    place) in path order, the last such group left out: equal scores follow the rows' order, which patching
-    changes (and so which of them make the cut at k)."""
-    last = round(hits[-1].score, 5) if hits else None
-    return sorted((-round(h.score, 5), h.path, h.start_line, h.text_md5) for h in hits if round(h.score, 5) != last)
+def key(hits: list[Hit]) -> list[list[tuple[str, int, str]]]:
+    """The hits in runs of equal score (to 1e-5: the matrix product may differ in the last bit with the row's
+    place, and the HNSW path multiplies a gathered submatrix), each run in path order, the last run left out:
+    equal scores follow the rows' order, which patching changes (and so which of them make the cut at k)."""
+    runs: list[list[tuple[str, int, str]]] = []
+    last: float | None = None
+    for h in hits:
+        if last is None or abs(h.score - last) > 1e-5:
+            runs.append([])
+        runs[-1].append((h.path, h.start_line, h.text_md5))
+        last = h.score
+    return [sorted(run) for run in runs[:-1]]
 
 
 def same_answers(patched: MemoryIndex, built: MemoryIndex, rng: np.random.Generator) -> None:
@@ -83,15 +93,21 @@ def same_answers(patched: MemoryIndex, built: MemoryIndex, rng: np.random.Genera
         assert [h.bm25 for h in got] == pytest.approx([h.bm25 for h in want], abs=1e-5)
 
 
-@pytest.mark.parametrize(("spare", "lexical_rebuild"), [(1024, 50_000), (4, 40)])
+@pytest.mark.parametrize(("spare", "lexical_rebuild", "hnsw"), [(1024, 50_000, False), (4, 40, False), (4, 40, True)])
 def test_patched_index_answers_as_a_fresh_one(
-    monkeypatch: pytest.MonkeyPatch, spare: int, lexical_rebuild: int
+    monkeypatch: pytest.MonkeyPatch, spare: int, lexical_rebuild: int, hnsw: bool
 ) -> None:
+    if hnsw and not usearch_available():
+        pytest.skip("usearch is not installed")
     monkeypatch.setattr(assembled, "MIN_SPARE", spare)
     monkeypatch.setattr(lexical, "MIN_REBUILD_POSTINGS", lexical_rebuild)
     rng = np.random.default_rng(spare)
     docs = {f"f{n % 3}/n{n:03d}.md": make_note(f"f{n % 3}/n{n:03d}.md", rng) for n in range(40)}
-    index = fresh(docs, frozenset())
+    index = MemoryIndex(DIM, AnnConfig(min_rows=1 if hnsw else 10**9))
+    for d in docs.values():
+        index.upsert(d)
+    index.prepare_ann()
+    assert index.wait_ann(60) and index.ann_active() == hnsw
     hidden: frozenset[tuple[str, str]] = frozenset()
     same_answers(index, fresh(docs, hidden), rng)
     patched = reassembled = 0

@@ -103,3 +103,23 @@ def test_empty_and_token_less_corpora_score_zero() -> None:
     lex.remove("empty.md")
     lex.remove("never-added.md")
     assert lex.chunk_count == 0
+
+
+def test_sparse_scores_equal_the_dense_ones_at_their_slots() -> None:
+    # Issue 21: the HNSW path reads BM25 from the query terms' postings; the same float32 sums, to the last bit,
+    # through the delta, dead slots and a repeated query term.
+    vocab: dict[str, int] = {}
+    lex = LexicalIndex(vocab)
+    for i in range(40):
+        lex.put(f"n{i}.md", note_tokens(f"alpha beta {i}\n\ngamma delta word{i % 7}\n\nepsilon{i % 3} " * 3, vocab))
+    lex.flush()
+    for i in range(0, 40, 4):  # edits into the delta; their old postings stay as dead slots
+        lex.put(f"n{i}.md", note_tokens(f"alpha word{i % 5} zeta\n\ndelta", vocab))
+    for query in (["alpha"], ["word3", "zeta", "word3"], ["epsilon1", "delta", "unknown"], []):
+        dense = lex.slot_scores(query)
+        found = lex.sparse_scores(query, limit=10**6)
+        assert found is not None
+        slots, scores = found
+        assert slots.tolist() == np.flatnonzero(dense).tolist()
+        assert scores.tobytes() == dense[slots].tobytes(), query
+    assert lex.sparse_scores(["alpha"], limit=10) is None  # a common term: the caller takes the dense scores

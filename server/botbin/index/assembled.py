@@ -31,6 +31,9 @@ SPARE_SHARE = 0.125
 """Spare rows (and note places) allocated at assembly, as a share of the live ones..."""
 MIN_SPARE = 1024
 """...and at least this many (2,048 rows of 384 floats: 1.5 MB; untouched pages cost no memory)."""
+SPARSE_SHARE = 8
+"""``bm25_rows`` reads the query terms' postings while they number under 1/SPARSE_SHARE of the rows, past that
+the dense per-row scores (a scattered add over a sort costs more than one gather then)."""
 
 Hidden = frozenset[tuple[str, str]]
 """(path, text_md5) of the chunks left out of every search."""
@@ -83,7 +86,12 @@ class Assembled:
         self._base = live
         """Rows of the full assembly, whose keys ``_key_order`` sorts; later rows' keys are in ``_delta_keys``."""
         self._key_order: npt.NDArray[np.int64] | None = None
+        self._sorted_keys = np.zeros(0, dtype=np.int64)
+        """``_row_keys[:_base][_key_order]``: the full assembly's keys sorted (made with ``_key_order``)."""
         self._delta_keys: dict[int, int] = {}
+        self._slot_rows: npt.NDArray[np.int64] | None = None
+        """Live row of each BM25 slot (-1: none), for the HNSW path's sparse BM25; built on its first use, then
+        patched with the rows, in the numbering of ``_slots_generation``."""
         self._fill(notes, hidden)
 
     def _fill(self, notes: list[NoteEntry], hidden: Hidden) -> None:
@@ -156,13 +164,17 @@ class Assembled:
         """Rows a search may return (live, not hidden); None when that is every row."""
         return self._visible[: self.size] if self.invisible else None
 
-    def bm25_scores(self, terms: list[str]) -> npt.NDArray[np.float32]:
-        """float32 (size,): each row's BM25 score for ``terms`` (0 for dead rows)."""
+    def _gather_slots(self) -> None:
         self._lexical.flush()
         if self._slots_generation != self._lexical.generation:  # slots renumbered: gather them anew
             for path, span in self.spans.items():
                 self._row_slots[span.start : span.stop] = self._lexical.slots(path)
             self._slots_generation = self._lexical.generation
+            self._slot_rows = None
+
+    def bm25_scores(self, terms: list[str]) -> npt.NDArray[np.float32]:
+        """float32 (size,): each row's BM25 score for ``terms`` (0 for dead rows)."""
+        self._gather_slots()
         by_slot = self._lexical.slot_scores(terms)
         if not by_slot.size:
             return np.zeros(self.size, dtype=np.float32)
@@ -170,6 +182,41 @@ class Assembled:
         if self.dead_rows:
             raw[~self._alive[: self.size]] = 0.0
         return raw
+
+    def bm25_rows(self, terms: list[str]) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """The live rows (sorted) with a BM25 score for ``terms`` and their scores, those of ``bm25_scores``: from
+        the terms' postings when they are few (O(postings), the HNSW path), else from ``bm25_scores``."""
+        self._gather_slots()
+        found = self._lexical.sparse_scores(terms, max(1, self.size // SPARSE_SHARE))
+        if found is None:
+            raw = self.bm25_scores(terms)
+            rows = np.flatnonzero(raw > 0)
+            return rows, raw[rows]
+        slots, scores = found
+        rows = self._slot_row_map()[slots]
+        held = rows >= 0
+        rows, scores = rows[held], scores[held]
+        order = np.argsort(rows)
+        return rows[order], scores[order]
+
+    def _slot_row_map(self) -> npt.NDArray[np.int64]:
+        if self._slot_rows is None:
+            out = np.full(self._lexical.slot_count, -1, dtype=np.int64)
+            live = np.flatnonzero(self._alive[: self.size])
+            out[self._row_slots[live]] = live
+            self._slot_rows = out
+        return self._slot_rows
+
+    def _map_slots(self, rows: slice, alive: bool) -> None:
+        """Keep ``_slot_rows`` in step for ``rows`` (their slots in the current numbering): -1 when they die."""
+        if self._slot_rows is None:
+            return
+        slots = self._row_slots[rows]
+        if alive and slots.size and int(slots.max()) >= len(self._slot_rows):
+            grown = np.full(max(int(slots.max()) + 1, 2 * len(self._slot_rows)), -1, dtype=np.int64)
+            grown[: len(self._slot_rows)] = self._slot_rows
+            self._slot_rows = grown
+        self._slot_rows[slots] = np.arange(rows.start, rows.stop) if alive else -1
 
     def idf(self, terms: list[str]) -> dict[str, float]:
         """IDF of each known term of ``terms`` (``LexicalIndex.idf``)."""
@@ -183,7 +230,8 @@ class Assembled:
         """Live rows whose ANN key is in ``keys`` (unknown keys are skipped)."""
         if self._key_order is None:
             self._key_order = np.argsort(self._row_keys[: self._base], kind="stable")
-        base = rows_of_keys(self._row_keys[: self._base], self._key_order, keys)
+            self._sorted_keys = self._row_keys[: self._base][self._key_order]
+        base = rows_of_keys(self._sorted_keys, self._key_order, keys)
         later = [r for k in keys.tolist() if (r := self._delta_keys.get(k)) is not None]
         rows = np.concatenate((base, np.asarray(later, dtype=np.int64))) if later else base
         out: npt.NDArray[np.int64] = rows[self._alive[rows]]
@@ -219,6 +267,10 @@ class Assembled:
             self._delta_keys.update(zip(note.keys.tolist(), range(start, stop), strict=True))
             self._alive[start:stop] = True
             self._row_slots[start:stop] = self._lexical.slots(note.path)
+            if self._slots_generation == self._lexical.generation:
+                self._map_slots(slice(start, stop), alive=True)
+            else:  # the lexical index was rebuilt: the next bm25 call gathers every slot anew
+                self._slot_rows = None
         self.spans[note.path] = Span(pos, start, stop)
         self.size = stop
         self.live_rows += k
@@ -235,6 +287,7 @@ class Assembled:
             self.invisible += int(np.count_nonzero(self._visible[rows]))
             self._visible[rows] = False
             self._alive[rows] = False
+            self._map_slots(rows, alive=False)
             self._row_slots[rows] = 0  # a slot that exists after any rebuild of the lexical index
             for key, row in zip(self._row_keys[rows].tolist(), range(span.start, span.stop), strict=True):
                 if self._delta_keys.get(key) == row:
@@ -272,3 +325,18 @@ def filter_mask(asm: Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | Non
     if f.kind:
         mask &= asm.kinds == f.kind
     return mask
+
+
+def filter_rows(asm: Assembled, rows: npt.NDArray[np.int64], f: SearchFilters) -> npt.NDArray[np.bool_] | None:
+    """Which of the live ``rows`` a search may return: visible (not hidden) and passing ``f``; None when all may.
+    Like ``filter_mask`` and ``visible`` restricted to ``rows``, in O(len(rows)) (the HNSW path)."""
+    visible = asm.visible()
+    mask = None if visible is None else visible[rows]
+    if f == SearchFilters():
+        return mask
+    notes, inverse = np.unique(asm.note_of_row[rows], return_inverse=True)
+    admits = (f.admits_note(n.path, n.tags, n.date) for n in (asm.notes[i] for i in notes.tolist()))
+    kept: npt.NDArray[np.bool_] = np.fromiter(admits, dtype=bool, count=len(notes))[inverse.reshape(-1)]
+    if f.kind:
+        kept &= asm.kinds[rows] == f.kind
+    return kept if mask is None else mask & kept

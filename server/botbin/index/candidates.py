@@ -1,6 +1,6 @@
 """Hybrid scores of a candidate set of rows instead of every row (the ANN path of MemoryIndex.search): the rows
 HNSW finds nearest to the query, plus the best BM25 rows, scored exactly as a full scan scores them (the same
-add_bm25 / add_context), every other row left at -inf and out of the ranking."""
+add_bm25 / add_context), in arrays the size of the candidate set (index/search_rows.py ranks them)."""
 
 from __future__ import annotations
 
@@ -18,26 +18,38 @@ LEXICAL_CANDIDATES = 200
 
 
 def rows_of_keys(
-    keys: npt.NDArray[np.int64], order: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]
+    sorted_keys: npt.NDArray[np.int64], order: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.int64]:
-    """Rows whose key (``keys[row]``; ``order`` sorts ``keys``) is in ``wanted``; unknown keys are skipped."""
-    if not wanted.size or not keys.size:
+    """Rows whose key is in ``wanted`` (unknown keys are skipped): ``order`` sorts the rows' keys and
+    ``sorted_keys`` is them in that order. O(len(wanted) log rows)."""
+    if not wanted.size or not sorted_keys.size:
         return np.zeros(0, dtype=np.int64)
-    sorted_keys = keys[order]
-    pos = np.minimum(np.searchsorted(sorted_keys, wanted), keys.size - 1)
+    pos = np.minimum(np.searchsorted(sorted_keys, wanted), sorted_keys.size - 1)
     found = sorted_keys[pos] == wanted
     out: npt.NDArray[np.int64] = order[pos[found]].astype(np.int64)
     return out
 
 
-def candidate_rows(
-    vector_rows: npt.NDArray[np.int64], bm25_raw: npt.NDArray[np.float32], lexical: int = LEXICAL_CANDIDATES
+def top_rows(
+    rows: npt.NDArray[np.int64], values: npt.NDArray[np.float32], n: int = LEXICAL_CANDIDATES
 ) -> npt.NDArray[np.int64]:
-    """Sorted union of ``vector_rows`` and the ``lexical`` rows of highest BM25 (those with a score)."""
-    scored = np.flatnonzero(bm25_raw > 0)
-    if scored.size > lexical:
-        scored = scored[np.argpartition(-bm25_raw[scored], lexical - 1)[:lexical]]
-    return np.union1d(vector_rows, scored).astype(np.int64)
+    """The ``n`` of ``rows`` with the highest ``values`` (all of them when fewer), in no particular order."""
+    if rows.size <= n:
+        return rows
+    out: npt.NDArray[np.int64] = rows[np.argpartition(-values, n - 1)[:n]]
+    return out
+
+
+def gather(
+    rows: npt.NDArray[np.int64], values: npt.NDArray[np.float32], wanted: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float32]:
+    """float32 (len(wanted),): the value of each of ``wanted`` in (``rows`` sorted, ``values``), 0 where absent."""
+    out = np.zeros(len(wanted), dtype=np.float32)
+    if rows.size and wanted.size:
+        at = np.minimum(np.searchsorted(rows, wanted), rows.size - 1)
+        held = rows[at] == wanted
+        out[held] = values[at[held]]
+    return out
 
 
 def candidate_scores(
@@ -48,9 +60,9 @@ def candidate_scores(
     bm25_raw: npt.NDArray[np.float32],
     context: Context | None,
 ) -> npt.NDArray[np.float32]:
-    """float32 (len(matrix),): the hybrid score of each of ``rows`` (sorted, holding the best BM25 row), -inf
-    elsewhere. ``context``: None when the score has no context part.
-    Costs O(len(rows) x dim) plus two passes over a float per row."""
+    """float32 (len(rows),): the hybrid score of each of ``rows`` (sorted, holding the best BM25 row), as
+    ``exact_scores`` gives it; ``bm25_raw``: their raw BM25 scores. ``context``: None when the score has no
+    context part. Costs O(len(rows) x dim), whatever the size of ``matrix``."""
     near_rows = rows
     if context is not None:
         near = context[2]
@@ -58,7 +70,7 @@ def candidate_scores(
     cos_near = matrix[near_rows] @ query
     at = np.searchsorted(near_rows, rows)
     scores = cos_near[at] * np.float32(alpha)
-    add_bm25(scores, bm25_raw[rows], alpha)
+    add_bm25(scores, bm25_raw, alpha)
     if context is not None:
         note_vectors, note_of_row, near, note_weight, neighbour_weight, floor = context
         notes, local_note = np.unique(note_of_row[rows], return_inverse=True)
@@ -77,11 +89,9 @@ def candidate_scores(
             query,
             note_weight,
             neighbour_weight,
-            keeps=bm25_raw[rows] >= floor,
+            keeps=bm25_raw >= floor,
         )
-    full = np.full(len(matrix), -np.inf, dtype=np.float32)
-    full[rows] = scores
-    return full
+    return scores
 
 
 def exact_scores(

@@ -298,6 +298,30 @@ class LexicalIndex:
                     out[slots] += scores
         return out
 
+    def sparse_scores(
+        self, query: list[str], limit: int
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]] | None:
+        """The slots (sorted) holding any of ``query``'s tokens and their BM25 scores, equal to ``slot_scores``'s
+        there to the last bit (the same float32 sums in the same order), in O(postings log postings) instead of
+        O(slots): what the HNSW path reads. None when the query's postings pass ``limit`` (a common term: the
+        dense ``slot_scores`` is cheaper then)."""
+        self.flush()
+        parts: list[tuple[npt.NDArray[np.int32], npt.NDArray[np.float32]]] = []
+        if self._docs and self._total_len:
+            for token in query:
+                term = self._vocab.get(token)
+                if term is not None and term < len(self._df) and self._df[term] > 0:
+                    parts.extend(self._term_scores(term))
+        if sum(len(slots) for slots, _ in parts) > limit:
+            return None
+        if not parts:
+            return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32)
+        held = np.unique(np.concatenate([slots for slots, _ in parts]))
+        out = np.zeros(len(held), dtype=np.float32)
+        for slots, scores in parts:  # a term's postings name each slot once: a plain scattered add
+            out[np.searchsorted(held, slots)] += scores
+        return held, out
+
 
 class LexicalView:
     """BM25 scores in an assembled index's row order: the rows' slots, gathered once per assembly."""

@@ -14,15 +14,15 @@ import numpy.typing as npt
 from botbin.aifbin import AifBinDocument, decode
 from botbin.directives.partition import Directive
 from botbin.errors import AifBinFormatError
-from botbin.index.ann import CANDIDATES
+from botbin.index.ann import AnnIndex
 from botbin.index.ann_live import AnnConfig, LiveAnn
-from botbin.index.assembled import Assembled, filter_mask
-from botbin.index.candidates import candidate_rows, candidate_scores, exact_scores, rank
+from botbin.index.assembled import Assembled
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex, MainSegment
 from botbin.index.load_cache import CacheConfig, Cached, Stamp, read_cache, searched, stamp_of, write_in_background
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share, keyword_floor
+from botbin.index.search_rows import Query, ann_ranked, exact_ranked
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -229,8 +229,7 @@ class MemoryIndex:
 
     def ann_active(self) -> bool:
         """True when searches take their vector candidates from HNSW (past the threshold, index ready)."""
-        live = self._live_ann()
-        return live is not None and live.ready(len(self), self._ann_snapshot) is not None
+        return self._ann_index() is not None
 
     def wait_ann(self, timeout: float | None = None) -> bool:
         """Block until a background HNSW load/build ends; True when none runs."""
@@ -248,13 +247,10 @@ class MemoryIndex:
     def _ann_snapshot(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
         return self._assemble().live()
 
-    def _ann_rows(self, asm: Assembled, q: npt.NDArray[np.float32] | None, k: int) -> npt.NDArray[np.int64] | None:
-        """Rows HNSW finds nearest to ``q``, or None when the exact scan is to be used."""
+    def _ann_index(self) -> AnnIndex | None:
+        """The HNSW index searches take their vector candidates from, or None (the exact scan serves)."""
         live = self._live_ann()
-        index = None if live is None or q is None else live.ready(len(self), self._ann_snapshot)
-        if index is None or q is None:
-            return None
-        return asm.rows_of(index.candidates(q, max(CANDIDATES, 10 * k)))
+        return None if live is None else live.ready(len(self), self._ann_snapshot)
 
     def _assemble(self) -> Assembled:
         if self._assembled is None:
@@ -288,48 +284,35 @@ class MemoryIndex:
         asm = self._assemble()
         if not asm.live_rows:
             return []
-        terms = bm25_terms(query)
-        bm25_raw = asm.bm25_scores(terms)
         q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
         if q is None:
             alpha = 0.0
         context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
+        terms = bm25_terms(query)
         floor = keyword_floor(asm.idf_mass(terms)) if context else 0.0
         ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight, floor) if context else None
-        mask = filter_mask(asm, filters or SearchFilters())
-        visible = asm.visible()
-        if visible is not None:
-            mask = visible if mask is None else mask & visible
         cap = 1 if best_per_note else max_hits_per_note
         free = asm.daily if exempt_daily and not best_per_note else None
-        order: list[int] | None = None
-        near = self._ann_rows(asm, q, k) if q is not None and alpha > 0 else None
-        if near is not None and q is not None:
-            rows = candidate_rows(near, bm25_raw)
-            scores = candidate_scores(rows, asm.matrix, q, alpha, bm25_raw, ctx)
-            kept = np.zeros(len(asm.rows), dtype=bool)
-            kept[rows] = True
-            order = rank(scores, k, kept if mask is None else mask & kept, asm.note_of_row, cap, free)
-            if len(order) < k:
-                order = None  # filters or the per-note cap left too few candidates: scan every row
-        if order is None:
-            scores = exact_scores(asm.matrix, q, alpha, bm25_raw, ctx)
-            order = rank(scores, k, mask, asm.note_of_row, cap, free)
+        ask = Query(terms, q, alpha, k, cap, filters or SearchFilters(), ctx, free)
+        hnsw = self._ann_index() if q is not None and alpha > 0 else None
+        found = None if hnsw is None else ann_ranked(asm, hnsw, ask)
+        if found is None:
+            found = exact_ranked(asm, ask)
         searched()  # a pending load-cache write may go now
-        best = float(bm25_raw.max()) if bm25_raw.size else 0.0
-        weights = asm.idf(terms) if order else {}
-        mass = asm.idf_mass(terms) if order else 0.0
+        best = found.bm25_best
+        weights = asm.idf(terms) if found.rows else {}
+        mass = asm.idf_mass(terms) if found.rows else 0.0
         return [
             self._hit(
                 asm,
                 i,
                 weights,
-                float(scores[i]),
+                score,
                 0.0 if q is None else float(asm.matrix[i] @ q),
-                float(bm25_raw[i]) / best if best > 0 else 0.0,
-                bm25_share(float(bm25_raw[i]), mass),
+                raw / best if best > 0 else 0.0,
+                bm25_share(raw, mass),
             )
-            for i in order
+            for i, score, raw in zip(found.rows, found.scores, found.bm25_raw, strict=True)
         ]
 
     @staticmethod
