@@ -203,3 +203,22 @@ def test_a_one_shot_process_starts_no_hnsw_load(tmp_path: Path) -> None:
     assert ranked(index, q)
     assert not index.ann_active() and index._ann is not None
     assert index._ann._thread is None and index._ann._live is None
+
+
+def test_a_process_that_exits_during_a_background_build_exits_cleanly() -> None:
+    """The build stops between two batches at exit; a thread left inside usearch aborted the process (exit 134,
+    "terminate called without an active exception")."""
+    script = """
+import time
+import numpy as np
+from botbin.index.ann_live import AnnConfig, LiveAnn
+vectors = np.random.default_rng(0).standard_normal((20000, 384)).astype(np.float32)
+vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+keys = np.arange(len(vectors), dtype=np.int64)
+live = LiveAnn(384, AnnConfig(min_rows=10))
+assert live.ready(len(keys), lambda: (keys, vectors)) is None and live.building
+time.sleep(0.5)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "terminate called" not in done.stderr

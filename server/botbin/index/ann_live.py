@@ -6,8 +6,10 @@ excess is patched in; an unreadable file is rebuilt."""
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,17 @@ log = logging.getLogger(__name__)
 
 Snapshot = Callable[[], "tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]"]
 """Every chunk's key (n,) and float32 vector (n, dim) now (arrays not written to afterwards)."""
+BUILD_BATCH = 1024
+"""Vectors added per usearch call of a background build: between two calls the build may stop."""
+_BUILDING: weakref.WeakSet[LiveAnn] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_builds() -> None:
+    """At exit, stop every background build between two batches and wait for it: a thread left inside usearch
+    while the interpreter ends aborts the process ("terminate called without an active exception")."""
+    for live in list(_BUILDING):
+        live.stop()
 
 
 @dataclass(frozen=True)
@@ -54,6 +67,7 @@ class LiveAnn:
         """False without usearch, or after a failed build: every search is exact."""
         self._checked = False
         """usearch is imported only once the threshold is reached (small indexes never load it)."""
+        self._stop = threading.Event()
 
     @property
     def building(self) -> bool:
@@ -76,8 +90,16 @@ class LiveAnn:
         if self._live is None and self._thread is None:
             keys, vectors = snapshot()
             self._thread = threading.Thread(target=self._prepare, args=(keys, vectors), daemon=True)
+            _BUILDING.add(self)
             self._thread.start()
         return self._live
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """End a background build at its next batch (nothing is saved) and wait for the thread."""
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until a background load/build ends (tests, benchmarks); True when none runs any more."""
@@ -119,7 +141,10 @@ class LiveAnn:
             index = self._load_cached()
             if index is None:
                 index = AnnIndex(self.dim)
-                index.add(keys, vectors)
+                for start in range(0, len(keys), BUILD_BATCH):
+                    if self._stop.is_set():
+                        return
+                    index.add(keys[start : start + BUILD_BATCH], vectors[start : start + BUILD_BATCH])
                 self._write(index)  # not shared yet: saved here, off the caller's thread
             self._built = index
         except Exception:  # a failed build leaves exact search in place; it is logged, never raised
