@@ -141,8 +141,9 @@ def test_a_failed_export_is_remembered_and_torch_serves(
 
 
 _EXPORT_PROBE = """import json, sys
-from botbin.embedding import AutoEmbedder, resolve_model
-auto = AutoEmbedder(resolve_model(sys.argv[1]))
+from botbin.embedding import AutoEmbedder, ModelSpec, resolve_model
+spec = resolve_model(sys.argv[1])
+auto = AutoEmbedder(ModelSpec(sys.argv[2], spec.path) if len(sys.argv) > 2 else spec)
 first = auto.embed(["where is the failover runbook"])
 outcome = auto.wait_export(600)
 print(json.dumps({"backend": auto.backend, "path": None if outcome is None else str(outcome.path),
@@ -152,14 +153,23 @@ print(json.dumps({"backend": auto.backend, "path": None if outcome is None else 
 
 
 @pytest.mark.model
-def test_the_first_torch_embed_exports_in_a_child_then_onnx_serves(tmp_path: Path) -> None:
+@pytest.mark.parametrize("model_id", [None, "sentence-transformers/all-MiniLM-L6-v2"], ids=["folder", "named"])
+def test_the_first_torch_embed_exports_in_a_child_then_onnx_serves(tmp_path: Path, model_id: str | None) -> None:
     """Issue 21: the export and its verification run in child processes, so the torch process never loads
     onnxruntime; it keeps torch (before, it switched to ONNX in the same process), and the next process finds
-    the export without loading torch."""
+    the export without loading torch. ``named``: a model whose id is not its folder's (the bundled model): the
+    child keyed its export by the folder, so no process ever found it and every one embedded with torch."""
     spec = linked_model(tmp_path / "m")
+    if model_id is not None:
+        spec = ModelSpec(model_id, spec.path)
     env = {**_env(), "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    named = [] if model_id is None else [model_id]
     proc = subprocess.run(
-        [sys.executable, "-c", _EXPORT_PROBE, str(spec.path)], capture_output=True, text=True, timeout=900, env=env
+        [sys.executable, "-c", _EXPORT_PROBE, str(spec.path), *named],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
     )
     assert proc.returncode == 0, proc.stderr
     probe = json.loads(proc.stdout.splitlines()[-1])

@@ -25,7 +25,7 @@ def _state(pid: int) -> str | None:
 def test_export_child_is_reaped_and_its_outcome_kept(tmp_path: Path, monkeypatch: Any) -> None:
     outcome = {"path": str(tmp_path / "m.onnx"), "min_cosine": 0.99999, "seconds": 0.1}
 
-    def child(model: Path, batch_size: int, env: Any = None) -> subprocess.Popen[str]:
+    def child(model: Path, batch_size: int, env: Any = None, model_id: Any = None) -> subprocess.Popen[str]:
         code = f"print({json.dumps(json.dumps(outcome))})"
         return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
 

@@ -108,7 +108,7 @@ class AutoEmbedder(SpecEmbedder):
                 self._export_seen = True  # made or failed elsewhere: the next process picks it up
                 return
             try:
-                self._export_proc = start_export(self.spec.path, self.batch_size, self._env)
+                self._export_proc = start_export(self.spec.path, self.batch_size, self._env, self.spec.model_id)
             except OSError as exc:
                 log.warning("cannot start the ONNX export of %s (%s); embedding with torch", self.spec.model_id, exc)
                 return

@@ -38,16 +38,20 @@ def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     return out
 
 
-def export_command(model: Path, batch_size: int) -> list[str]:
-    """The command line of the export child of the model folder ``model``."""
-    return [sys.executable, "-m", MODULE, "export", str(model), "--batch-size", str(batch_size)]
+def export_command(model: Path, batch_size: int, model_id: str | None = None) -> list[str]:
+    """The command line of the export child of the model folder ``model``; ``model_id``: the model's id in the
+    parent (part of the export's key: the bundled model's folder alone would be keyed as a local folder)."""
+    named = [] if model_id is None else ["--model-id", model_id]
+    return [sys.executable, "-m", MODULE, "export", str(model), "--batch-size", str(batch_size), *named]
 
 
-def start_export(model: Path, batch_size: int, env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
-    """Start the export child of ``model`` in a session of its own (a Ctrl+C of the parent does not cut it
-    short; it outlives the parent). Its stdout carries the outcome; its stderr is dropped."""
+def start_export(
+    model: Path, batch_size: int, env: Mapping[str, str] | None = None, model_id: str | None = None
+) -> subprocess.Popen[str]:
+    """Start the export child of ``model`` (id ``model_id``) in a session of its own (a Ctrl+C of the parent
+    does not cut it short; it outlives the parent). Its stdout carries the outcome; its stderr is dropped."""
     return subprocess.Popen(
-        export_command(model, batch_size),
+        export_command(model, batch_size, model_id),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

@@ -304,6 +304,8 @@ def _export_stage(args: argparse.Namespace) -> dict[str, object]:
     from botbin.embedding.torch_backend import SentenceTransformerEmbedder
 
     spec = resolve_model(str(args.model))
+    if args.model_id:  # the parent's id (the bundled model's folder alone would be keyed as a local folder)
+        spec = ModelSpec(args.model_id, spec.path)
     torch = SentenceTransformerEmbedder(spec, args.batch_size)
     with torch.lock:
         outcome = export_and_verify(spec, torch.loaded_model(), os.environ, args.batch_size)
@@ -322,6 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = sub.add_parser("export", help="export MODEL with torch and verify it in a child")
     p.add_argument("model", type=Path)
     p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--model-id", default=None, help="the model's id in the parent (part of the export's key)")
     p = sub.add_parser("verify", help="embed the verification texts with ONNX Runtime and compare")
     p.add_argument("model", type=Path)
     p.add_argument("candidate", type=Path)
