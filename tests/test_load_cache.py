@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from botbin.index.hits import Hit
+from botbin.index.load import load_index
 from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, read_cache, wait_writes
-from botbin.index.store import MemoryIndex, load_index
+from botbin.index.store import MemoryIndex
 from botbin.service import MemoryService
 from conftest import FakeEmbedder, write_notes
 

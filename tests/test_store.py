@@ -9,8 +9,9 @@ import pytest
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, encode
 from botbin.index.hits import Hit, SearchFilters
+from botbin.index.load import load_index
 from botbin.index.ranking import CONTEXT_MAX_LOSS
-from botbin.index.store import MemoryIndex, load_index
+from botbin.index.store import MemoryIndex
 
 DIM = 4
 

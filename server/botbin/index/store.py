@@ -5,29 +5,27 @@ search takes and gives is in index/hits.py."""
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from botbin.aifbin import AifBinDocument, decode
+from botbin.aifbin import AifBinDocument
 from botbin.directives.partition import Directive
-from botbin.errors import AifBinFormatError
 from botbin.index.ann import AnnIndex
 from botbin.index.ann_live import AnnConfig, LiveAnn
 from botbin.index.assembled import Assembled
 from botbin.index.entry import NoteEntry, note_from
 from botbin.index.hits import ChunkRef, Hit, SearchFilters
 from botbin.index.lexical import LexicalIndex, MainSegment
-from botbin.index.load_cache import CacheConfig, Cached, Stamp, read_cache, searched, stamp_of, write_in_background
+from botbin.index.load_cache import searched
 from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share, keyword_floor
 from botbin.index.search_rows import Query, ann_ranked, exact_ranked
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
 if TYPE_CHECKING:
-    from botbin.crypto.cipher import Keyring
+    pass
 
 log = logging.getLogger(__name__)
 
@@ -340,64 +338,3 @@ class MemoryIndex:
             snippet_end_line=shown.end_line,
             bm25_share=share,
         )
-
-
-def load_index(
-    files: list[Path],
-    dim: int | None,
-    damaged: list[Path] | None = None,
-    keyring: Keyring | None = None,
-    ann: AnnConfig | None = None,
-    cache: CacheConfig | None = None,
-) -> tuple[MemoryIndex, list[str]]:
-    """Read AIF-BIN ``files`` into a new index (``keyring`` opens encrypted ones, in memory only); a bad
-    file is skipped with a warning naming it (and is appended to ``damaged`` when given). ``ann``: the HNSW
-    settings; past its threshold the HNSW index is loaded or built in the background (exact search meanwhile).
-    ``cache``: the load cache (index/load_cache.py): notes whose file is unchanged since it was written come from
-    it, the others from their files; it is rewritten in the background when it did not hold exactly ``files``."""
-    index = MemoryIndex(dim, ann)
-    warnings: list[str] = []
-    cached = read_cache(cache, dim) if cache is not None else None
-    if cached is not None:
-        index.seed_vocab(cached.vocab)
-    loaded: list[tuple[str, Stamp, NoteEntry]] = []
-    hits = 0
-    for path in files:
-        key, stamp = str(path), stamp_of(path)
-        try:
-            hit = cached is not None and stamp is not None and cached.stamps.get(key) == stamp
-            note = cached.entry(key) if cached is not None and hit else None
-            if note is not None:
-                index.put_entry(note)
-                hits += 1
-            else:
-                note = index.upsert(decode(path.read_bytes(), str(path), keyring))
-            if stamp is not None:
-                loaded.append((key, stamp, note))
-        except (OSError, AifBinFormatError, ValueError) as exc:
-            reason = str(exc) if isinstance(exc, AifBinFormatError) else f"{path}: {exc}"
-            warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
-            if damaged is not None:
-                damaged.append(path)
-    adopted = cache is not None and _after_cache(index, cache, cached, [str(f) for f in files], loaded, hits)
-    postings = " with its BM25 postings" if adopted else ""
-    log.info("index loaded: %d notes, %d of them from the load cache%s", len(files), hits, postings)
-    index.prepare_ann()
-    return index, warnings
-
-
-def _after_cache(
-    index: MemoryIndex,
-    cache: CacheConfig,
-    cached: Cached | None,
-    files: list[str],
-    loaded: list[tuple[str, Stamp, NoteEntry]],
-    hits: int,
-) -> bool:
-    """Every note a hit, in the cache's order: adopt its BM25 postings (no rebuild at the first search; True).
-    Else rewrite the cache in the background."""
-    if cached is not None and hits == len(files) == len(cached.stamps) and cached.files == files:
-        return index.adopt_lexical(cached.paths, cached.main_segment())
-    if index.dim is not None:
-        write_in_background(cache, index.dim, loaded, index.vocab_terms())
-    return False

@@ -169,8 +169,8 @@ class IndexHandle:
 
     def _load(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.ann_live import AnnConfig
+        from botbin.index.load import load_index  # bm25s and scipy load on the first search, not for a sync
         from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, drop_load_cache
-        from botbin.index.store import load_index  # bm25s and scipy load on the first search, not for a sync
 
         if self._index is not None:
             return self._index, []
