@@ -76,3 +76,19 @@ def test_freshness_after_a_vault_sync_and_plain_settings(tmp_path: Path, fake_em
     service.sync()
     hits = [h.path for h in service.search("quokka census", k=3).hits]
     assert freshness(root, Settings(), hits).excluded == tuple(hits)  # none is a MEMORY.md / memory/ note
+
+
+def test_a_search_skips_every_stale_note_at_once_and_still_finds_the_tracked_answer(
+    tmp_path: Path, fake_embedder: FakeEmbedder
+) -> None:
+    """Synced as a vault, searched with plain settings: 60 excluded notes outrank the one tracked note (under
+    memory/), yet it is returned, and the warning counts every excluded note, not only those among the first hits."""
+    notes = {
+        f"Topics/t{i:02d}.md": f"# T{i}\n\nQuokka census quokka census quokka census, island {i}.\n" for i in range(60)
+    }
+    notes["memory/2026-11-30.md"] = "# 2026-11-30\n\n- The quokka census counted 412 animals.\n"
+    root = write_notes(tmp_path / "vault", notes)
+    MemoryService(root, {"vault": True}, embedder=fake_embedder, env={}).sync()
+    result = MemoryService(root, embedder=fake_embedder, env={}).search("quokka census", k=3, reinforce=False)
+    assert [h.path for h in result.hits] == ["memory/2026-11-30.md"]
+    assert result.stale and any("60 excluded" in w for w in result.warnings)

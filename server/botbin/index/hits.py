@@ -24,6 +24,8 @@ class SearchFilters:
     """Earliest note date, ISO 8601 (inclusive)."""
     date_to: str | None = None
     """Latest note date, ISO 8601 (inclusive)."""
+    skip_paths: frozenset[str] = frozenset()
+    """Notes left out by path (the search pipeline's: notes deleted or no longer tracked since the last sync)."""
 
     @cached_property
     def _glob(self) -> Callable[[str], bool] | None:
@@ -35,6 +37,8 @@ class SearchFilters:
         both ask this. A tag matches itself and its sub-tags, case-insensitively (``#project`` admits
         ``Project/sub``); dates compare by day whatever time part either side carries, and a shorter
         ``date_to`` such as ``2026-11`` means the whole month; a note without a date fails a date filter."""
+        if path in self.skip_paths:
+            return False
         if self.tag:
             want = self.tag.casefold().lstrip("#")
             if not any(t.casefold() == want or t.casefold().startswith(want + "/") for t in tags):

@@ -34,13 +34,14 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.errors import ModelError
+from botbin.index.hits import SearchFilters
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
-from botbin.sync.freshness import freshness
+from botbin.sync.freshness import Freshness, freshness
 from botbin.sync.scan import check_root
 
 if TYPE_CHECKING:
     from botbin.index.backend import IndexBackend
-    from botbin.index.hits import Hit, SearchFilters
+    from botbin.index.hits import Hit
     from botbin.memory.lifecycle import Lifecycle
     from botbin.workspace import Workspace
 
@@ -137,15 +138,21 @@ class Searcher:
             self.lifecycle.hide_archived(self.ws.index.get()[0])
         s = self.ws.settings
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
+        seen = None
         while True:
             with self.ws.index.lock:
                 hits = self._candidates(index, query, vector, fetch, alpha, filters, best_per_note, per_note)
             own = [h for h in hits if h.namespace in (None, self._namespace)]  # on this disk
             fresh = freshness(self.ws.root, s, [h.path for h in own])
-            kept = [h for h in hits if h.namespace not in (None, self._namespace) or h.path not in fresh.dropped]
-            if len(kept) >= k or len(hits) < fetch:
+            if seen is not None:
+                fresh = seen
+            dropped = fresh.dropped
+            kept = [h for h in hits if h.namespace not in (None, self._namespace) or h.path not in dropped]
+            if len(kept) >= k or len(hits) < fetch or seen is not None:
                 break
-            fetch *= 4  # notes deleted or excluded since the last sync took places: look further
+            # notes deleted or excluded since the last sync took places: leave out every such note, then once more
+            seen = fresh if remote else self._stale_notes(fresh)
+            filters = replace(filters or SearchFilters(), skip_paths=seen.dropped)
         hits = kept[:k] if remote else self.lifecycle.rank(kept)[:k]
         note = fresh.warning()
         if note is not None:
@@ -173,6 +180,14 @@ class Searcher:
         a = s.alpha if alpha is None else alpha
         nw, bw = s.note_weight, s.neighbour_weight
         return index.search(query, vector, fetch, a, filters, best_per_note, cap, nw, bw, per_note is None)
+
+    def _stale_notes(self, found: Freshness) -> Freshness:
+        """``found`` and every other indexed note that is deleted or no longer tracked (a stat per note)."""
+        index, _ = self.ws.index.get()
+        every = freshness(self.ws.root, self.ws.settings, index.note_paths())
+        return Freshness(
+            tuple(dict.fromkeys((*found.gone, *every.gone))), tuple(dict.fromkeys((*found.excluded, *every.excluded)))
+        )
 
     def _backend(self) -> tuple[IndexBackend, list[str], bool]:
         """The index searched, its load warnings, and whether it is the team database (then memo decay and
