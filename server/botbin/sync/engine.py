@@ -109,7 +109,7 @@ def sync_workspace(
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
         force = full or needs_full_check(state, ctx.model.name, ctx.params.as_dict())
         run = SyncRun(ctx, state, keep_documents, written, keys, progress)
-        run.full = full
+        run.full, run.only = full, only
         run.dirty = force or interrupted or not (ctx.output_dir / STATE_FILE).is_file()
         if state.encrypted != (run.cipher is not None) or (keys is not None and run.cipher is None):
             mark_interrupted(ctx.output_dir)

@@ -109,6 +109,8 @@ class SyncRun:
         self.spare_read = False
         self.full = False
         """The caller asked for a full sync."""
+        self.only: frozenset[str] | None = None
+        """A note-level sync's notes (no other state entry can change): saves append them to the journal."""
         self.new_model = bool(state.files) and state.model != ctx.model.name
         """The outputs were embedded with another model: every note is re-embedded ("modified")."""
 
@@ -258,5 +260,5 @@ class SyncRun:
             self.save()
 
     def save(self) -> None:
-        save_state(self.ctx.output_dir / STATE_FILE, self.state)
+        save_state(self.ctx.output_dir / STATE_FILE, self.state, self.only)
         self.dirty, self.saved_at, self.saved_during_run = False, time.monotonic(), True

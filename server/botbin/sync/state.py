@@ -1,22 +1,26 @@
 """The sync state file (Bot-BIN paper §3.3 structure plus what incremental sync needs), as JSON.
 
 Shape: ``{"version", "last_sync", "model", "chunker", "files": {rel: {"hash", "synced_at", "chunks",
-"output", "size", "mtime_ns", "created_at", "output_bytes", "ino", "ctime_ns"}}, "encrypted"}``.
-``hash`` is the MD5 hex of the note's bytes.
+"output", "size", "mtime_ns", "created_at", "output_bytes", "ino", "ctime_ns"}}, "encrypted", "log_id"}``.
+``hash`` is the MD5 hex of the note's bytes. A note-level sync appends its entries to the journal beside the file
+instead of rewriting it (sync/state_log.py); reading the state replays that journal.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import secrets
 import threading
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from botbin.aifbin import FLAG_ENCRYPTED, HEADER, HEADER_SIZE, decode_metadata
 from botbin.errors import AifBinFormatError
+from botbin.sync import state_log
 from botbin.sync.atomic import atomic_write
 
 STATE_FILE = "sync-state.json"
@@ -83,16 +87,35 @@ class SyncState:
     version: int = STATE_VERSION
     encrypted: bool = False
     """True once every output is encrypted (a conversion in either direction ends by setting this)."""
+    log_id: str = ""
+    """Id of this file's version: journal lines carrying it apply to it (sync/state_log.py)."""
 
-    def to_json(self) -> str:
-        """Compact JSON (the file of a 10,000-note vault is ~3 MB; pretty-printing doubles its cost)."""
-        data = {
+    def header(self) -> dict[str, Any]:
+        """Everything but the file entries."""
+        return {
             "version": self.version,
             "model": self.model,
             "chunker": self.chunker,
             "last_sync": self.last_sync,
-            "files": {rel: entry.to_dict() for rel, entry in self.files.items()},
             "encrypted": self.encrypted,
+        }
+
+    def apply_header(self, raw: dict[str, Any]) -> None:
+        """Take the header fields of ``raw`` (a state file or a journal line's header) that are well formed."""
+        chunker = raw.get("chunker")
+        if isinstance(chunker, dict):
+            self.chunker = {str(k): int(v) for k, v in chunker.items() if isinstance(v, int)}
+        self.model = str(raw.get("model", self.model))
+        self.last_sync = raw.get("last_sync") if isinstance(raw.get("last_sync"), str) else self.last_sync
+        self.version = int(raw["version"]) if isinstance(raw.get("version"), int) else self.version
+        self.encrypted = raw.get("encrypted") is True
+
+    def to_json(self) -> str:
+        """Compact JSON (the file of a 10,000-note vault is ~3 MB; pretty-printing doubles its cost)."""
+        data = {
+            **self.header(),
+            "files": {rel: entry.to_dict() for rel, entry in self.files.items()},
+            "log_id": self.log_id,
         }
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
@@ -115,17 +138,24 @@ def _entry(raw: Any) -> FileEntry | None:
         return None
 
 
-_Stamp = tuple[int, int, int]
+_Stamp = tuple[int, int, int, int, int]
 _written: dict[Path, tuple[_Stamp, SyncState]] = {}
 _written_lock = threading.Lock()
 
 
-def _stamp(path: Path) -> _Stamp | None:
+def state_stamp(path: Path) -> _Stamp | None:
+    """(inode, mtime_ns, size) of the state file and (mtime_ns, size) of its journal ((-1, -1) without one),
+    None without a state file: a stat of each, which changes whenever either is written."""
     try:
         st = path.stat()
     except OSError:
         return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
+    try:
+        logged = state_log.log_path(path).stat()
+        extra = (logged.st_mtime_ns, logged.st_size)
+    except OSError:
+        extra = (-1, -1)
+    return (st.st_ino, st.st_mtime_ns, st.st_size, *extra)
 
 
 def remember_state(path: Path, state: SyncState) -> None:
@@ -133,7 +163,7 @@ def remember_state(path: Path, state: SyncState) -> None:
     this process takes this object instead of parsing the file again (at 10,000 notes the parse is most of a
     one-note sync), as long as the file is still the one written (inode, mtime and size; every write is an
     atomic rename, so another writer changes the inode)."""
-    stamp = _stamp(path)
+    stamp = state_stamp(path)
     if stamp is not None:
         with _written_lock:
             _written[path] = (stamp, state)
@@ -151,7 +181,7 @@ def load_state(path: Path, output_dir: str | None = None, reuse: bool = False) -
     if reuse:
         with _written_lock:
             kept = _written.pop(path, None)
-        if kept is not None and kept[0] == _stamp(path):
+        if kept is not None and kept[0] == state_stamp(path):
             return kept[1], []
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -162,16 +192,17 @@ def load_state(path: Path, output_dir: str | None = None, reuse: bool = False) -
     if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
         return _rebuilt(path, output_dir, "state file has no 'files' map")
     files = {str(k): e for k, v in raw["files"].items() if (e := _entry(v)) is not None}
-    chunker_raw = raw.get("chunker")
-    chunker: dict[str, Any] = chunker_raw if isinstance(chunker_raw, dict) else {}
-    state = SyncState(
-        model=str(raw.get("model", "")),
-        chunker={str(k): int(v) for k, v in chunker.items() if isinstance(v, int)},
-        last_sync=raw.get("last_sync") if isinstance(raw.get("last_sync"), str) else None,
-        files=files,
-        version=int(raw.get("version", STATE_VERSION)) if isinstance(raw.get("version"), int) else STATE_VERSION,
-        encrypted=raw.get("encrypted") is True,
-    )
+    state = SyncState(files=files, log_id=str(raw.get("log_id") or ""))
+    state.apply_header(raw)
+    if state.log_id:
+        for line in state_log.replay(path, state.log_id):
+            if isinstance(line.get("header"), dict):
+                state.apply_header(line["header"])
+            for rel, value in line["files"].items():
+                if value is None:
+                    state.files.pop(str(rel), None)
+                elif (entry := _entry(value)) is not None:
+                    state.files[str(rel)] = entry
     return state, []
 
 
@@ -193,9 +224,18 @@ def _rebuilt(path: Path, output_dir: str | None, problem: str) -> tuple[SyncStat
     return SyncState(), [f"{path}: {problem}; every note will be re-checked"]
 
 
-def save_state(path: Path, state: SyncState) -> None:
-    """Write the state file atomically. Raises OSError if it cannot be written."""
+def save_state(path: Path, state: SyncState, only: Collection[str] | None = None) -> None:
+    """Record ``state`` at ``path``. ``only``: the notes a note-level sync named (no other entry can have
+    changed): their entries are appended to the journal, in proportion to them, unless the journal is due
+    to be folded in; otherwise the whole file is written atomically and the journal dropped. Raises OSError
+    if it cannot be written."""
+    if only is not None and state.log_id and path.is_file() and not state_log.needs_compaction(path):
+        files = {rel: (e.to_dict() if (e := state.files.get(rel)) is not None else None) for rel in only}
+        state_log.append(path, state.log_id, state.header(), files)
+        return
+    state.log_id = secrets.token_hex(8)
     atomic_write(path, state.to_json().encode("utf-8"))
+    state_log.remove(path)
 
 
 def mark_interrupted(output_dir: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from botbin.errors import ModelError
-from botbin.sync.state import SyncState
+from botbin.sync.state import SyncState, state_stamp
 
 if TYPE_CHECKING:
     from botbin.aifbin import AifBinDocument
@@ -59,8 +59,8 @@ class IndexHandle:
         self._indexed_at: str | None = None
         self.lock = threading.RLock()
         """Held by every read of the index and every patch of it."""
-        self._state_seen: tuple[int, int] | None = None
-        """Stat stamp of the state file when this process last read or wrote it."""
+        self._state_seen: tuple[int, ...] | None = None
+        """Stat stamp of the state file and its journal when this process last read or wrote them."""
         self._damaged: set[str] = set()
         """Notes whose output failed to decode at load; the next sync rewrites them."""
         self._syncing = 0
@@ -159,13 +159,9 @@ class IndexHandle:
             return saved
 
     # -- loading ---------------------------------------------------------------------------------------
-    def _stamp(self) -> tuple[int, int] | None:
-        """(mtime_ns, size) of the state file, None without one: a stat, so a no-op check reads nothing."""
-        try:
-            st = self._state_path.stat()
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size)
+    def _stamp(self) -> tuple[int, ...] | None:
+        """Stat stamp of the state file and its journal, None without a state file: a no-op check reads nothing."""
+        return state_stamp(self._state_path)
 
     def _load(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.ann_live import AnnConfig

@@ -1,0 +1,80 @@
+"""The state file's journal: what a note-level sync (a saved note, a watcher event) changed, appended as one JSON
+line beside the state file instead of rewriting the whole file (~3 MB at 10,000 notes, ~0.14 s a save).
+
+Each line is ``{"base": ID, "header": {...}, "files": {rel: entry-or-null}}``; it applies to the state file whose
+``log_id`` is ``ID`` (a full write of the state file takes a new id, then removes the journal, so lines written
+for an older state file are never replayed onto a newer one). A line cut short by a killed process is skipped
+(that sync left the store marked interrupted, so the next sync re-checks every note). Plain JSON: the state
+file's own values (file entries, model, chunker), nothing secret.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+LOG_SUFFIX = ".log"
+"""The journal is the state file's name with this suffix (``sync-state.log``)."""
+MIN_COMPACT_BYTES = 256 * 1024
+"""A journal is folded into the state file once it is this big and half the state file's size."""
+
+
+def log_path(state_path: Path) -> Path:
+    """The journal beside the state file at ``state_path``."""
+    return state_path.with_suffix(LOG_SUFFIX)
+
+
+def needs_compaction(state_path: Path) -> bool:
+    """True when the journal has grown enough that the next save should rewrite the state file."""
+    try:
+        logged = log_path(state_path).stat().st_size
+        base = state_path.stat().st_size
+    except FileNotFoundError:
+        return False
+    return logged >= max(MIN_COMPACT_BYTES, base // 2)
+
+
+def append(state_path: Path, base: str, header: dict[str, Any], files: dict[str, dict[str, Any] | None]) -> None:
+    """Append one line to the journal and flush it to disk. Raises OSError if it cannot be written."""
+    line = json.dumps({"base": base, "header": header, "files": files}, ensure_ascii=False, separators=(",", ":"))
+    fd = os.open(log_path(state_path), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)  # private, as the state file
+    with os.fdopen(fd, "rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell() > 0:  # a line cut short by a kill must not swallow this one
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+        handle.write(line.encode("utf-8") + b"\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def replay(state_path: Path, base: str) -> list[dict[str, Any]]:
+    """The journal's lines for the state file with id ``base``, oldest first; a damaged line is skipped."""
+    try:
+        raw = log_path(state_path).read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        log.warning("%s: unreadable (%s); the notes it recorded are re-checked", log_path(state_path), exc)
+        return []
+    lines = []
+    for text in raw.splitlines():
+        try:
+            line = json.loads(text)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            log.info("%s: skipped a damaged line (a sync was killed while writing it)", log_path(state_path))
+            continue
+        if isinstance(line, dict) and line.get("base") == base and isinstance(line.get("files"), dict):
+            lines.append(line)
+    return lines
+
+
+def remove(state_path: Path) -> None:
+    """Drop the journal (after the state file was written whole)."""
+    log_path(state_path).unlink(missing_ok=True)
