@@ -53,7 +53,8 @@ def test_one_note_syncs_reuse_the_state_and_agree_with_the_file(
         (service.root / "memory/a.md").write_text(f"# A\n\nAlpha {i}.\n", encoding="utf-8")
         report = service.sync(only=frozenset(["memory/a.md"]))
         assert report.modified == ("memory/a.md",)
-    assert parsed == []  # each sync took the state the previous one saved
+        assert service.sync(only=frozenset(["memory/a.md"])).unchanged == 1  # the watcher's echo of the save
+    assert parsed == []  # each sync took the state the previous one saved or read
     monkeypatch.setattr(state_module.json, "loads", real_loads)
     note_md5 = hashlib.md5((service.root / "memory/a.md").read_bytes()).hexdigest()
     fresh, _ = load_state(service.root / "memory/aifbin" / STATE_FILE)  # the file and its journal, as a reader

@@ -146,7 +146,7 @@ def sync_workspace(
             # last_sync is the last sync that changed the index; a no-op sync writes nothing.
             state.last_sync = utc_now()
             run.save()
-            remember_state(ctx.output_dir / STATE_FILE, state)
+        remember_state(ctx.output_dir / STATE_FILE, state)  # saved, or as read: the next sync skips the parse
         finish_decryption(ctx.output_dir, keys)
         mark_complete(ctx.output_dir)
     # A re-chunked note is also counted unchanged: its bytes are what they were.

@@ -93,6 +93,8 @@ async def watch_notes(root: Path, settings: Settings) -> AsyncIterator[list[str]
             if not changes and not catch_up:
                 continue
             yield sorted(path for _, path in changes)
+            if changes and all(path.lower().endswith(".md") for _, path in changes):
+                continue  # notes only: the folders to watch are the same (a folder's own event says otherwise)
             catch_up = await loop.run_in_executor(None, watched_folders, root, settings) != folders
             if catch_up:
                 break
