@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 from botbin.aifbin import decode
 from botbin.errors import AifBinFormatError
 from botbin.index.ann_live import AnnConfig
+from botbin.index.cache_table import Stamp
 from botbin.index.entry import NoteEntry
-from botbin.index.load_cache import CacheConfig, Cached, Stamp, read_cache, stamp_of, write_in_background
+from botbin.index.load_cache import CacheConfig, Cached, read_cache, stamp_of, write_in_background
 from botbin.index.store import MemoryIndex
 
 if TYPE_CHECKING:
