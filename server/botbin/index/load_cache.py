@@ -123,10 +123,10 @@ def drop_load_cache(folder: Path) -> None:
     log.info("%s: removed (an encrypted store keeps no load cache)", path)
 
 
-def stamp_of(path: Path) -> Stamp | None:
+def stamp_of(path: str | Path) -> Stamp | None:
     """The stamp of ``path`` now, None when it cannot be read."""
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
