@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from botbin import __version__
+from botbin.cli.startup import importing
 from botbin.cli.warm import try_warm
 from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, PassphraseError, WorkspaceError
 
@@ -48,7 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     warm = try_warm(argv)
     if warm is not None:
         return warm
-    args = build_parser().parse_args(argv)
+    with importing("commands"):  # the subcommands' imports (the service, numpy, ...)
+        parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
