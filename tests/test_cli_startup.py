@@ -22,6 +22,11 @@ def test_importing_pauses_the_collector_once_and_restores_it() -> None:
         with importing("test-second"):
             assert not gc.isenabled()
         assert not gc.isenabled()  # off before, off after
+        gc.enable()
+        gc.unfreeze()
+        with importing("test-third", process=False):  # botbin.cli.main called by a test or a host
+            assert gc.isenabled()
+        assert gc.get_freeze_count() == 0
     finally:
         gc.enable()
         gc.unfreeze()

@@ -14,11 +14,11 @@ _done: set[str] = set()
 
 
 @contextmanager
-def importing(what: str) -> Iterator[None]:
+def importing(what: str, process: bool = True) -> Iterator[None]:
     """``gc`` disabled for the block, then what exists frozen (``gc.freeze``: later collections skip it) and
-    ``gc`` enabled again unless it was off before. Once per ``what`` and process: a process that calls ``main``
-    again (tests) has its imports done, and freezing again would keep its later garbage cycles forever."""
-    if what in _done:
+    ``gc`` enabled again unless it was off before. Only for the process's own start (``process``: not when a test
+    or another program calls ``botbin.cli.main``, whose objects it would freeze) and once per ``what``."""
+    if what in _done or not process:
         yield
         return
     _done.add(what)

@@ -40,24 +40,28 @@ def load_index(
     ``cache``: the load cache (index/load_cache.py): notes whose file is unchanged since it was written come from
     it, the others from their files; it is rewritten in the background when it did not hold exactly ``files``.
     The cyclic garbage collector pauses meanwhile: a load makes a few objects per chunk and none of them is
-    garbage, yet each collection walked every one made so far (0.3 s of a 1.3 s load at 27k chunks), and the
-    next collections after the load walked them again (``_collector_paused``)."""
+    garbage, yet each collection walked every one made so far (0.3 s of a 1.3 s load at 27k chunks)
+    (``_collector_paused``)."""
     with _collector_paused():
         return _load(files, dim, damaged, keyring, ann, cache)
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """``gc`` disabled for the block, then what exists is frozen (``gc.freeze``: the index lives until the next
-    load, and later collections need not walk it) and ``gc`` enabled again unless it was off before. The previous
-    load's frozen objects are unfrozen first, so a replaced index's cycles, if any, are still collected."""
-    was_on = gc.isenabled()
-    gc.unfreeze()
+    """``gc`` disabled for the block, then enabled again unless it was off before (another load may run: it
+    enables it when it ends, which costs this one only speed). In a process that freezes (``gc.freeze``: the
+    botbin command's start-up imports, cli/startup.py) what exists after the load is frozen too, so that later
+    collections need not walk the index; the previous load's objects are unfrozen first, so that a replaced
+    index's cycles, if any, are still collected."""
+    was_on, frozen = gc.isenabled(), gc.get_freeze_count() > 0
+    if frozen:
+        gc.unfreeze()
     gc.disable()
     try:
         yield
     finally:
-        gc.freeze()
+        if frozen:
+            gc.freeze()
         if was_on:
             gc.enable()
 
