@@ -186,3 +186,18 @@ def test_a_load_leaves_the_garbage_collector_as_it_found_it(synced: Path) -> Non
     finally:
         gc.enable()
         gc.unfreeze()
+
+
+def test_a_cache_of_an_older_format_is_ignored_and_rewritten(
+    synced: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botbin.index import load_cache
+
+    monkeypatch.setattr(load_cache, "FORMAT", 1)  # a cache written by the botbin of one record per chunk
+    _load(synced, caplog)
+    monkeypatch.undo()
+    index, said = _load(synced, caplog)
+    assert any("format 1, this botbin writes 2" in r.getMessage() for r in caplog.records)
+    assert said.startswith("index loaded: 6 notes, 0 of them") and _answers(index) == _fresh(synced)
+    _, said = _load(synced, caplog)  # rewritten in the columns
+    assert said == "index loaded: 6 notes, 6 of them from the load cache with its BM25 postings"
