@@ -163,3 +163,41 @@ def test_an_index_started_from_the_cache_takes_later_edits(synced: Path, caplog:
     service.sync()  # patches the loaded index note by note
     assert service.index()[0] is index
     assert _answers(index) == _fresh(synced)
+
+
+def test_a_load_leaves_the_garbage_collector_as_it_found_it(synced: Path) -> None:
+    """load_index pauses the cyclic collector (index/load.py); it never turns it on or off for good, and freezes
+    what it made only in a process that freezes already (the botbin command's start-up imports)."""
+    import gc
+
+    files = sorted((synced / "memory" / "aifbin").rglob("*.aif-bin"))
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    index, _ = load_index(files, 384)
+    assert gc.isenabled() and gc.get_freeze_count() == 0 and index.note_count == 6
+    gc.disable()
+    try:
+        again, _ = load_index(files, 384)
+        assert not gc.isenabled() and again.note_count == 6
+        gc.enable()
+        gc.freeze()
+        before = gc.get_freeze_count()
+        third, _ = load_index(files, 384)
+        assert gc.isenabled() and gc.get_freeze_count() > before and third.note_count == 6
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_a_cache_of_an_older_format_is_ignored_and_rewritten(
+    synced: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botbin.index import load_cache
+
+    monkeypatch.setattr(load_cache, "FORMAT", 1)  # a cache written by the botbin of one record per chunk
+    _load(synced, caplog)
+    monkeypatch.undo()
+    index, said = _load(synced, caplog)
+    assert any("format 1, this botbin writes 2" in r.getMessage() for r in caplog.records)
+    assert said.startswith("index loaded: 6 notes, 0 of them") and _answers(index) == _fresh(synced)
+    _, said = _load(synced, caplog)  # rewritten in the columns
+    assert said == "index loaded: 6 notes, 6 of them from the load cache with its BM25 postings"

@@ -50,3 +50,22 @@ def test_cli_search_marks_its_index_one_shot(tmp_path: Path, monkeypatch: Any, c
     shutil.copytree(EXAMPLES, root)
     main(["--workspace", str(root), "search", "decision", "--alpha", "0"])  # words only: no model needed
     assert seen and all(seen)
+
+
+def test_wait_warm_returns_once_the_first_search_builds_are_done(
+    tmp_path: Path, fake_embedder: Any, caplog: Any
+) -> None:
+    """The language server's catch-up scan waits for this (lsp/folders.py): it would compete with the warm-up."""
+    import logging
+
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLES, root)
+    MemoryService(root, embedder=fake_embedder, env={}).sync()
+    fresh = MemoryService(root, embedder=fake_embedder, env={})
+    fresh.wait_warm(0.0)  # none started: returns at once
+    with caplog.at_level(logging.INFO, logger="botbin.service"):
+        threads = fresh.warm_in_background(model=False)
+        fresh.wait_warm(60.0)
+        assert any("index warmed" in r.getMessage() for r in caplog.records)
+    for thread in threads:
+        thread.join(timeout=60)

@@ -74,6 +74,8 @@ class MemoryService:
         """What the last sync published to the team database (backend "postgres")."""
         self.publish_error: str | None = None
         """Why the last sync's publish failed, None when it did not."""
+        self._warming: threading.Event | None = None
+        """Set when the index warm-up (``warm_in_background``) has ended; None when none was started."""
 
     @property
     def root(self) -> Path:
@@ -151,6 +153,7 @@ class MemoryService:
         """Load the index, and with ``model`` the model, each on its own daemon thread, now: a server calls
         this before its slow imports, so that its first answer finds both ready. Failures are logged (the
         request that needs the part reports them again). Returns the threads (tests join them)."""
+        self._warming = threading.Event()
         jobs = [("index", self._warm_index)] + ([("model", self.warm_up)] if model else [])
         threads = [
             threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
@@ -166,11 +169,23 @@ class MemoryService:
         lifecycle's view) is built here instead of in the first request."""
         import numpy as np
 
-        index, _ = self.index()
-        if len(index) and index.dim and self.ws.settings.backend != "postgres":  # the team database is not ours
-            unit = np.zeros(index.dim, dtype=np.float32)
-            unit[0] = 1.0
-            self.searcher.search("warm up", k=1, query_vector=unit, reinforce=False)
+        try:
+            index, _ = self.index()
+            if len(index) and index.dim and self.ws.settings.backend != "postgres":  # the team database: not ours
+                unit = np.zeros(index.dim, dtype=np.float32)
+                unit[0] = 1.0
+                self.searcher.search("warm up", k=1, query_vector=unit, reinforce=False)
+                log.info("%s: index warmed (the first search's one-time builds done)", self.root)
+        finally:
+            if self._warming is not None:
+                self._warming.set()
+
+    def wait_warm(self, timeout_s: float) -> None:
+        """Block until the index warm-up started by ``warm_in_background`` has ended (at most ``timeout_s``
+        seconds; at once when none was started): a catch-up scan that competes with it for the CPU delays the
+        first answer."""
+        if self._warming is not None:
+            self._warming.wait(timeout_s)
 
     def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
         """For a client of a warm server (cli/warm.py): the settings warnings a process with these flags and

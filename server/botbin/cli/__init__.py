@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from botbin import __version__
+from botbin.cli.startup import importing
 from botbin.cli.warm import try_warm
 from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, PassphraseError, WorkspaceError
 
@@ -44,11 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command: ``search`` and ``context`` are first offered to a running server of the workspace
     (cli/warm.py), which answers without this process loading the index or the model."""
+    entry = argv is None  # the process's own command line (not a test or a host calling main)
     argv = sys.argv[1:] if argv is None else list(argv)
     warm = try_warm(argv)
     if warm is not None:
         return warm
-    args = build_parser().parse_args(argv)
+    with importing("commands", process=entry):  # the subcommands' imports (the service, numpy, ...)
+        parser = build_parser()
+    args = parser.parse_args(argv)
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,

@@ -207,10 +207,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
+    from botbin.cli.startup import importing
     from botbin.service import preload_bundled_model
 
     preload_bundled_model()  # the model's session opens while pygls and the features import (seconds)
-    from botbin.lsp.main import main as serve
+    with importing("lsp"):
+        from botbin.lsp.main import main as serve
 
     return serve(args.tcp)
 

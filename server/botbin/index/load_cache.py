@@ -9,10 +9,12 @@ ignored with a log line and rewritten after the load. Never used for an encrypte
 would leave it in the clear).
 
 Layout: one uncompressed ``.npz`` (zip, CRC-checked on read), written to a temporary file and renamed:
-``meta`` (MessagePack bytes: the header and each note's fields and chunk records), ``matrix`` float32 (rows,
-dim), ``centroids`` float32 (notes, dim), ``keys`` int64 (rows), ``tokens`` int32 (all token ids, chunk after
-chunk), ``token_ends`` int64 (rows): the end of each chunk's ids in ``tokens``, and the BM25 main segment of those
-chunks (``bm25_indptr``, ``bm25_slots``, ``bm25_tfs``: index/lexical.py), adopted when every note is a hit.
+``meta`` (MessagePack bytes: the header, with the note and chunk tables as columns: index/cache_table.py),
+``stamps`` int64 (notes, 3), ``counts`` int64 (notes): chunks per note, ``chunk_ints`` int64 (rows, 4): each
+chunk's id, lines and model tokens, ``matrix`` float32 (rows, dim), ``centroids`` float32 (notes, dim), ``keys``
+int64 (rows), ``tokens`` int32 (all token ids, chunk after chunk), ``token_ends`` int64 (rows): the end of each
+chunk's ids in ``tokens``, and the BM25 main segment of those chunks (``bm25_indptr``, ``bm25_slots``,
+``bm25_tfs``: index/lexical.py), adopted when every note is a hit.
 """
 
 from __future__ import annotations
@@ -30,8 +32,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
-from botbin.aifbin import ChunkRecord
-from botbin.directives.partition import Directive
+from botbin.index.cache_table import Stamp, Table, chunk_columns, note_columns
 from botbin.index.entry import NoteEntry
 from botbin.index.lexical import MainSegment, flat_main_segment
 from botbin.index.tokenize import bm25_terms
@@ -41,13 +42,9 @@ log = logging.getLogger(__name__)
 
 LOAD_CACHE_FILE = "index-cache.npz"
 """The cache's name, in the folder of the state file (the workspace's output folder)."""
-FORMAT = 1
-"""Bumped whenever what a cached entry holds, or how ``note_from`` makes it, changes."""
+FORMAT = 2
+"""Bumped whenever what a cached entry holds, how ``note_from`` makes it, or the layout changes (2: columns)."""
 _PROBE = "Don't re-index e-mail: snake_case CamelCase x86_64 2026-12-02 v1.2.3 C++ #tag"
-_EMPTY = np.zeros(0, dtype=np.float32)
-
-Stamp = tuple[int, int, int]
-"""(size in bytes, mtime_ns, inode) of an AIF-BIN file."""
 
 
 @dataclass(frozen=True)
@@ -70,20 +67,18 @@ class Cached:
     """AIF-BIN file path (as listed at write) -> its stamp then."""
     _rows: dict[str, int]
     """File path -> position of its note in the cache."""
-    _notes: list[list[Any]]
+    _table: Table
     _arrays: dict[str, npt.NDArray[Any]]
-    _starts: npt.NDArray[np.int64]
-    """First row of each cached note."""
 
     @property
     def files(self) -> list[str]:
         """The AIF-BIN files of the cached notes, in the cache's order."""
-        return [n[0] for n in self._notes]
+        return list(self._table.notes["file"])
 
     @property
     def paths(self) -> list[str]:
         """The cached notes' paths, in the cache's order."""
-        return [n[2] for n in self._notes]
+        return list(self._table.notes["path"])
 
     def main_segment(self) -> MainSegment:
         """The BM25 main segment of every cached chunk, slot i being row i (the notes in the cache's order)."""
@@ -96,42 +91,17 @@ class Cached:
         """The cached entry of AIF-BIN ``file`` (a key of ``stamps``); None, with a log line, when its record
         does not parse (the caller reads the file instead)."""
         try:
-            return self._entry(file)
+            pos = self._rows[file]
+            start, stop = self._table.starts[pos], self._table.stops[pos]
+            ends = self._arrays["token_ends"]
+            first = int(ends[start - 1]) if start else 0
+            cuts = ends[start:stop].tolist()
+            flat = self._arrays["tokens"]
+            tokens = tuple(flat[a:b] for a, b in zip([first, *cuts[:-1]], cuts, strict=False))
+            return self._table.entry(pos, self._arrays, tokens)
         except (ValueError, TypeError, IndexError, KeyError) as exc:
             log.warning("load cache: the record of %s is damaged (%s); read from the file", file, exc)
             return None
-
-    def _entry(self, file: str) -> NoteEntry:
-        pos = self._rows[file]
-        raw = self._notes[pos]
-        path, title, tags, date, md5, instruction, created, directives, chunks = raw[2:]
-        start = int(self._starts[pos])
-        stop = start + len(chunks)
-        ends = self._arrays["token_ends"]
-        first = int(ends[start - 1]) if start else 0
-        cuts = ends[start:stop].tolist()
-        flat = self._arrays["tokens"]
-        tokens = tuple(flat[a:b] for a, b in zip([first, *cuts[:-1]], cuts, strict=False))
-        return NoteEntry(
-            path,
-            title,
-            tuple(tags),
-            date,
-            tuple(_chunk(c) for c in chunks),
-            self._arrays["matrix"][start:stop],
-            tokens,
-            tuple(d for d in (Directive.from_dict(path, r) for r in directives) if d is not None),
-            md5,
-            instruction,
-            created,
-            self._arrays["keys"][start:stop],
-            self._arrays["centroids"][pos] if chunks else None,
-        )
-
-
-def _chunk(raw: list[Any]) -> ChunkRecord:
-    cid, text, start, end, heading, kind, tokens, md5, directives = raw
-    return ChunkRecord(cid, text, start, end, tuple(heading), kind, tokens, md5, _EMPTY, tuple(directives))
 
 
 def _tokenizer_probe() -> str:
@@ -153,10 +123,10 @@ def drop_load_cache(folder: Path) -> None:
     log.info("%s: removed (an encrypted store keeps no load cache)", path)
 
 
-def stamp_of(path: Path) -> Stamp | None:
+def stamp_of(path: str | Path) -> Stamp | None:
     """The stamp of ``path`` now, None when it cannot be read."""
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return None
     return (st.st_size, st.st_mtime_ns, st.st_ino)
@@ -195,13 +165,14 @@ def _mismatch(head: Any, config: CacheConfig, dim: int | None) -> str | None:
 
 def _checked(head: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> Cached:
     """Raises ValueError when the arrays do not fit the notes listed (a torn or foreign file)."""
-    notes: list[list[Any]] = head["notes"]
-    counts = np.fromiter((len(n[10]) for n in notes), dtype=np.int64, count=len(notes))
-    rows = int(counts.sum())
-    dim = int(head["dim"])
+    counts, stamps = arrays["counts"], arrays["stamps"]
+    table = Table.read(head["notes"], head["chunks"], counts, arrays["chunk_ints"])
+    files: list[str] = table.notes["file"]
+    rows, dim = len(table.chunks["text"]), int(head["dim"])
     shapes = {
+        "stamps": (len(files), 3),
         "matrix": (rows, dim),
-        "centroids": (len(notes), dim),
+        "centroids": (len(files), dim),
         "keys": (rows,),
         "token_ends": (rows,),
         "tokens": (int(arrays["token_ends"][-1]) if rows else 0,),
@@ -219,15 +190,8 @@ def _checked(head: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> Cache
         raise ValueError("the BM25 posting offsets go backwards")
     if postings and int(arrays["bm25_slots"].max()) >= rows:
         raise ValueError("a BM25 posting names a chunk past the last")
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64) if len(notes) else counts
-    return Cached(
-        vocab,
-        {n[0]: (int(n[1][0]), int(n[1][1]), int(n[1][2])) for n in notes},
-        {n[0]: i for i, n in enumerate(notes)},
-        notes,
-        arrays,
-        starts,
-    )
+    stamp_list: list[Stamp] = list(map(tuple, stamps.tolist()))
+    return Cached(vocab, dict(zip(files, stamp_list, strict=True)), {f: i for i, f in enumerate(files)}, table, arrays)
 
 
 def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, NoteEntry]], vocab: list[str]) -> None:
@@ -246,11 +210,13 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
         "dim": dim,
         "tokenizer": _tokenizer_probe(),
         "vocab": [vocab[i] for i in used.tolist()],
-        "notes": [_fields(file, stamp, n) for file, stamp, n in notes],
     }
     entries = [n for _, _, n in notes]
-    arrays = {
+    head["notes"], note_arrays = note_columns(notes)
+    head["chunks"], chunk_ints = chunk_columns(entries)
+    arrays = note_arrays | {
         "meta": np.frombuffer(msgpack.packb(head, use_bin_type=True), dtype=np.uint8),
+        "chunk_ints": chunk_ints,
         "matrix": _stack([n.matrix for n in entries if len(n.chunks)], (0, dim), np.float32),
         "centroids": np.stack([n.centroid if n.centroid is not None else np.zeros(dim, np.float32) for n in entries])
         if entries
@@ -271,28 +237,6 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
     except OSError as exc:
         log.warning("%s: could not write the load cache (%s); the next start reads the AIF-BIN files", config.path, exc)
         tmp.unlink(missing_ok=True)
-
-
-def _fields(file: str, stamp: Stamp, n: NoteEntry) -> list[Any]:
-    """One note's cache record: file, stamp, then the entry's fields (``Cached.entry`` reads them back)."""
-    chunks = [
-        [c.id, c.text, c.start_line, c.end_line, list(c.heading_path), c.kind, c.tokens, c.text_md5, list(c.directives)]
-        for c in n.chunks
-    ]
-    directives = [d.to_dict() for d in n.directives]
-    return [
-        file,
-        list(stamp),
-        n.path,
-        n.title,
-        list(n.tags),
-        n.date,
-        n.source_md5,
-        n.instruction,
-        n.created_at,
-        directives,
-        chunks,
-    ]
 
 
 def _stack(parts: list[npt.NDArray[Any]], empty: tuple[int, ...], dtype: type) -> npt.NDArray[Any]:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from botbin.sync.engine import SyncReport
 
 log = logging.getLogger(__name__)
+#: Longest wait of the first catch-up scan for the index warm-up (the first search's one-time builds), in seconds.
+WARM_WAIT_S = 10.0
 #: Seconds before a sync that found the workspace locked by another process is tried again.
 LOCK_RETRY_S = 5.0
 
@@ -218,6 +220,7 @@ class Folders:
             report, error = None, None
             try:
                 folder.service.index()  # loaded first, so that notes written by this sync patch it live
+                folder.service.wait_warm(WARM_WAIT_S)  # the first search's builds first: the first hover waits on them
                 progress = functools.partial(self._on_progress, folder)
                 if notes is None:  # a scan of the whole folder
                     report = folder.service.sync(progress, full=full)

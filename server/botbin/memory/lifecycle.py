@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from botbin.config import path_glob as compile_glob
-from botbin.memory.memos import MEMO_FILE, Memo, MemoPlace, MemoSeed, MemoStore, memo_id
+from botbin.memory.memos import MEMO_FILE, Memo, MemoStore, memo_id
+from botbin.memory.reconcile import reconcile
 from botbin.memory.retention import DecayPolicy, age_days, decay_score, ranked
 
 if TYPE_CHECKING:
@@ -55,24 +56,6 @@ def _now() -> datetime:
     return datetime.now().astimezone()
 
 
-def _created(ref: ChunkRef, now: datetime) -> datetime:
-    """A memo's birth: when botbin first stored its note (first sync), else the note's date, else now. Not the
-    note's date first: a vault's old notes would start faded on the day they are first synced."""
-    for raw in (ref.created_at, ref.date):
-        if raw:
-            try:
-                when = datetime.fromisoformat(raw)
-            except ValueError:
-                continue
-            return when if when.tzinfo else when.astimezone()
-    return now
-
-
-def _place_order(m: MemoPlace) -> tuple[str, int, str]:
-    """By path, then line (an edited chunk inherits from the nearest vanished memo, the first on a tie)."""
-    return (m.path, m.start_line, m.id)
-
-
 class Lifecycle:
     """Memo state of workspace ``ws`` (sidecar ``memos.sqlite`` in its output folder)."""
 
@@ -83,8 +66,11 @@ class Lifecycle:
         self._seen: tuple[int, int, str | None] | None = None
         self._mark: tuple[int, int, int] | None = None
         """(id, version, layout) of the index at the last ``ensure``: what a save-sized update starts from."""
-        self._refs: dict[str, ChunkRef] = {}
+        self._refs: dict[str, ChunkRef] | None = None
+        """The live memos' chunks by memo id, built on demand (``ensure``: commands); a search needs only the
+        view (``_view``), and None after every change of it."""
         self._by_path: dict[str, list[str]] = {}
+        """The live memos' ids by note path, in chunk order."""
         self._key: bytes | None = None
         self._warned = False
         self._pending: list[tuple[list[str], datetime]] = []
@@ -113,38 +99,73 @@ class Lifecycle:
     # -- seeding --------------------------------------------------------------------------------
     def _is_memo(self, ref: ChunkRef) -> bool:
         """Episodic chunks only: instruction notes, the roots note and curated MEMORY.md never fade or prune."""
-        curated = ref.path.rsplit("/", 1)[-1].lower() in CURATED_NOTES
-        return not ref.instruction and not curated and ref.path != self.ws.settings.roots_note
+        return self._memo_note(ref.path, ref.instruction)
+
+    def _memo_note(self, path: str, instruction: bool) -> bool:
+        """True when the chunks of note ``path`` are memos (``_is_memo``)."""
+        curated = path.rsplit("/", 1)[-1].lower() in CURATED_NOTES
+        return not instruction and not curated and path != self.ws.settings.roots_note
 
     def ensure(self, index: MemoryIndex | None = None, now: datetime | None = None) -> dict[str, ChunkRef]:
         """Memos for every indexed chunk outside instruction notes (new ones created, moved ones updated,
         vanished ones dropped unless archived, an edited chunk inheriting its predecessor's counts), and
-        archived ones hidden from search. Cheap when the index has not changed since the last call.
-        Returns the live memos' chunks by memo id."""
+        archived ones hidden from search (``_view``). Returns the live memos' chunks by memo id (built once per
+        version of the view: O(chunks))."""
+        with self._lock:
+            index = self._view(index, now)
+            if index is None:
+                return {}
+            if self._refs is None:
+                live = {i for ids in self._by_path.values() for i in ids}
+                refs = index.chunk_refs(set(self._by_path))
+                self._refs = {i: r for r in refs for i in (memo_id(r.path, r.text_md5, self._key),) if i in live}
+            return self._refs
+
+    def _view(self, index: MemoryIndex | None, now: datetime | None) -> MemoryIndex | None:
+        """Bring the memos and the hidden chunks up to the index (see ``ensure``); cheap when it has not changed
+        since the last call. Returns the index, None when the workspace has no output folder yet."""
         if index is None:
             index, _ = self.ws.index.get()
         stamp = (id(index), index.version, self.ws.index.indexed_at)  # version: an edit may keep len(index)
         with self._lock:
             if stamp == self._seen:
-                return self._refs
+                return index
             if not self.ws.output_dir.is_dir():
-                return {}
+                return None
             keys = self.ws.keys()
             self._key = keys.keyring.file_key(keys.marker.kdf, _MEMO_ID_SALT, "memo ids") if keys else None
-            if self._ensure_changed(index, now or _now()):
-                self._seen = stamp
-                return self._refs
-            refs = {memo_id(r.path, r.text_md5, self._key): r for r in index.chunk_refs() if self._is_memo(r)}
-            self._reconcile(refs, now or _now())
-            archived = self.store.archived_ids()
-            index.set_hidden(frozenset((r.path, r.text_md5) for i, r in refs.items() if i in archived))
-            self._refs = {i: r for i, r in refs.items() if i not in archived}
-            self._by_path = {}
-            for i, r in self._refs.items():
-                self._by_path.setdefault(r.path, []).append(i)
+            self._refs = None
+            if not self._ensure_changed(index, now or _now()):
+                self._full_view(index, now or _now())
             self._seen = stamp
-            self._mark = (id(index), index.version, index.layout)
-            return self._refs
+            return index
+
+    def _full_view(self, index: MemoryIndex, now: datetime) -> None:
+        """The view over every chunk, from memo ids and places alone (no ChunkRef per chunk): the notes whose
+        memos differ from their chunks (new, moved, vanished) are reconciled, the rest only read."""
+        places: dict[str, tuple[str, str, int, int]] = {}  # memo id -> (path, text_md5, start_line, end_line)
+        for note in index.entries():
+            if self._memo_note(note.path, note.instruction):
+                for c in note.chunks:
+                    places[memo_id(note.path, c.text_md5, self._key)] = (
+                        note.path,
+                        c.text_md5,
+                        c.start_line,
+                        c.end_line,
+                    )
+        known = self.store.place_map()
+        changed = {p for i, (p, _, s, e) in places.items() if known.get(i, ())[:3] != (p, s, e)}
+        changed.update(k[0] for i, k in known.items() if i not in places and not k[3])
+        if changed:
+            refs = {memo_id(r.path, r.text_md5, self._key): r for r in index.chunk_refs(changed) if self._is_memo(r)}
+            self._reconcile(refs, now, changed)
+        archived = self.store.archived_ids()
+        index.set_hidden(frozenset((p, md5) for i, (p, md5, _, _) in places.items() if i in archived))
+        self._by_path = {}
+        for i, (p, _, _, _) in places.items():
+            if i not in archived:
+                self._by_path.setdefault(p, []).append(i)
+        self._mark = (id(index), index.version, index.layout)
 
     def _ensure_changed(self, index: MemoryIndex, now: datetime) -> bool:
         """``ensure`` for the notes changed since the last one only (a save: O(those notes)); False when it
@@ -162,11 +183,9 @@ class Lifecycle:
         kept = {h for h in index.hidden if h[0] not in paths}
         index.set_hidden(frozenset(kept | {(r.path, r.text_md5) for i, r in refs.items() if i in archived}))
         for path in paths:
-            for i in self._by_path.pop(path, []):
-                self._refs.pop(i, None)
+            self._by_path.pop(path, None)
         for i, r in refs.items():
             if i not in archived:
-                self._refs[i] = r
                 self._by_path.setdefault(r.path, []).append(i)
         self._mark = (id(index), index.version, index.layout)
         return True
@@ -184,42 +203,13 @@ class Lifecycle:
     def hide_archived(self, index: MemoryIndex) -> None:
         """``ensure`` for a search: archived memos hidden; never raises (a read-only store is logged once)."""
         try:
-            self.ensure(index)
+            self._view(index, None)
         except Exception as exc:  # search must not fail for the sidecar's sake
             self._best_effort(exc)
 
     def _reconcile(self, refs: dict[str, ChunkRef], now: datetime, paths: set[str] | None = None) -> None:
-        """Memos of ``refs``: every chunk of the workspace, or of the notes ``paths`` only."""
-        known = {m.id: m for m in self.store.places(paths)}
-        fresh = {i: r for i, r in refs.items() if i not in known}
-        moved = [
-            i
-            for i, r in refs.items()
-            if i in known
-            and (known[i].start_line, known[i].end_line, known[i].path) != (r.start_line, r.end_line, r.path)
-        ]
-        gone = sorted((m for i, m in known.items() if i not in refs and not m.archived), key=_place_order)
-        seeds = [
-            MemoSeed(i, r.path, r.start_line, r.end_line, _created(r, now), () if self._key else r.tags)
-            for i, r in refs.items()
-            if i in fresh or i in moved
-        ]
-        if seeds:
-            self.store.seed(seeds)
-        pairs = []
-        by_path: dict[str, list[MemoPlace]] = {}
-        for m in gone:
-            by_path.setdefault(m.path, []).append(m)
-        for i, r in fresh.items():  # an edited chunk: the vanished memo of the same note nearest its lines
-            olds = by_path.get(r.path)
-            if olds:
-                old = min(olds, key=lambda m: abs(m.start_line - r.start_line))
-                olds.remove(old)
-                pairs.append((old.id, i))
-        if pairs:
-            self.store.inherit(pairs)
-        if gone:
-            self.store.remove(m.id for m in gone)
+        """Memos of ``refs``: every chunk of the workspace, or of the notes ``paths`` only (memory/reconcile.py)."""
+        reconcile(self.store, refs, now, self._key is not None, paths)
 
     # -- retrieval ------------------------------------------------------------------------------
     def _ids_of_hits(self, hits: Iterable[Hit]) -> list[str]:
@@ -234,7 +224,7 @@ class Lifecycle:
         now = now or _now()
         try:
             with self._lock:
-                self.ensure()
+                self._view(None, None)
                 memos = self.store.get(self._ids_of_hits(hits))
         except Exception as exc:
             self._best_effort(exc)
@@ -263,7 +253,7 @@ class Lifecycle:
         raises: a store that cannot be written is reported once in the log, and search goes on."""
         try:
             with self._lock:
-                self.ensure()
+                self._view(None, None)
                 ids = self._ids_of_hits(hits)
         except Exception as exc:  # reinforcement is best-effort: a read-only store must not fail a search
             self._best_effort(exc)
@@ -306,12 +296,16 @@ class Lifecycle:
         """Reinforce the memos overlapping (path, start_line, end_line) ranges (0-based, end exclusive)."""
         try:
             with self._lock:
-                refs = self.ensure()
+                index = self._view(None, None)
+                spans = list(ranges)
+                paths = {p for p, _, _ in spans if p in self._by_path}
+                chunks = index.chunk_refs(paths) if index is not None and paths else []
+                refs = {memo_id(r.path, r.text_md5, self._key): r for r in chunks}
                 wanted = [
                     i
-                    for path, start, end in ranges
+                    for path, start, end in spans
                     for i in self._by_path.get(path, ())
-                    if refs[i].start_line < end and start < refs[i].end_line
+                    if i in refs and refs[i].start_line < end and start < refs[i].end_line
                 ]
         except Exception as exc:
             self._best_effort(exc)

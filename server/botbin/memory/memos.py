@@ -216,6 +216,13 @@ class MemoStore:
                 out.extend(MemoPlace(i, p, s, e, bool(a)) for i, p, s, e, a in rows)
             return out
 
+    def place_map(self) -> dict[str, tuple[str, int, int, bool]]:
+        """Every memo's place, archived ones included: id -> (path, start_line, end_line, archived); plain
+        tuples, what a whole-workspace check at start compares with the index (``places`` builds objects)."""
+        columns = "SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos"
+        with self._lock:
+            return {i: (p, s, e, bool(a)) for i, p, s, e, a in self._db.execute(columns)}
+
     def of_paths(self, paths: Iterable[str]) -> list[Memo]:
         """The memos of notes ``paths``, archived ones included, by path then line (the path index: O(them))."""
         wanted = sorted(set(paths))
