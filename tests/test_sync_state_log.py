@@ -25,6 +25,15 @@ def _edit(memory: MemoryService, rel: str, text: str) -> None:
     (memory.root / rel).write_text(text, encoding="utf-8")
 
 
+def _saved_once(make_service: Callable[..., MemoryService]) -> tuple[MemoryService, Path]:
+    """A synced workspace, then one note edited and saved (a note-level sync); and its state file."""
+    memory = make_service(NOTES)
+    memory.sync()
+    _edit(memory, "memory/a.md", "# A\n\nVersion two.\n")
+    memory.sync(only=frozenset({"memory/a.md"}))
+    return memory, memory.root / "memory/aifbin" / STATE_FILE
+
+
 def test_a_note_level_sync_appends_to_the_journal_and_every_reader_sees_it(
     make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
 ) -> None:
@@ -49,11 +58,7 @@ def test_a_note_level_sync_appends_to_the_journal_and_every_reader_sees_it(
 def test_a_line_cut_short_by_a_kill_is_skipped_and_the_next_line_still_counts(
     make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
 ) -> None:
-    memory = make_service(NOTES)
-    memory.sync()
-    path = memory.root / "memory/aifbin" / STATE_FILE
-    _edit(memory, "memory/a.md", "# A\n\nVersion two.\n")
-    memory.sync(only=frozenset({"memory/a.md"}))
+    memory, path = _saved_once(make_service)
     with state_log.log_path(path).open("ab") as handle:
         handle.write(b'{"base":"cut short by a kill","files":{"memory/b.md":{"ha')
     _edit(memory, "memory/b.md", "# B\n\nThe quokka retired.\n")
@@ -67,11 +72,7 @@ def test_a_line_cut_short_by_a_kill_is_skipped_and_the_next_line_still_counts(
 def test_a_full_sync_folds_the_journal_into_the_file_and_stale_lines_are_ignored(
     make_service: Callable[..., MemoryService], fake_embedder: FakeEmbedder
 ) -> None:
-    memory = make_service(NOTES)
-    memory.sync()
-    path = memory.root / "memory/aifbin" / STATE_FILE
-    _edit(memory, "memory/a.md", "# A\n\nVersion two.\n")
-    memory.sync(only=frozenset({"memory/a.md"}))
+    memory, path = _saved_once(make_service)
     stale = state_log.log_path(path).read_bytes()
     _edit(memory, "memory/b.md", "# B\n\nVersion two.\n")
     assert memory.sync().modified == ("memory/b.md",)

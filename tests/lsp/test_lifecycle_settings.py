@@ -358,6 +358,9 @@ class FailingService:
     def index(self) -> None:
         return None
 
+    def wait_warm(self, timeout_s: float) -> None:
+        return None
+
     def sync(self, progress: Any = None, full: bool = False) -> SyncReport:
         raise self.exc
 
