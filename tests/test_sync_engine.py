@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -188,8 +190,14 @@ def test_stale_temp_files_of_a_killed_writer_are_removed(make_service: Callable[
     service.sync()
     stale = service.output_dir / "memory" / ".botbin-tmp-abc123"
     stale.write_bytes(b"half a file")
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    dead = service.output_dir / f".botbin-tmp-index-cache.npz.{ended.pid}.1"  # its writer was killed
+    dead.write_bytes(b"half a cache")
+    live = service.output_dir / f".botbin-tmp-index-cache.npz.{os.getpid()}.1"  # its writer is writing it now
+    live.write_bytes(b"half a cache")
     service.sync()
-    assert not stale.exists()
+    assert not stale.exists() and not dead.exists() and live.exists()
 
 
 def test_search_after_sync_patches_a_loaded_index(make_service: Callable[..., MemoryService]) -> None:

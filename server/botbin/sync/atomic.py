@@ -74,15 +74,32 @@ def fsync_dir(folder: Path) -> None:
 
 
 def remove_stale_temps(folder: Path) -> int:
-    """Delete temp files a killed writer left under ``folder``; return how many were removed."""
+    """Delete temp files a killed writer left under ``folder``; return how many were removed. A temp file named
+    ``<prefix><name>.<pid>.<thread>`` (a writer outside the sync's lock: the load cache) is left alone while
+    process ``pid`` lives: it may be writing it right now."""
     removed = 0
     if not folder.is_dir():
         return 0
     for tmp in folder.rglob(f"{TEMP_PREFIX}*"):
+        if _writer_alive(tmp.name):
+            continue
         with contextlib.suppress(OSError):
             tmp.unlink()
             removed += 1
     return removed
+
+
+def _writer_alive(name: str) -> bool:
+    parts = name.rsplit(".", 2)
+    if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
+        return False
+    try:
+        os.kill(int(parts[1]), 0)
+    except (ProcessLookupError, OverflowError, ValueError):
+        return False
+    except PermissionError:
+        return True  # another user's live process
+    return True
 
 
 def remove_empty_dirs(start: Path, stop: Path) -> None:
