@@ -41,7 +41,10 @@ class Freshness:
         ]
         if not parts:
             return None
-        return f"the index is stale: left out {' and '.join(parts)} notes; run `botbin sync`"
+        advice = ["run `botbin sync`"] if self.gone else []
+        if self.excluded:  # often a workspace synced with --vault (or other globs) and searched without
+            advice.append("excluded means not tracked by these settings: synced with --vault? search with it too")
+        return f"the index is stale: left out {' and '.join(parts)} notes; {'; '.join(advice)}"
 
 
 @lru_cache(maxsize=8)
