@@ -96,6 +96,11 @@ def agent_policy(ws: Workspace) -> RecencyPolicy:
     return RecencyPolicy(s.recency_weight, s.scope_weight, s.daily_half_life_h, s.durable_half_life_h)
 
 
+def _union(a: Freshness, b: Freshness) -> Freshness:
+    """Both checks' findings, each path once, ``a``'s first."""
+    return Freshness(tuple(dict.fromkeys((*a.gone, *b.gone))), tuple(dict.fromkeys((*a.excluded, *b.excluded))))
+
+
 class Searcher:
     """The pipeline over one workspace and its memos."""
 
@@ -144,8 +149,8 @@ class Searcher:
                 hits = self._candidates(index, query, vector, fetch, alpha, filters, best_per_note, per_note)
             own = [h for h in hits if h.namespace in (None, self._namespace)]  # on this disk
             fresh = freshness(self.ws.root, s, [h.path for h in own])
-            if seen is not None:
-                fresh = seen
+            if seen is not None:  # the notes found stale before, and any the second pass still met
+                fresh = _union(seen, fresh)
             dropped = fresh.dropped
             kept = [h for h in hits if h.namespace not in (None, self._namespace) or h.path not in dropped]
             if len(kept) >= k or len(hits) < fetch or seen is not None:
@@ -184,10 +189,7 @@ class Searcher:
     def _stale_notes(self, found: Freshness) -> Freshness:
         """``found`` and every other indexed note that is deleted or no longer tracked (a stat per note)."""
         index, _ = self.ws.index.get()
-        every = freshness(self.ws.root, self.ws.settings, index.note_paths())
-        return Freshness(
-            tuple(dict.fromkeys((*found.gone, *every.gone))), tuple(dict.fromkeys((*found.excluded, *every.excluded)))
-        )
+        return _union(found, freshness(self.ws.root, self.ws.settings, index.note_paths()))
 
     def _backend(self) -> tuple[IndexBackend, list[str], bool]:
         """The index searched, its load warnings, and whether it is the team database (then memo decay and
