@@ -136,6 +136,6 @@ def open_workspace(
         lambda: load_state(output_dir / STATE_FILE, settings.output_dir),
         model_facts,
         keyring,
-        load_cache=settings.load_cache,
+        load_cache=settings.load_cache and not settings.encryption,  # a store to be encrypted: none, ever
     )
     return Workspace(root, settings, loaded.warnings, secret, models, handle)

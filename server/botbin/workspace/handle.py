@@ -143,10 +143,14 @@ class IndexHandle:
     def _drop_cache_if_encrypted(self) -> None:
         """An encrypted store (or one being converted) keeps no load cache: its chunks would lie in the clear."""
         from botbin.index.load_cache import drop_load_cache
+
+        if self._marked_encrypted():
+            drop_load_cache(self._state_path.parent)
+
+    def _marked_encrypted(self) -> bool:
         from botbin.sync.encryption import MARKER_FILE
 
-        if (self._state_path.parent / MARKER_FILE).exists():
-            drop_load_cache(self._state_path.parent)
+        return (self._state_path.parent / MARKER_FILE).exists()
 
     def save_ann(self, force: bool = True) -> bool:
         """Write the HNSW cache if it changed (unless ``force``, at most every ANN_SAVE_INTERVAL_S); True when
@@ -185,11 +189,12 @@ class IndexHandle:
         files = [os.path.join(root, e.output) for e in state.files.values()]  # strings: 10k Paths cost 0.1-0.2 s
         damaged: list[Path] = []
         keyring = self._keyring()
-        ann_path = None if keyring is not None else self._state_path.with_name(ANN_FILE)  # vectors stay sealed
+        sealed = keyring is not None or state.encrypted or self._marked_encrypted()  # locked ones too
+        ann_path = None if sealed else self._state_path.with_name(ANN_FILE)  # vectors stay sealed
         ann = AnnConfig(path=ann_path, model=name, background=not self.one_shot)
-        plain = keyring is None and self._use_cache
+        plain = not sealed and self._use_cache
         cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
-        if keyring is not None:  # one left from before the store was encrypted holds its chunks in the clear
+        if sealed:  # one left from before the store was encrypted holds its chunks in the clear
             drop_load_cache(self._state_path.parent)
         self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache)
         if damaged:  # 20k Path joins cost 0.6 s at 10k notes: only when a file failed
