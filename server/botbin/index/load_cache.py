@@ -36,7 +36,7 @@ from botbin.index.cache_table import Stamp, Table, chunk_columns, note_columns
 from botbin.index.entry import NoteEntry
 from botbin.index.lexical import MainSegment, flat_main_segment
 from botbin.index.tokenize import bm25_terms
-from botbin.sync.atomic import TEMP_PREFIX
+from botbin.sync.atomic import writer_temp
 
 log = logging.getLogger(__name__)
 
@@ -227,8 +227,7 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
     }
     main = flat_main_segment(compact.astype(np.int64), lengths, len(used))
     arrays |= {"bm25_indptr": main.indptr, "bm25_slots": main.slots, "bm25_tfs": main.tfs}
-    # the sync's temp prefix: a full sync removes what a killed writer left (sync/atomic.remove_stale_temps)
-    tmp = config.path.with_name(f"{TEMP_PREFIX}{config.path.name}.{os.getpid()}.{threading.get_ident()}")
+    tmp = writer_temp(config.path)  # a full sync removes it once this process is gone (sync/atomic.py)
     try:
         savez: Any = np.savez  # numpy's stub takes the first keyword for allow_pickle
         with open(tmp, "wb") as out:

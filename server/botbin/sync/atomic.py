@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 TEMP_PREFIX = ".botbin-tmp-"
@@ -89,7 +90,14 @@ def remove_stale_temps(folder: Path) -> int:
     return removed
 
 
+def writer_temp(path: Path) -> Path:
+    """The temp file beside ``path`` for a writer outside the sync's lock (``<prefix><name>.<pid>.<thread>``):
+    ``remove_stale_temps`` leaves it while this process lives and removes it once the process is gone."""
+    return path.with_name(f"{TEMP_PREFIX}{path.name}.{os.getpid()}.{threading.get_ident()}")
+
+
 def _writer_alive(name: str) -> bool:
+    """True if ``name`` is a ``writer_temp`` of a process still running."""
     parts = name.rsplit(".", 2)
     if len(parts) != 3 or not (parts[1].isdigit() and parts[2].isdigit()):
         return False
