@@ -25,6 +25,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from botbin import __version__
+from botbin.agent.gather import indexing
 from botbin.errors import BotbinError
 from botbin.service import (
     ISO_DAY_PATTERN,
@@ -54,6 +55,14 @@ look something up, and remember to save a fact, decision or preference the user 
 conversation (yours and the user's) to observe_turn: botbin distils them into the user's soul file
 (memory/soul/<user>.md), which search_memory and get_context then find."""
 
+
+FIRST_SYNC_WAIT_S = 20.0
+"""How long a search waits for the start-up sync of a workspace whose index is still empty (most MCP clients give
+a tool call 60 s)."""
+INDEXING_WARNING = (
+    "still indexing this workspace (the start-up sync runs): notes not embedded yet are missing from these hits; "
+    "ask again shortly"
+)
 
 # Tool parameters: their JSON schema (descriptions, bounds, enums) is what an agent reads to call a tool.
 Query = Annotated[str, Field(description="What to look for, in natural language.")]
@@ -127,9 +136,22 @@ def _answer(work: Callable[[], WireModel]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload, is_error=is_error)
 
 
-def create_server(service: MemoryService, observer: TurnObserver | None = None) -> MCPServer:
+def _await_first_sync(service: MemoryService, first_sync: threading.Thread | None) -> None:
+    """Wait (at most FIRST_SYNC_WAIT_S) for the start-up sync when the index holds nothing yet: on a workspace
+    never synced, answering at once would say "no memory" when the notes are merely not embedded yet."""
+    if first_sync is None or not first_sync.is_alive():
+        return
+    index, _ = service.ws.index.get()
+    if len(index) == 0:
+        first_sync.join(FIRST_SYNC_WAIT_S)
+
+
+def create_server(
+    service: MemoryService, observer: TurnObserver | None = None, first_sync: threading.Thread | None = None
+) -> MCPServer:
     """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
-    syncs after each block; one is made when None) receives the turns of ``observe_turn``."""
+    syncs after each block; one is made when None) receives the turns of ``observe_turn``; ``first_sync``: the
+    start-up sync's thread, which a search on a still-empty index waits for (_await_first_sync)."""
     server = MCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
     turns = observer if observer is not None else service.observer(sync_each_block=True)
 
@@ -151,13 +173,17 @@ def create_server(service: MemoryService, observer: TurnObserver | None = None) 
             problem = "query is empty" if not query.strip() else check_k(k)
             if problem:
                 raise _BadArguments(problem)
-            result = service.recall(query, k, _filters(path_glob, tag, kind, date_from, date_to))
+            filters = _filters(path_glob, tag, kind, date_from, date_to)
+            _await_first_sync(service, first_sync)
+            busy = indexing(service.ws)
+            result = service.recall(query, k, filters)
             return wire.SearchMemoryResult(
                 hits=[convert.memory_hit(h) for h in result.hits],
                 degraded=result.degraded,
                 stale=result.stale,
-                warnings=list(result.warnings),
+                warnings=list(result.warnings) + ([INDEXING_WARNING] if busy else []),
                 indexed_at=result.indexed_at,
+                indexing=busy,
             )
 
         return _answer(work)
@@ -239,7 +265,7 @@ def main(workspace: Path, overrides: dict[str, Any] | None = None, service: Memo
     warm.start()
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        create_server(service, observer).run("stdio")
+        create_server(service, observer, first_sync).run("stdio")
     except KeyboardInterrupt:
         log.info("stopped by a signal")
     finally:

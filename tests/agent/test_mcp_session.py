@@ -128,3 +128,19 @@ async def test_the_first_context_of_a_never_synced_workspace_has_every_rule(tmp_
         assert set(context["partialTiers"]) == {"guidance", "recalled"}
     # the client left while the start-up sync may still run: the server exits without aborting in native code
     assert "terminate called" not in errors.read_text()
+
+
+async def test_the_first_search_of_a_never_synced_workspace_waits_for_its_notes(tmp_path: Path) -> None:
+    """Sent right after initialize: the index is still empty, so the search waits for the start-up sync instead of
+    answering "no memory" (the old answer: no hits, no warning)."""
+    root = tmp_path / "fresh"
+    shutil.copytree(EXAMPLES, root, ignore=shutil.ignore_patterns("aifbin"))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(root)])
+    errors = tmp_path / "stderr.log"
+    with errors.open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            found = _data(await session.call_tool("search_memory", {"query": "which database did we choose", "k": 3}))
+    assert found["hits"], found
+    assert found["indexing"] == any("still indexing" in w for w in found["warnings"])
+    assert "terminate called" not in errors.read_text()

@@ -463,6 +463,11 @@ export interface SearchMemoryResult {
   warnings: string[];
   /** When the index was last written (ISO 8601 UTC), null before the first sync. */
   indexedAt: string | null;
+  /**
+   * True while a sync of the server runs (at start-up, the first sync of a new workspace): hits cover what
+   * is indexed so far, and a warning says so.
+   */
+  indexing: boolean;
 }
 
 /** `botbin/search` params. */

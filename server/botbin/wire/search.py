@@ -167,3 +167,6 @@ class SearchMemoryResult(WireModel):
     """Problems met (a note that could not be read, ...)."""
     indexed_at: str | None
     """When the index was last written (ISO 8601 UTC), null before the first sync."""
+    indexing: bool
+    """True while a sync of the server runs (at start-up, the first sync of a new workspace): hits cover what
+    is indexed so far, and a warning says so."""
