@@ -153,7 +153,8 @@ def test_cache_file_is_reused_patched_and_rebuilt(tmp_path: Path, caplog: pytest
     again = store(docs, min_rows=1000, path=path)
     assert again.ann_active() and not again.save_ann()  # loaded as saved: nothing to write
     fewer = store(docs[:-1], min_rows=1000, path=path)  # the file holds a note removed since
-    assert fewer.ann_active() and fewer.save_ann()  # patched on adoption, so written again
+    assert fewer.ann_active() and not fewer.save_ann()  # patched by the background load, and written there
+    assert len(AnnIndex.load_checked(path, DIM, "test")) == 299 * CHUNKS_PER_NOTE  # type: ignore[arg-type]
     q = docs[0].chunks[1].embedding
     assert next(h.path for h in fewer.search("", q, k=3, alpha=1.0)) == docs[0].source
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
@@ -222,3 +223,40 @@ time.sleep(0.5)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert "terminate called" not in done.stderr
+
+
+def test_a_build_stopped_at_exit_is_saved_and_resumed(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A process that exits mid-build saves the graph it built; the next one loads it and adds only the rest
+    (a 100k-chunk vault whose editor sessions are shorter than the build used to start over every time)."""
+    path = tmp_path / "ann.usearch"
+    script = f"""
+import time
+from pathlib import Path
+import numpy as np
+from botbin.index.ann_live import AnnConfig, LiveAnn
+vectors = np.random.default_rng(0).standard_normal((20000, 384)).astype(np.float32)
+vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+keys = np.arange(len(vectors), dtype=np.int64)
+live = LiveAnn(384, AnnConfig(min_rows=10, path=Path({str(path)!r}), model="test"))
+assert live.ready(len(keys), lambda: (keys, vectors)) is None and live.building
+time.sleep(1.0)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    partial = AnnIndex.load_checked(path, DIM, "test")
+    assert partial is not None and 0 < len(partial) <= 20000
+    vectors = np.random.default_rng(0).standard_normal((20000, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    keys = np.arange(len(vectors), dtype=np.int64)
+    from botbin.index.ann_live import LiveAnn
+
+    live = LiveAnn(DIM, AnnConfig(min_rows=10, path=path, model="test"))
+    with caplog.at_level(logging.INFO, logger="botbin.index.ann_live"):
+        live.ready(len(keys), lambda: (keys, vectors))
+        assert live.wait(120)
+        whole = live.ready(len(keys), lambda: (keys, vectors))
+    assert whole is not None and np.array_equal(whole.keys(), keys)
+    if len(partial) < len(keys):
+        assert f"resuming from {len(partial)} saved chunks" in caplog.text
+    assert np.array_equal(AnnIndex.load_checked(path, DIM, "test").keys(), keys)  # type: ignore[union-attr]
+    assert int(whole.candidates(vectors[123], 1)[0]) == 123

@@ -2,7 +2,8 @@
 cache file or built in a background thread past the size threshold (exact search serves meanwhile), reconciled
 with the store when that thread is done, saved back on request. The AIF-BIN files stay the source of truth: the
 cache file is validated on load (model, dimension, its own keys' digest) and whatever it lacks or holds in
-excess is patched in; an unreadable file is rebuilt."""
+excess is patched in, so a build stopped part-way (saved at exit, or at its last checkpoint) resumes where it
+was; an unreadable file is rebuilt."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ Snapshot = Callable[[], "tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]"]
 """Every chunk's key (n,) and float32 vector (n, dim) now (arrays not written to afterwards)."""
 BUILD_BATCH = 1024
 """Vectors added per usearch call of a background build: between two calls the build may stop."""
+CHECKPOINT_ROWS = 100_000
+"""A background build saves its graph once it holds this many vectors, then each time the graph has doubled
+since its last save: a build of hours (1M chunks on 2 cores) survives a kill, and the writes add up to at most
+twice the final file."""
 _BUILDING: weakref.WeakSet[LiveAnn] = weakref.WeakSet()
 
 
@@ -95,7 +100,8 @@ class LiveAnn:
         return self._live
 
     def stop(self, timeout: float = 60.0) -> None:
-        """End a background build at its next batch (nothing is saved) and wait for the thread."""
+        """End a background build at its next batch (it saves what it built, for the next start to resume) and
+        wait for the thread."""
         self._stop.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
@@ -136,15 +142,35 @@ class LiveAnn:
         return True
 
     def _prepare(self, keys: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
-        """Background thread: the cache file if usable, else a build from ``keys``/``vectors``."""
+        """Background thread: the cache file (whole, or a build stopped part-way) with what it lacks of ``keys``
+        added and what it holds in excess removed, else a build from ``keys``/``vectors``. Adds in batches; when
+        stopped (at exit) it saves what it built, and it saves as the graph doubles (CHECKPOINT_ROWS on), so a
+        process that ends mid-build, even killed, leaves the next one less to do."""
         try:
             index = self._load_cached()
             if index is None:
                 index = AnnIndex(self.dim)
-                for start in range(0, len(keys), BUILD_BATCH):
-                    if self._stop.is_set():
-                        return
-                    index.add(keys[start : start + BUILD_BATCH], vectors[start : start + BUILD_BATCH])
+            held = index.keys()
+            gone = np.setdiff1d(held, keys)
+            index.remove(gone)
+            todo = np.flatnonzero(~np.isin(keys, held))
+            if held.size and todo.size:
+                log.info("ANN index: resuming from %d saved chunks, %d to add", held.size - gone.size, todo.size)
+            saved_at = len(index)
+            for start in range(0, todo.size, BUILD_BATCH):
+                if self._stop.is_set():
+                    if start or gone.size:
+                        self._write(index)
+                        log.info(
+                            "ANN index: stopped at %d of %d chunks, saved for the next start", len(index), len(keys)
+                        )
+                    return
+                rows = todo[start : start + BUILD_BATCH]
+                index.add(keys[rows], vectors[rows])
+                if len(index) >= max(CHECKPOINT_ROWS, 2 * saved_at) and start + BUILD_BATCH < todo.size:
+                    self._write(index)
+                    saved_at = len(index)
+            if todo.size or gone.size:
                 self._write(index)  # not shared yet: saved here, off the caller's thread
             self._built = index
         except Exception:  # a failed build leaves exact search in place; it is logged, never raised
