@@ -10,7 +10,11 @@ word to one note and sends ``didSave``; the time runs until ``botbin/search`` re
 (bench_lsp.save_to_searchable). The first save after start is a warm-up and is left out. Prints JSON: per size
 p50/p95 and the ratio of each size's p95 over the smallest's.
 
-    python bench/bench_lsp_save.py [--notes 334,10000] [--saves 20] [--cache DIR]
+Past the HNSW threshold (50k chunks) the vault's graph is built in-process before the server starts (``--ann
+ready``, the default; ``ann_build_s``), so the saves are timed as a user sees them once the graph exists; ``--ann
+cold`` deletes it instead, and the server builds it in the background while the saves are timed (both cores busy).
+
+    python bench/bench_lsp_save.py [--notes 334,10000] [--saves 20] [--cache DIR] [--ann ready|cold]
 
 ``--cache DIR`` keeps the synced vaults there and reuses them (a 10k vault takes minutes to generate and sync).
 """
@@ -21,6 +25,7 @@ import argparse
 import asyncio
 import json
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +53,36 @@ def prepared(base: Path, notes: int) -> tuple[Path, dict[str, Any]]:
     return root, info
 
 
+def hnsw(root: Path, mode: str) -> dict[str, Any]:
+    """The vault's HNSW cache file as ``mode`` asks: "ready" (built in-process now unless whole already) or "cold"
+    (deleted). Below the threshold neither does anything."""
+    from botbin.embedding.model import BUNDLED_MODEL_ID
+    from botbin.service import MemoryService
+    from botbin.workspace.handle import ANN_FILE
+    from common import HashEmbedder
+
+    service = MemoryService(root, {"vault": True}, embedder=HashEmbedder(BUNDLED_MODEL_ID), env={})
+    path = service.ws.state_path.with_name(ANN_FILE)
+    if mode == "cold":  # before any load: a loaded index starts its own HNSW load, which would write the file again
+        path.unlink(missing_ok=True)
+        return {"ann": "cold"}
+    index, _ = service.ws.index.get()
+    start = time.perf_counter()
+    index.prepare_ann()
+    index.wait_ann(None)
+    return {
+        "chunks": len(index),
+        "ann": "ready" if index.ann_active() else "exact scan (below the threshold)",
+        "ann_build_s": r(time.perf_counter() - start, 1),
+    }
+
+
 async def run(args: argparse.Namespace, base: Path) -> dict[str, Any]:
     out: dict[str, Any] = {"bench": "lsp_save", "saves": args.saves, "sizes": []}
     for notes in args.notes:
         root, info = prepared(base, notes)
-        log(f"{notes} notes: save-to-searchable through botbin lsp")
+        info |= hnsw(root, args.ann)
+        log(f"{notes} notes ({info}): save-to-searchable through botbin lsp")
         entry = {**info, **await measure(root, args.saves)}
         log(json.dumps(entry))
         out["sizes"].append(entry)
@@ -67,6 +97,7 @@ def main() -> None:
     parser.add_argument("--notes", type=lambda s: [int(x) for x in s.split(",")], default=[334, 10000])
     parser.add_argument("--saves", type=int, default=20)
     parser.add_argument("--cache", type=Path, default=None, help="keep the synced vaults here and reuse them")
+    parser.add_argument("--ann", choices=("ready", "cold"), default="ready", help="HNSW graph built before, or not")
     args = parser.parse_args()
     if args.cache is not None:
         args.cache.mkdir(parents=True, exist_ok=True)

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from botbin.sync.atomic import writer_temp
+
 log = logging.getLogger(__name__)
 
 ANN_MIN_ROWS = 50_000
@@ -108,12 +110,12 @@ class AnnIndex:
     def save(self, path: Path, model: str = "") -> None:
         """Write the graph to ``path`` atomically, and ``path.json`` naming its size, keys' digest and
         ``model`` (the embedding model of its vectors)."""
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp = writer_temp(path)  # swept by the next sync once this process is gone (a kill mid-save)
         self._index.save(str(tmp))
         os.replace(tmp, path)
         meta = {"count": len(self), "dim": self.dim, "keys_md5": _keys_digest(self.keys()), "model": model}
         side = path.with_name(path.name + ".json")
-        tmp_side = side.with_name(f".{side.name}.{os.getpid()}.tmp")
+        tmp_side = writer_temp(side)
         tmp_side.write_text(json.dumps(meta), encoding="utf-8")
         os.replace(tmp_side, side)
 
