@@ -1,6 +1,7 @@
 """Sync-side encode throughput of botbin's two embedding backends on the Obsidian help vault's real chunks: torch
 (``SentenceTransformerEmbedder``) against ONNX Runtime (``OnnxEmbedder`` on botbin's own verified export), both in
-the engine's batches of 32 sorted by token count, interleaved rounds so that other load hits both alike.
+botbin's batches (``--batch``, default the ``batch_size`` setting's) sorted by token count, interleaved rounds so
+that other load hits both alike.
 
 Run from the repo root with the venv active: ``python bench/bench_embed_backends.py [--quick] [--rounds N]``.
 ``--quick`` embeds the chunks of the first 40 notes. The export is made (once) in a temp copy of the model folder
@@ -22,10 +23,9 @@ import numpy as np
 
 from bench_embed import vault_chunks
 from botbin.embedding import AutoEmbedder, bundled_model_path, resolve_model
+from botbin.embedding.model import BATCH_SIZE
 from botbin.embedding.onnx_backend import OnnxEmbedder
 from common import load_average, log, peak_rss_mb, r
-
-BATCH = 32
 
 
 def linked_model(tmp: Path) -> Path:
@@ -43,22 +43,22 @@ def cpu_wall(fn: Any) -> tuple[float, float, Any]:
     return time.perf_counter() - t0, time.process_time() - c0, out
 
 
-def run(quick: bool, rounds: int) -> dict[str, Any]:
+def run(quick: bool, rounds: int, batch: int = BATCH_SIZE) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         texts, _ = vault_chunks(tmp, 40 if quick else None)
         spec = resolve_model(str(linked_model(tmp)))
-        auto = AutoEmbedder(spec, BATCH, env={"XDG_CACHE_HOME": str(tmp / "cache")})
+        auto = AutoEmbedder(spec, batch, env={"XDG_CACHE_HOME": str(tmp / "cache")})
         load_s, _, _ = cpu_wall(lambda: auto.torch.embed(["warm up"]))
         outcome = auto.ensure_export()
         assert outcome is not None and outcome.path is not None, outcome
         variants = {
             "torch": auto.torch.embed,
-            "onnx": OnnxEmbedder(spec, outcome.path, BATCH).embed,
-            "onnx_no_spin": OnnxEmbedder(spec, outcome.path, BATCH, spin=False).embed,
+            "onnx": OnnxEmbedder(spec, outcome.path, batch).embed,
+            "onnx_no_spin": OnnxEmbedder(spec, outcome.path, batch, spin=False).embed,
         }
         for embed in variants.values():
-            embed(texts[:BATCH])  # warm up: sessions, thread pools
+            embed(texts[:batch])  # warm up: sessions, thread pools
         times: dict[str, list[tuple[float, float]]] = {k: [] for k in variants}
         vectors: dict[str, Any] = {}
         for _ in range(rounds):
@@ -69,6 +69,7 @@ def run(quick: bool, rounds: int) -> dict[str, Any]:
         best = {k: min(w for w, _ in v) for k, v in times.items()}
         out: dict[str, Any] = {
             "chunks": len(texts),
+            "batch": batch,
             "rounds": rounds,
             "threads_available": os.cpu_count(),
             "torch_model_load_s": r(load_s, 2),
@@ -100,8 +101,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the first 40 notes' chunks")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per backend (best is kept)")
+    parser.add_argument("--batch", type=int, default=BATCH_SIZE, help="texts per model call (default: botbin's)")
     args = parser.parse_args()
-    print(json.dumps(run(args.quick, args.rounds), indent=1))
+    print(json.dumps(run(args.quick, args.rounds, args.batch), indent=1))
 
 
 if __name__ == "__main__":

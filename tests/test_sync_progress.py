@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -65,3 +66,35 @@ def test_steps_are_sized_to_take_a_few_seconds() -> None:
     assert step.step == progress_mod.MIN_STEP
     step.paced(64, 1.0)  # 64 chunks/s: 128 in STEP_S
     assert step.step == 128
+
+
+def test_steps_embed_the_shortest_texts_first_and_return_rows_in_order() -> None:
+    """Sorted by token count so that a step's batches pad to similar lengths (a quarter of a cold sync's time on
+    the help vault); each row still belongs to its text."""
+    import numpy as np
+
+    seen: list[list[str]] = []
+
+    class Recorder:
+        def embed(self, texts: list[str]) -> np.ndarray:
+            seen.append(list(texts))
+            return np.array([[float(len(t)), float(t.count("x"))] for t in texts], dtype=np.float32)
+
+    texts = ["x" * n for n in (9, 2, 7, 1, 5, 3, 8)]
+    recorder: Any = Recorder()
+    steps = progress_mod.ChunkProgress(None)
+    steps.step = 3
+    rows = progress_mod.embed_in_steps(recorder, texts, steps, sizes=[len(t) for t in texts])
+    assert [len(t) for part in seen for t in part] == [1, 2, 3, 5, 7, 8, 9]
+    assert rows[:, 0].tolist() == [9, 2, 7, 1, 5, 3, 8]
+    unsorted = progress_mod.embed_in_steps(recorder, texts, progress_mod.ChunkProgress(None))
+    assert unsorted[:, 0].tolist() == [9, 2, 7, 1, 5, 3, 8]
+
+
+def test_the_batch_size_setting_defaults_to_the_embedders_batch() -> None:
+    """config.py spells the default out (reading settings imports no numpy); the embedders' default and the
+    language server's preloaded model (made before settings are read) must be the same, or the preload is wasted."""
+    from botbin.config import Settings
+    from botbin.embedding.model import BATCH_SIZE
+
+    assert Settings().batch_size == BATCH_SIZE

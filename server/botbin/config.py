@@ -81,8 +81,9 @@ class Settings:
     they are skipped with a warning, and ``remember`` does not write through them. Links that stay inside
     the workspace are always followed; a folder is walked at most once through links, so a link loop never
     hangs the scan."""
-    batch_size: int = 32
-    """Chunks per embedding batch (batches are sorted by token count; 32 was fastest on 2 CPU cores)."""
+    batch_size: int = 8
+    """Chunks per embedding batch: ``botbin.embedding.model.BATCH_SIZE`` (spelled out here so that reading the
+    settings imports no numpy; a test keeps the two equal)."""
     compress: bool = False
     """zlib-compress the chunk block of written AIF-BIN files (flag bit 0)."""
     load_cache: bool = True

@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.embedding.export_child import last_json, start_export
-from botbin.embedding.model import ModelSpec, SpecEmbedder
+from botbin.embedding.model import BATCH_SIZE, ModelSpec, SpecEmbedder
 from botbin.embedding.onnx_backend import OnnxEmbedder
 from botbin.embedding.onnx_export import ExportOutcome, export_and_verify, find_export, find_failure
 from botbin.embedding.torch_backend import SentenceTransformerEmbedder
@@ -39,7 +39,7 @@ class AutoEmbedder(SpecEmbedder):
     instead (benchmarks). A failed export is recorded and not retried until torch or onnxruntime changes;
     torch then serves."""
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 32, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, spec: ModelSpec, batch_size: int = BATCH_SIZE, env: Mapping[str, str] | None = None) -> None:
         self.spec = spec
         self.batch_size = batch_size
         self._env = os.environ if env is None else env
@@ -180,7 +180,7 @@ _SHARED: dict[tuple[str, int], AutoEmbedder] = {}
 _SHARED_LOCK = threading.Lock()
 
 
-def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> AutoEmbedder:
+def shared_embedder(spec: ModelSpec, batch_size: int = BATCH_SIZE) -> AutoEmbedder:
     """One embedder per (model folder, batch size) in this process, so that several workspace folders of a
     language server load the model once (about 90 MB of weights; 6 s on 2 cores with torch)."""
     key = (str(spec.path), batch_size)
@@ -190,7 +190,7 @@ def shared_embedder(spec: ModelSpec, batch_size: int = 32) -> AutoEmbedder:
         return _SHARED[key]
 
 
-def preload_bundled(batch_size: int = 32) -> threading.Thread:
+def preload_bundled(batch_size: int = BATCH_SIZE) -> threading.Thread:
     """Open the bundled model's ONNX session and tokenizer on a daemon thread, now: the language server calls
     this before its slow imports (it learns its folders' models only at ``initialize``), so that a folder with
     the default model finds its query embedder ready. Without an export it does nothing (torch is never loaded

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.embedding.model import ModelSpec, SpecEmbedder
+from botbin.embedding.model import BATCH_SIZE, ModelSpec, SpecEmbedder
 from botbin.errors import ModelError
 
 SUPPORTED_MODULES = (
@@ -56,7 +56,7 @@ class OnnxEmbedder(SpecEmbedder):
     """The model through ONNX Runtime (CPU, fp32): same vectors as ``SentenceTransformerEmbedder`` (cosine >=
     0.9999, checked once at export), loaded with ``onnxruntime`` and ``tokenizers`` only."""
 
-    def __init__(self, spec: ModelSpec, onnx_path: Path, batch_size: int = 32, spin: bool = True) -> None:
+    def __init__(self, spec: ModelSpec, onnx_path: Path, batch_size: int = BATCH_SIZE, spin: bool = True) -> None:
         """``onnx_path``: the exported transformer (inputs input_ids, attention_mask[, token_type_ids];
         output last_hidden_state). ``spin``: let ONNX Runtime's idle worker threads spin (its default)."""
         self.spec = spec

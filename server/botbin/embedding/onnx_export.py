@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from botbin.embedding.export_child import MODULE, verify_in_child
-from botbin.embedding.model import ModelSpec, resolve_model
+from botbin.embedding.model import BATCH_SIZE, ModelSpec, resolve_model
 from botbin.embedding.onnx_backend import OnnxEmbedder, unsupported_reason
 
 log = logging.getLogger(__name__)
@@ -163,7 +163,7 @@ def _write_atomic(path: Path, data: bytes) -> None:
 
 
 def export_and_verify(
-    spec: ModelSpec, st_model: Any, env: Mapping[str, str] | None = None, batch_size: int = 32
+    spec: ModelSpec, st_model: Any, env: Mapping[str, str] | None = None, batch_size: int = BATCH_SIZE
 ) -> ExportOutcome:
     """Export ``st_model`` (the loaded ``SentenceTransformer`` of ``spec``; the caller holds its lock) to ONNX,
     check it against torch on ``VERIFY_TEXTS`` and commit it; on failure write a failure record instead. When

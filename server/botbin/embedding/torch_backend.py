@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.embedding.model import ModelSpec, SpecEmbedder, WordPieceCounter
+from botbin.embedding.model import BATCH_SIZE, ModelSpec, SpecEmbedder, WordPieceCounter
 from botbin.errors import ModelError
 
 
@@ -23,7 +23,7 @@ class SentenceTransformerEmbedder(SpecEmbedder):
     chunks, 2 CPU cores) this embeds in 28 s instead of 42 s, with identical vectors (max diff 2e-7).
     """
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 32, device: str = "cpu") -> None:
+    def __init__(self, spec: ModelSpec, batch_size: int = BATCH_SIZE, device: str = "cpu") -> None:
         self.spec = spec
         self.batch_size = batch_size
         self.device = device

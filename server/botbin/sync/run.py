@@ -180,7 +180,9 @@ class SyncRun:
             self.cache.add_vectors(read_spare(self.spare.path, self.spare.model_id, self.spare.dim))
             missing = self._missing(notes)
         if missing:
-            vectors = embed_in_steps(self.ctx.embedder(), list(missing.values()), self.progress)
+            sizes = {c.text_md5: c.tokens for prep in notes for c in prep.chunks}
+            texts = list(missing.values())
+            vectors = embed_in_steps(self.ctx.embedder(), texts, self.progress, [sizes[key] for key in missing])
             for key, vector in zip(missing, vectors, strict=True):
                 self.cache.put(key, vector)
         self.embedded += len(missing)
