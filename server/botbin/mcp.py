@@ -60,8 +60,8 @@ FIRST_SYNC_WAIT_S = 20.0
 """How long a search waits for the start-up sync of a workspace whose index is still empty (most MCP clients give
 a tool call 60 s)."""
 INDEXING_WARNING = (
-    "still indexing this workspace (the start-up sync runs): notes not embedded yet are missing from these hits; "
-    "ask again shortly"
+    "still indexing this workspace (a sync runs, e.g. the first one at start-up): notes not embedded yet may be "
+    "missing from these hits; ask again shortly"
 )
 
 # Tool parameters: their JSON schema (descriptions, bounds, enums) is what an agent reads to call a tool.
