@@ -25,7 +25,6 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from botbin import __version__
-from botbin.agent.gather import indexing
 from botbin.errors import BotbinError
 from botbin.service import (
     ISO_DAY_PATTERN,
@@ -141,8 +140,7 @@ def _await_first_sync(service: MemoryService, first_sync: threading.Thread | Non
     never synced, answering at once would say "no memory" when the notes are merely not embedded yet."""
     if first_sync is None or not first_sync.is_alive():
         return
-    index, _ = service.ws.index.get()
-    if len(index) == 0:
+    if service.indexed_chunks() == 0:
         first_sync.join(FIRST_SYNC_WAIT_S)
 
 
@@ -175,7 +173,7 @@ def create_server(
                 raise _BadArguments(problem)
             filters = _filters(path_glob, tag, kind, date_from, date_to)
             _await_first_sync(service, first_sync)
-            busy = indexing(service.ws)
+            busy = service.indexing
             result = service.recall(query, k, filters)
             return wire.SearchMemoryResult(
                 hits=[convert.memory_hit(h) for h in result.hits],

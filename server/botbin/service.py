@@ -97,6 +97,18 @@ class MemoryService:
     def state_path(self) -> Path:
         return self.ws.state_path
 
+    @property
+    def indexing(self) -> bool:
+        """True while this process syncs the workspace, or before its first sync: the index may lack notes."""
+        from botbin.agent.gather import indexing
+
+        return indexing(self.ws)
+
+    def indexed_chunks(self) -> int:
+        """Chunks in the index now (loads it on first use)."""
+        index, _ = self.ws.index.get()
+        return len(index)
+
     # -- sync and index (workspace/) ------------------------------------------------------------------
     def sync(
         self,
@@ -249,10 +261,10 @@ class MemoryService:
         """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws).
         Raises ContextBudgetError if the hard rules alone exceed the budget."""
         from botbin.agent.context import assemble
-        from botbin.agent.gather import gather, indexing
+        from botbin.agent.gather import gather
 
         check_root(self.root)
-        busy = indexing(self.ws)
+        busy = self.indexing
         result = assemble(gather(self.searcher, query), budget_tokens, self.ws.models.counter.count)
         if busy:
             result = replace(result, indexing=True, partial=("guidance", "recalled"))
