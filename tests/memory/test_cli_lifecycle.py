@@ -20,8 +20,10 @@ NOTES: dict[str, str | bytes] = {
     "memory/2026-11-02.md": "# 2026-11-02\n\n- Deploys go out from the blue cluster in Frankfurt.\n",
     "memory/2026-11-09.md": "# 2026-11-09\n\n- Deploys go out from the blue cluster in Frankfurt now.\n",
     "memory/cooking.md": "# Cooking\n\nPasta needs salted water and ten minutes.\n",
-    # a memo fades to nothing within a second: prune has something to archive without waiting months
-    "botbin.toml": "decay_half_life_days = 0.000001\n",
+    # a memo fades to nothing within a second: prune has something to archive without waiting months. 9 ms
+    # (1e-7 days): a retrieval stretches a half-life, and at 86 ms (1e-6) a prune started 1.3 s after the search
+    # found every reinforced memo at decay 0.0501, just over the threshold (a race a fast machine lost)
+    "botbin.toml": "decay_half_life_days = 0.0000001\n",
 }
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "workspace"
 
