@@ -32,6 +32,8 @@ def weights(query: str) -> dict[str, float]:
         ("Use `git status` now", "Use git status now"),
         ("==marked== and ~~gone~~", "marked and gone"),
         ("| a | b |\n|---|:--:|\n| 1 | 2 |", "a | b 1 | 2"),
+        ("Style | Syntax\n- | -\nBold | x", "Style | Syntax Bold | x"),
+        ("a\n\n-\n\nb - c", "a - b - c"),
         ("```python\nx = 1\n```", "x = 1"),
         ("snake_case_name and 2*3*4 stay", "snake_case_name and 2*3*4 stay"),
         ("a footnote[^1] here <b>bold</b>", "a footnote here bold"),

@@ -37,7 +37,10 @@ _UNHIDE = re.compile("[\U000f0000-\U000f007f]")
 _LINE_MARKERS = re.compile(
     r"^\s*(?:(?:>\s?)+(?:\[![\w-]+\][+-]?\s*)?)?(?:#{1,6}\s+)?(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[.\]\s+)?)?"
 )
-_TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_TABLE_DELIMITER = re.compile(
+    r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$"  # |---|:--:| (or a --- rule)
+    r"|^(?=[^|]*\|)\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$"  # - | - | -: one dash is a GFM delimiter too
+)
 #: A character that can start markdown syntax; a text without any is only whitespace-collapsed.
 _MARKUP = re.compile(r"[*_\[\]<>`|#=~\\!-]|^\s*(?:\d{1,9}[.)]|[+>])", re.MULTILINE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
