@@ -281,3 +281,12 @@ def test_ranking_defaults_match_the_index() -> None:
         NOTE_WEIGHT,
         NEIGHBOUR_WEIGHT,
     )
+
+
+def test_the_batch_size_setting_defaults_to_the_embedders_batch() -> None:
+    """The embedders' default and the language server's preloaded model (made before settings are read) must use
+    the setting's default batch, or the preload is wasted."""
+    from botbin.config import Settings
+    from botbin.embedding.model import BATCH_SIZE
+
+    assert Settings().batch_size == BATCH_SIZE

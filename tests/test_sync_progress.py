@@ -89,12 +89,3 @@ def test_steps_embed_the_shortest_texts_first_and_return_rows_in_order() -> None
     assert rows[:, 0].tolist() == [9, 2, 7, 1, 5, 3, 8]
     unsorted = progress_mod.embed_in_steps(recorder, texts, progress_mod.ChunkProgress(None))
     assert unsorted[:, 0].tolist() == [9, 2, 7, 1, 5, 3, 8]
-
-
-def test_the_batch_size_setting_defaults_to_the_embedders_batch() -> None:
-    """config.py spells the default out (reading settings imports no numpy); the embedders' default and the
-    language server's preloaded model (made before settings are read) must be the same, or the preload is wasted."""
-    from botbin.config import Settings
-    from botbin.embedding.model import BATCH_SIZE
-
-    assert Settings().batch_size == BATCH_SIZE

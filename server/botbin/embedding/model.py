@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from botbin.config import EMBED_BATCH_SIZE
 from botbin.errors import ModelError
 
 log = logging.getLogger(__name__)
@@ -19,11 +20,8 @@ BUNDLED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 #: all-MiniLM-L6-v2's output size and input limit (its model card: 384-d, 256 word pieces).
 BUNDLED_DIM = 384
 BUNDLED_MAX_TOKENS = 256
-BATCH_SIZE = 8
-"""Texts per model call by default (the ``batch_size`` setting's default; a sync embeds shortest first, and each
-batch pads to its longest text). On 2 CPU cores the help vault's 1,735 chunks took 19-21 s in batches of 4-8,
-26.5 s in batches of 32 and 33 s in batches of 64 through ONNX Runtime; torch 5.6 s against 7.3 s at 32 on 600 of
-them (bench/README.md)."""
+BATCH_SIZE = EMBED_BATCH_SIZE
+"""Texts per model call by default (config.EMBED_BATCH_SIZE, the ``batch_size`` setting's default)."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.aifbin import AifBinDocument, encode
-from botbin.chunking import ChunkerParams, TokenCounter
+from botbin.chunking import Chunk, ChunkerParams, TokenCounter
 from botbin.config import Settings
 from botbin.embedding import Embedder
 from botbin.errors import BotbinError
@@ -180,9 +180,9 @@ class SyncRun:
             self.cache.add_vectors(read_spare(self.spare.path, self.spare.model_id, self.spare.dim))
             missing = self._missing(notes)
         if missing:
-            sizes = {c.text_md5: c.tokens for prep in notes for c in prep.chunks}
-            texts = list(missing.values())
-            vectors = embed_in_steps(self.ctx.embedder(), texts, self.progress, [sizes[key] for key in missing])
+            chunks = list(missing.values())
+            texts, sizes = [c.embed_text for c in chunks], [c.tokens for c in chunks]
+            vectors = embed_in_steps(self.ctx.embedder(), texts, self.progress, sizes)
             for key, vector in zip(missing, vectors, strict=True):
                 self.cache.put(key, vector)
         self.embedded += len(missing)
@@ -196,13 +196,13 @@ class SyncRun:
             out.append(np.stack(present) if present else np.zeros((0, self.ctx.model.dim), dtype=np.float32))
         return out
 
-    def _missing(self, notes: list[PreparedNote]) -> dict[str, str]:
-        """text_md5 -> embed_text of the chunks the cache lacks."""
-        missing: dict[str, str] = {}
+    def _missing(self, notes: list[PreparedNote]) -> dict[str, Chunk]:
+        """text_md5 -> the first chunk of that text that the cache lacks."""
+        missing: dict[str, Chunk] = {}
         for prep in notes:
             for chunk in prep.chunks:
                 if self.cache.get(chunk.text_md5) is None:
-                    missing.setdefault(chunk.text_md5, chunk.embed_text)
+                    missing.setdefault(chunk.text_md5, chunk)
         return missing
 
     def flush(self) -> None:
