@@ -28,8 +28,8 @@ from botbin.embedding.onnx_backend import OnnxEmbedder, unsupported_reason
 
 log = logging.getLogger(__name__)
 
-EXPORT_FORMAT = 1
-"""Bumped when the exported graph or its record changes: older exports are then ignored."""
+EXPORT_FORMAT = 2
+"""Bumped when the exported graph or its record changes: older exports are then ignored (2: eager attention)."""
 MIN_COSINE = 0.9999
 """Least cosine between the ONNX and the torch vector of every verification text."""
 OPSET = 17
@@ -252,10 +252,15 @@ def _export(st_model: Any, target: Path) -> None:
 
     torch 2.13's default exporter (dynamo) needs onnxscript; the TorchScript one (``dynamo=False``) needs
     only ``onnx`` and traces BERT-style models exactly. The model is wrapped so the inputs are passed by name
-    (transformers 5 moved BertModel's third positional argument)."""
+    (transformers 5 moved BertModel's third positional argument).
+
+    Attention is traced in its eager form (matmul, mask, softmax): transformers' default, SDPA, traces into a
+    graph with NaN guards that ONNX Runtime ran ~20 % slower on the help vault's chunks (same vectors, cosine
+    > 0.99999; docs/benchmarks.md)."""
     import torch
 
     transformer = st_model[0].auto_model
+    previous = getattr(transformer.config, "_attn_implementation", None)
 
     class _Wrapped(torch.nn.Module):
         def __init__(self) -> None:
@@ -273,6 +278,7 @@ def _export(st_model: Any, target: Path) -> None:
     mask[1, 5:] = 0  # a padded row, so the trace keeps the mask (an all-ones mask may be traced as "no mask")
     was_training = transformer.training
     transformer.eval()
+    _set_attention(transformer, "eager")
     try:
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # tracer and deprecation warnings: the verification decides
@@ -288,8 +294,20 @@ def _export(st_model: Any, target: Path) -> None:
             )
     finally:
         transformer.train(was_training)
+        if previous is not None:
+            _set_attention(transformer, previous)
     with open(target, "rb+") as fh:
         os.fsync(fh.fileno())
+
+
+def _set_attention(transformer: Any, name: str) -> None:
+    """Switch a transformers model's attention implementation (``set_attn_implementation`` where the installed
+    transformers has it, else the config field older versions read)."""
+    setter = getattr(transformer, "set_attn_implementation", None)
+    if callable(setter):
+        setter(name)
+    else:
+        transformer.config._attn_implementation = name
 
 
 # -- the children (export_child.py) ---------------------------------------------------------------------
