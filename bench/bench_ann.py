@@ -11,9 +11,11 @@ the exact scan, in the same run: p50 / p95 and the share of the exact top 10 the
 chunks, texts of a few words from a small vocabulary so that BM25 scores rows too.
 
 Run from the repo root with the venv active: ``python bench/bench_ann.py [--sizes 100000[,1000000]]
-[--queries 200] [--store 100000] [--cache DIR]``: ``--cache`` saves each HNSW index built (a build takes
-minutes at 100k on 2 shared cores) and loads it in later runs (``build_s`` is then null and
-``loaded_from_cache_s`` set). BLAS runs one thread, as in the servers. Needs usearch (a botbin dependency).
+[--queries 200] [--store 100000] [--cache DIR] [--sweep 256x100,512x200]``: ``--cache`` saves each HNSW
+index built (a build takes minutes at 100k on 2 shared cores) and loads it in later runs (``build_s`` is then
+null and ``loaded_from_cache_s`` set). ``--sweep`` measures more search settings (``expansion_search`` x candidates
+rescored) on the same graph and queries, after the default ones. BLAS runs one thread, as in the servers.
+Needs usearch (a botbin dependency).
 Prints one JSON object on stdout.
 """
 
@@ -30,14 +32,14 @@ import numpy.typing as npt
 
 from bench_query import Clusters
 from botbin.aifbin import AifBinDocument, ChunkRecord
-from botbin.index.ann import CANDIDATES, AnnIndex, AnnParams, exact_top, rescore
+from botbin.index.ann import CANDIDATES, REFERENCE_ROWS, AnnIndex, AnnParams, exact_top, rescore
 from botbin.index.ann_live import AnnConfig
 from botbin.index.blas import single_threaded_blas
 from botbin.index.store import MemoryIndex
 from common import current_rss_mb, load_average, log, median, percentile, r
 
 
-def one_size(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
+def one_size(n: int, n_queries: int, cache: Path | None, sweep: tuple[tuple[int, int], ...] = ()) -> dict[str, Any]:
     rng = np.random.default_rng(0)
     gen = Clusters(rng, n, uniform=False)
     matrix = gen.draw(n)
@@ -55,17 +57,12 @@ def one_size(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
     if loaded is None and saved is not None:
         index.save(saved)
     log(f"{n}: HNSW {'loaded' if loaded else 'built'} in {build_s:.1f} s")
-    exact_s, ann_s, hits = [], [], 0
+    exact_s, wants = [], []
     for q in queries:
         t0 = time.perf_counter()
-        want = exact_top(matrix, q, 10)
-        t1 = time.perf_counter()
-        got, _ = rescore(matrix, index.candidates(q, CANDIDATES), q, 10)
-        t2 = time.perf_counter()
-        exact_s.append(t1 - t0)
-        ann_s.append(t2 - t1)
-        hits += len(set(got.tolist()) & set(want.tolist()))
-    return {
+        wants.append(set(exact_top(matrix, q, 10).tolist()))
+        exact_s.append(time.perf_counter() - t0)
+    out: dict[str, Any] = {
         "chunks": n,
         "build_s": None if loaded else r(build_s, 2),
         "build_vectors_per_s": None if loaded else r(n / build_s, 0),
@@ -73,14 +70,38 @@ def one_size(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
         "rss_mb_growth": r(grown, 1),
         "index_bytes_per_chunk": r(index._index.memory_usage / n, 1),
         "exact_ms": {"p50": r(1000 * median(exact_s), 3), "p95": r(1000 * percentile(exact_s, 95), 3)},
-        "ann_rescored_ms": {"p50": r(1000 * median(ann_s), 3), "p95": r(1000 * percentile(ann_s, 95), 3)},
-        "ratio_p95_ann_over_exact": r(percentile(ann_s, 95) / percentile(exact_s, 95), 3),
-        "recall_at_10": r(hits / (10 * n_queries), 4),
     }
+    # first what botbin does (AnnIndex.candidates: ef from the graph's size), then each --sweep setting as given
+    for setting in [None, *sweep]:
+        ann_s, hits = [], 0
+        for q, want in zip(queries, wants, strict=True):
+            t0 = time.perf_counter()
+            found = index.candidates(q, CANDIDATES) if setting is None else fixed_candidates(index, q, *setting)
+            got, _ = rescore(matrix, found, q, 10)
+            ann_s.append(time.perf_counter() - t0)
+            hits += len(set(got.tolist()) & want)
+        ef, count = (index.expansion_search, CANDIDATES) if setting is None else setting
+        row = {
+            "ann_rescored_ms": {"p50": r(1000 * median(ann_s), 3), "p95": r(1000 * percentile(ann_s, 95), 3)},
+            "ratio_p95_ann_over_exact": r(percentile(ann_s, 95) / percentile(exact_s, 95), 3),
+            "recall_at_10": r(hits / (10 * n_queries), 4),
+        }
+        if setting is None:
+            out.update({"expansion_search": ef, "candidates": count, **row})
+        else:
+            out.setdefault("sweep", {})[f"ef{ef}_candidates{count}"] = row
+        log(f"{n}: ef {ef}, {count} candidates: {row}")
+    return out
 
 
 STORE_WORDS = [f"w{i}" for i in range(2000)]
 CHUNKS_PER_NOTE = 4
+
+
+def fixed_candidates(index: AnnIndex, q: npt.NDArray[np.float32], ef: int, count: int) -> npt.NDArray[np.int64]:
+    """``count`` candidates searched at ``ef`` exactly (AnnIndex.candidates would pick ef from the graph's size)."""
+    index._index.expansion_search = max(ef, count)
+    return np.asarray(index._index.search(q, count, threads=1).keys, dtype=np.int64)
 
 
 def store_docs(matrix: npt.NDArray[np.float32], rng: np.random.Generator) -> list[AifBinDocument]:
@@ -175,7 +196,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--store", type=int, default=0, help="chunks for the store-level comparison (0: none)")
     parser.add_argument("--cache", type=Path, help="keep the built HNSW indexes here and load them in later runs")
+    parser.add_argument(
+        "--sweep", default="", help="more search settings on the same graph: EFxCANDIDATES,... (e.g. 256x100,512x200)"
+    )
     args = parser.parse_args()
+    sweep = tuple((int(a), int(b)) for a, b in (x.split("x") for x in args.sweep.split(",") if x))
     if args.cache is not None:
         args.cache.mkdir(parents=True, exist_ok=True)
     single_threaded_blas()  # as the language and MCP servers run their searches
@@ -184,10 +209,11 @@ def main() -> None:
         "params": {
             "connectivity": params.connectivity,
             "expansion_add": params.expansion_add,
-            "expansion_search": max(params.expansion_search, CANDIDATES),
+            "expansion_search_up_to_reference_rows": params.expansion_search,
+            "reference_rows": REFERENCE_ROWS,
             "candidates": CANDIDATES,
         },
-        "sizes": {s: one_size(int(s), args.queries, args.cache) for s in args.sizes.split(",") if s},
+        "sizes": {s: one_size(int(s), args.queries, args.cache, sweep) for s in args.sizes.split(",") if s},
         "store": through_store(args.store, args.queries, args.cache) if args.store else None,
         "blas_threads": 1,
         "load_average_1_5_15": load_average(),

@@ -9,7 +9,8 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from botbin.index.ann import AnnIndex, chunk_key, exact_top, rescore, usearch_available
+from botbin.index import ann
+from botbin.index.ann import CANDIDATES, AnnIndex, AnnParams, chunk_key, exact_top, rescore, usearch_available
 
 pytestmark = pytest.mark.skipif(not usearch_available(), reason="usearch is not installed")
 DIM = 384
@@ -39,6 +40,26 @@ def test_recall_at_10_after_rescoring_is_at_least_099() -> None:
     index.add(np.arange(len(matrix), dtype=np.int64), matrix)
     queries = clustered(100, seed=1)
     assert recall_at_10(index, matrix, queries) >= 0.99
+
+
+def test_the_search_widens_as_the_graph_grows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ef is expansion_search up to REFERENCE_ROWS, doubled per tenfold past it (a fixed ef loses recall at 1M),
+    never under the candidates asked for."""
+    params = AnnParams(expansion_search=128)
+    widths = [params.search_width(n) for n in (0, 50_000, 100_000, 1_000_000, 10_000_000)]
+    assert widths == [128, 128, 128, 256, 512]
+    assert AnnParams(expansion_search=16).search_width(0) == CANDIDATES
+    monkeypatch.setattr(ann, "REFERENCE_ROWS", 100)
+    matrix = clustered(1000)
+    index = AnnIndex(DIM, params)
+    index.add(np.arange(len(matrix), dtype=np.int64), matrix)
+    index.candidates(matrix[0])
+    assert index.expansion_search == 256
+    index.candidates(matrix[0], 400)
+    assert index.expansion_search == 400
+    index.remove(np.arange(900, dtype=np.int64))
+    index.candidates(matrix[950])
+    assert index.expansion_search == 128
 
 
 def test_removed_keys_are_never_candidates() -> None:
