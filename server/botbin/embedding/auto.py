@@ -24,9 +24,9 @@ from botbin.errors import ModelError
 log = logging.getLogger(__name__)
 
 BULK_BACKEND = "onnx"
-"""Backend for sync-sized calls when both are available. ONNX Runtime was 1.27x torch on a loaded machine and 0.89x
-on an idle one (bench/bench_embed_backends.py, bench/README.md); it stays, since torch's import and model load cost
-more than that difference on any vault under ~10k chunks, and a process that embeds with ONNX never imports torch."""
+"""Backend for sync-sized calls when both are available. ONNX Runtime runs the export with eager attention at 1.16x
+torch on an idle machine (the SDPA export before it: 0.89x; bench/bench_embed_backends.py, bench/README.md), and a
+process that embeds with ONNX never pays torch's import and model load."""
 BACKEND_ENV = "BOTBIN_EMBED_BACKEND"
 """Environment override: 'torch' never uses ONNX, 'onnx' uses it for every call once exported."""
 
