@@ -120,19 +120,21 @@ def test_onnx_vectors_equal_torch_vectors(exported: ModelSpec, real_embedder: Se
 
 @pytest.mark.model
 def test_the_export_traces_eager_attention_and_leaves_the_model_as_it_was(
-    exported: ModelSpec, real_embedder: SentenceTransformerEmbedder
+    tmp_path: Path, real_embedder: SentenceTransformerEmbedder
 ) -> None:
     """SDPA, transformers' default, traces into NaN guards (IsNaN, Where) that ONNX Runtime runs ~20 % slower;
     the export traces eager attention and hands the shared torch model back with its own implementation."""
     import onnx
 
-    path = find_export(exported, {})
-    assert path is not None
-    ops = {node.op_type for node in onnx.load(str(path), load_external_data=False).graph.node}
-    assert "Softmax" in ops and "IsNaN" not in ops
+    spec = linked_model(tmp_path / "m")
     with real_embedder.lock:
-        config = real_embedder.loaded_model()[0].auto_model.config
-        assert config._attn_implementation != "eager"
+        model = real_embedder.loaded_model()
+        before = model[0].auto_model.config._attn_implementation
+        outcome = export_and_verify(spec, model, {})
+        assert model[0].auto_model.config._attn_implementation == before
+    assert outcome.path is not None, outcome
+    ops = {node.op_type for node in onnx.load(str(outcome.path), load_external_data=False).graph.node}
+    assert "Softmax" in ops and "IsNaN" not in ops
 
 
 @pytest.mark.model
