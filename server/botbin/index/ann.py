@@ -48,8 +48,8 @@ class AnnParams:
     def search_width(self, rows: int) -> int:
         """The ef a graph of ``rows`` vectors is searched with: ``expansion_search`` up to ``REFERENCE_ROWS``,
         doubled for each tenfold past it (256 at 1M). A fixed ef loses recall as the graph grows: at 128,
-        recall@10 against exact was 0.996 at 100k and 0.965-0.975 at 1M clustered vectors; 256 gave 0.9915 at
-        1M, at 0.052x the exact scan's p95 (bench_ann.py --sweep; bench/README.md)."""
+        recall@10 against exact was 0.996 at 100k and 0.9696 at 1M clustered vectors (1,000 queries); 256 gave
+        0.9922 at 1M, at 0.053x the exact scan's p95 (bench_ann.py --sweep; docs/benchmarks.md)."""
         grow: float = max(1.0, rows / REFERENCE_ROWS) ** math.log10(2)
         return max(CANDIDATES, round(self.expansion_search * grow))
 
