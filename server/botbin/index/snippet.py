@@ -9,6 +9,7 @@ sentences (cosine instead of words) was measured and not kept: see bench/README.
 
 from __future__ import annotations
 
+import html
 import re
 from bisect import bisect_right
 from collections.abc import Mapping
@@ -21,7 +22,7 @@ from botbin.index.tokenize import bm25_terms
 ELLIPSIS = "\u2026"
 _WIDTH = 240
 _INLINE = [
-    (re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]"), lambda m: (m.group(2) or m.group(1)).replace("#", " > ")),
+    (re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]"), lambda m: m.group(2) or _link_text(m.group(1))),
     (re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"), lambda m: m.group(1)),
     (re.compile(r"\[\^[^\]]+\]"), lambda m: ""),
     (re.compile(r"<[A-Za-z/!][^>]*>"), lambda m: ""),
@@ -34,15 +35,17 @@ _INLINE = [
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~=])")
 _HIDDEN = 0xF0000
 _UNHIDE = re.compile("[\U000f0000-\U000f007f]")
+#: Quote marks, then a callout marker (also alone: a sentence of a callout starts after its '>'), a heading's
+#: hashes, a list or task marker.
 _LINE_MARKERS = re.compile(
-    r"^\s*(?:(?:>\s?)+(?:\[![\w-]+\][+-]?\s*)?)?(?:#{1,6}\s+)?(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[.\]\s+)?)?"
+    r"^\s*(?:>\s?)*(?:\[![\w-]+\][+-]?\s*)?(?:#{1,6}\s+)?(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[.\]\s+)?)?"
 )
 _TABLE_DELIMITER = re.compile(
     r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$"  # |---|:--:| (or a --- rule)
     r"|^(?=[^|]*\|)\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)*\|?\s*$"  # - | - | -: one dash is a GFM delimiter too
 )
-#: A character that can start markdown syntax; a text without any is only whitespace-collapsed.
-_MARKUP = re.compile(r"[*_\[\]<>`|#=~\\!-]|^\s*(?:\d{1,9}[.)]|[+>])", re.MULTILINE)
+#: A character that can start markdown syntax or an HTML entity; a text without any is only whitespace-collapsed.
+_MARKUP = re.compile(r"[*_\[\]<>`|#=~\\!&-]|^\s*(?:\d{1,9}[.)]|[+>])", re.MULTILINE)
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 
 
@@ -60,8 +63,9 @@ class Snippet:
 
 def strip_markdown(text: str) -> str:
     """``text`` as a reader sees it: links show their text (``[[note|alias]]`` -> alias, ``[text](url)`` ->
-    text), emphasis, code and HTML marks dropped, callout, quote, heading and list markers dropped, table
-    pipes turned into ' | ', fences and table delimiter rows removed; whitespace collapsed to one line."""
+    text; a block id is dropped), emphasis, code and HTML marks dropped, HTML entities decoded (``&nbsp;``),
+    callout, quote, heading and list markers dropped, table pipes turned into ' | ', fences and table delimiter
+    rows removed; whitespace collapsed to one line."""
     if not _MARKUP.search(text):
         return " ".join(text.split())
     lines: list[str] = []
@@ -75,7 +79,13 @@ def strip_markdown(text: str) -> str:
     flat = _ESCAPE.sub(lambda m: chr(_HIDDEN + ord(m.group(1))), " ".join(lines))
     for pattern, repl in _INLINE:
         flat = pattern.sub(repl, flat)
-    return " ".join(_UNHIDE.sub(lambda m: chr(ord(m.group()) - _HIDDEN), flat).split())
+    return " ".join(html.unescape(_UNHIDE.sub(lambda m: chr(ord(m.group()) - _HIDDEN), flat)).split())
+
+
+def _link_text(target: str) -> str:
+    """A wikilink's target as a reader sees it: ``Note#Heading`` -> ``Note > Heading``; a block id (``#^b15695``)
+    names no words and is dropped."""
+    return " > ".join(part for part in target.split("#") if part and not part.startswith("^"))
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
