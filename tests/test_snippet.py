@@ -17,14 +17,21 @@ def weights(query: str) -> dict[str, float]:
     [
         ("Some **bold** and __strong__ and *em* and _it_ text", "Some bold and strong and em and it text"),
         (
-            "See [[Other note|the alias]] and [[Plain link]] and ![[image.png]]",
-            "See the alias and Plain link and image.png",
+            "See [[Other note|the alias]] and [[Plain link]] and ![[image.png]] here",
+            "See the alias and Plain link and here",
         ),
         ("See [[Note#Heading]] too", "See Note > Heading too"),
         ("To embed a block:\n![[Internal links#^b15695]]", "To embed a block: Internal links"),
         ("See [[#^abc]] and [[Note#Part#^id9]]", "See and Note > Part"),
         ("[!tip]- Drag and drop embed", "Drag and drop embed"),
         ("Line&nbsp;height &amp; width", "Line height & width"),
+        ("Use `[[^^block]]` to link", "Use [[^^block]] to link"),
+        ("Type `&nbsp;` (a space) or `<br>` (a break)", "Type &nbsp; (a space) or <br> (a break)"),
+        ("For example, `![[Engelbart.jpg|100]]`: ![[Engelbart.jpg|100]]", "For example, ![[Engelbart.jpg|100]]:"),
+        ("Resize: ![250](https://example.com/Engelbart.jpg) and ![A cat](c.png)", "Resize: and A cat"),
+        ("Desktop ![[lucide-monitor-check.svg#icon]] then [[Note|100]]", "Desktop then Note"),
+        ("To embed a note:\n```md\n![[Internal links]]\n```", "To embed a note: ![[Internal links]]"),
+        ("synced (iCloud). **How do I manage", "synced (iCloud). How do I manage"),
         ("A [link](https://example.com/a_(b)) and ![alt](img.png)", "A link and alt"),
         ("> [!note] Callout title", "Callout title"),
         ("> [!warning]- Folded\n> body line", "Folded body line"),
@@ -115,3 +122,8 @@ def test_no_matching_word_shows_the_beginning() -> None:
 def test_empty_text_gives_an_empty_snippet() -> None:
     assert best_snippet("", weights("x")).text == ""
     assert best_snippet("```\n```", weights("x")).text == ""
+
+
+def test_a_chunk_with_no_words_shows_its_markup_rather_than_nothing() -> None:
+    shown = best_snippet("![250](https://example.com/Engelbart.jpg)", weights("embed an image"))
+    assert shown.text == "![250](https://example.com/Engelbart.jpg)"

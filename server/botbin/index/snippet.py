@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+import string
 from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,18 +23,28 @@ from botbin.index.tokenize import bm25_terms
 ELLIPSIS = "\u2026"
 _WIDTH = 240
 _INLINE = [
-    (re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]"), lambda m: m.group(2) or _link_text(m.group(1))),
-    (re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"), lambda m: m.group(1)),
+    (re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]"), lambda m: _wikilink(m)),
+    (re.compile(r"!?\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+\"[^\"]*\")?\)"), lambda m: _mdlink(m)),
     (re.compile(r"\[\^[^\]]+\]"), lambda m: ""),
     (re.compile(r"<[A-Za-z/!][^>]*>"), lambda m: ""),
-    (re.compile(r"(`+)(.+?)\1"), lambda m: m.group(2).strip()),
     (re.compile(r"(\*\*|__|~~|==)(?=\S)(.+?)(?<=\S)\1"), lambda m: m.group(2)),
     (re.compile(r"(?<![\w*])\*(?=[^\s*])([^*]*?[^\s*])\*(?![\w*])"), lambda m: m.group(1)),
     (re.compile(r"(?<![\w_])_(?=[^\s_])([^_]*?[^\s_])_(?![\w_])"), lambda m: m.group(1)),
+    # emphasis whose other half lies in another sentence ("... (iCloud). **How do I ...")
+    (re.compile(r"\*{2,}|~~|(?<!\w)__+|__+(?!\w)"), lambda m: ""),
 ]
+#: Code spans: their text is shown as written (the syntax a help page teaches), so it is hidden from the patterns.
+_CODE = re.compile(r"(`+)(.+?)\1")
+_IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "avif", "tif", "tiff"})
+#: An embed's "alias" that is only a display size (![[photo.jpg|100]], ![250](url), |100x200).
+_SIZE = re.compile(r"\s*\d+(?:x\d+)?\s*")
+#: A wikilink or a code span: a '|' inside one is not a table cell's edge.
+_PIPE_KEEPERS = re.compile(r"\[\[[^\]]*\]\]|(`+).+?\1")
+_WIKILINK = re.compile(r"\[\[[^\]]*\]\]")
 #: A backslash escape; the escaped character is hidden from the patterns above (moved to a private-use plane).
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~=])")
 _HIDDEN = 0xF0000
+_HIDDEN_PIPE = chr(_HIDDEN + ord("|"))
 _UNHIDE = re.compile("[\U000f0000-\U000f007f]")
 #: Quote marks, then a callout marker (also alone: a sentence of a callout starts after its '>'), a heading's
 #: hashes, a list or task marker.
@@ -63,23 +74,54 @@ class Snippet:
 
 def strip_markdown(text: str) -> str:
     """``text`` as a reader sees it: links show their text (``[[note|alias]]`` -> alias, ``[text](url)`` ->
-    text; a block id is dropped), emphasis, code and HTML marks dropped, HTML entities decoded (``&nbsp;``),
-    callout, quote, heading and list markers dropped, table pipes turned into ' | ', fences and table delimiter
-    rows removed; whitespace collapsed to one line."""
+    text; a block id is dropped; an embedded image shows its alt text, or nothing), emphasis and HTML marks
+    dropped, HTML entities decoded (``&nbsp;``), code (spans and fenced lines) shown as written without its
+    backticks, callout, quote, heading and list markers dropped, table pipes turned into ' | ', fences and table
+    delimiter rows removed; whitespace collapsed to one line."""
     if not _MARKUP.search(text):
         return " ".join(text.split())
     lines: list[str] = []
+    fenced = False
     for line in text.split("\n"):
-        if _FENCE.match(line) or _TABLE_DELIMITER.match(line):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:  # code: shown as written
+            lines.append(_literal(line))
+            continue
+        if _TABLE_DELIMITER.match(line):
             continue
         line = _LINE_MARKERS.sub("", line, count=1)
         if "|" in line:
-            line = " | ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
+            line = _PIPE_KEEPERS.sub(lambda m: m.group(0).replace("|", _HIDDEN_PIPE), line)
+            if "|" in line:
+                line = " | ".join(cell.strip() for cell in line.strip().strip("|").split("|"))
         lines.append(line)
-    flat = _ESCAPE.sub(lambda m: chr(_HIDDEN + ord(m.group(1))), " ".join(lines))
+    flat = _CODE.sub(lambda m: _literal(m.group(2).strip()), " ".join(lines))
+    flat = _WIKILINK.sub(lambda m: m.group(0).replace(_HIDDEN_PIPE, "|"), flat)  # its alias's '|' again
+    flat = _ESCAPE.sub(lambda m: chr(_HIDDEN + ord(m.group(1))), flat)
     for pattern, repl in _INLINE:
         flat = pattern.sub(repl, flat)
-    return " ".join(html.unescape(_UNHIDE.sub(lambda m: chr(ord(m.group()) - _HIDDEN), flat)).split())
+    return " ".join(_UNHIDE.sub(lambda m: chr(ord(m.group()) - _HIDDEN), html.unescape(flat)).split())
+
+
+def _literal(text: str) -> str:
+    """``text`` with its ASCII punctuation hidden from the markdown patterns (strip_markdown shows it back)."""
+    return "".join(chr(_HIDDEN + ord(c)) if c in string.punctuation else c for c in text)
+
+
+def _wikilink(m: re.Match[str]) -> str:
+    """``[[target|alias]]`` as a reader sees it: the alias, else the target; an embedded image shows no words."""
+    target, alias = m.group(1), m.group(2)
+    if m.group(0).startswith("!") and target.split("#")[0].rsplit(".", 1)[-1].lower() in _IMAGE_EXTENSIONS:
+        return ""
+    return alias if alias and not _SIZE.fullmatch(alias) else _link_text(target)
+
+
+def _mdlink(m: re.Match[str]) -> str:
+    """``[text](url)`` shows its text; an image shows its alt text unless that is only a size (``![250](url)``)."""
+    text = m.group(1)
+    return "" if m.group(0).startswith("!") and (not text.strip() or _SIZE.fullmatch(text)) else text
 
 
 def _link_text(target: str) -> str:
@@ -158,6 +200,9 @@ def best_snippet(text: str, weights: Mapping[str, float], width: int = _WIDTH) -
         best += 1  # a fence or a table's delimiter row shows nothing
     start_line = text.count("\n", 0, spans[best][0])
     end_line = text.count("\n", 0, spans[best][1]) + 1
+    if not any(clean_at(i) for i in range(len(spans))):  # only images or markup: show what is there as written
+        kept = (x for x in text.split("\n") if not _FENCE.match(x) and not _TABLE_DELIMITER.match(x))
+        return Snippet(_cut(" ".join(" ".join(kept).split()), weights, width), start_line, end_line)
     if len(clean_at(best)) > width:
         return Snippet(_cut(clean_at(best), weights, width), start_line, end_line)
     lo = hi = best
