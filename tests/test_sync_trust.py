@@ -3,9 +3,11 @@ disk) and "excluded" (on disk, no longer tracked) are separate; an untracked vau
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
+from botbin.cli.output import print_hits
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
 from botbin.sync.spare import SPARE_FILE
@@ -45,6 +47,9 @@ def test_plain_sync_after_vault_sync_keeps_the_index_and_asks_for_prune(
     assert vault.search("herons nest", k=1).hits  # still searchable with the settings that track them
     hidden = plain.search("herons nest", k=1)  # the plain settings exclude them: not returned, and it says why
     assert not hidden.hits and hidden.stale and any("excluded" in w for w in hidden.warnings)
+    shown = io.StringIO()
+    print_hits(hidden.hits, out=shown, stale=hidden.stale)  # what `botbin search` prints on stdout then
+    assert "left out" in shown.getvalue() and "--vault" in shown.getvalue()
 
 
 def test_status_calls_untracked_notes_excluded_not_deleted(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:

@@ -108,7 +108,7 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
             file=out,
         )
     else:
-        print_hits(hits, filtered=filters != SearchFilters(), out=out, hidden=hidden)
+        print_hits(hits, filtered=filters != SearchFilters(), out=out, hidden=hidden, stale=result.stale)
     return EXIT_OK
 
 

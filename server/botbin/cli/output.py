@@ -44,15 +44,21 @@ def print_sync(report: SyncReport) -> None:
     )
 
 
-def print_hits(hits: list[Hit], filtered: bool = False, out: TextIO | None = None, hidden: int = 0) -> None:
+def print_hits(
+    hits: list[Hit], filtered: bool = False, out: TextIO | None = None, hidden: int = 0, stale: bool = False
+) -> None:
     """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet, on ``out``
-    (default: stdout). ``hidden``: weak hits left out (under the relevance floor)."""
+    (default: stdout). ``hidden``: weak hits left out (under the relevance floor); ``stale``: hits of notes
+    deleted or excluded by these settings were left out (the search's warning names them)."""
     if not hits:
         empty = (
             "no relevant hits (only weak ones; --all shows them)"
             if hidden
             else "no hits matching the filters"
             if filtered
+            else "no hits among the notes these settings track (indexed notes were left out: see the warning;"
+            " synced with --vault? search with it too)"
+            if stale
             else "no hits (is the workspace synced? try `botbin status`)"
         )
         print(empty, file=out)
