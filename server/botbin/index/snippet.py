@@ -38,9 +38,9 @@ _CODE = re.compile(r"(`+)(.+?)\1")
 _IMAGE_EXTENSIONS = frozenset({"png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "avif", "tif", "tiff"})
 #: An embed's "alias" that is only a display size (![[photo.jpg|100]], ![250](url), |100x200).
 _SIZE = re.compile(r"\s*\d+(?:x\d+)?\s*")
-#: A wikilink or a code span: a '|' inside one is not a table cell's edge.
-_PIPE_KEEPERS = re.compile(r"\[\[[^\]]*\]\]|(`+).+?\1")
 _WIKILINK = re.compile(r"\[\[[^\]]*\]\]")
+#: A wikilink or a code span: a '|' inside one is not a table cell's edge.
+_PIPE_KEEPERS = re.compile(f"{_WIKILINK.pattern}|{_CODE.pattern}")
 #: A backslash escape; the escaped character is hidden from the patterns above (moved to a private-use plane).
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~=])")
 _HIDDEN = 0xF0000
