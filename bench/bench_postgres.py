@@ -30,7 +30,9 @@ import numpy as np
 import psycopg
 
 import postgres_quality
+from bench_query import Clusters
 from botbin.aifbin import AifBinDocument, ChunkRecord
+from botbin.index.ann_live import AnnConfig
 from botbin.index.postgres.connect import ConnectOptions
 from botbin.index.postgres.index import PostgresIndex
 from botbin.index.postgres.schema import HNSW_EF_CONSTRUCTION, HNSW_M
@@ -66,12 +68,24 @@ def new_db(admin: str, name: str) -> str:
 
 
 # -- latency at N chunks ---------------------------------------------------------------------------------
-def synthetic(n_chunks: int, rng: np.random.Generator) -> tuple[list[AifBinDocument], np.ndarray]:
-    """Notes of 10 chunks, vectors from 200 clusters (text: a few words of a 2,000-word vocabulary)."""
-    centres = rng.standard_normal((200, 384)).astype(np.float32)
-    labels = rng.integers(0, 200, n_chunks)
-    vecs = centres[labels] + 0.6 * rng.standard_normal((n_chunks, 384)).astype(np.float32)
-    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+VECTORS = ("spread", "clusters")
+"""``spread``: 200 wide clusters (noise 0.6 per coordinate: hardly any low-dimensional structure, HNSW's hard case;
+the recorded 100,000-chunk runs). ``clusters``: bench_query.Clusters, clusters of ~50 with cosine ~0.5 inside one,
+seed 0: the very vectors and queries of ``bench_ann.py``'s graph at that size (the embedded HNSW's recall figures)."""
+
+
+def synthetic(
+    n_chunks: int, n_queries: int, rng: np.random.Generator, vectors: str = "spread"
+) -> tuple[list[AifBinDocument], np.ndarray, np.ndarray]:
+    """Notes of 10 chunks (text: a few words of a 2,000-word vocabulary), their vectors, and the queries."""
+    if vectors == "clusters":
+        gen = Clusters(np.random.default_rng(0), n_chunks, uniform=False)
+        vecs, queries = gen.draw(n_chunks), gen.draw(n_queries)
+    else:
+        centres = rng.standard_normal((200, 384)).astype(np.float32)
+        labels = rng.integers(0, 200, n_chunks)
+        vecs = centres[labels] + 0.6 * rng.standard_normal((n_chunks, 384)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     words = [f"w{i}" for i in range(2000)]
     docs = []
     for start in range(0, n_chunks, 10):
@@ -90,15 +104,25 @@ def synthetic(n_chunks: int, rng: np.random.Generator) -> tuple[list[AifBinDocum
             for j in range(min(10, n_chunks - start))
         )
         docs.append(AifBinDocument({"source": f"n{start // 10}.md", "model": {"dim": 384}}, chunks))
-    return docs, vecs
+    if vectors != "clusters":  # noisy copies of random chunks
+        queries = vecs[rng.integers(0, n_chunks, n_queries)] + 0.3 * rng.standard_normal((n_queries, 384)).astype(
+            np.float32
+        )
+        queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    return docs, vecs, queries
 
 
-def loaded(admin: str, n_chunks: int) -> str | None:
+def latency_db(vectors: str) -> str:
+    """The latency database's name for these synthetic vectors (one per kind, so --reuse never mixes them)."""
+    return "botbin_bench_latency" if vectors == "spread" else f"botbin_bench_latency_{vectors}"
+
+
+def loaded(admin: str, n_chunks: int, name: str) -> str | None:
     """The latency database's URL when an earlier run left it with ``n_chunks`` chunks published."""
     with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = 'botbin_bench_latency'").fetchone():
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             return None
-    url = urlunsplit(urlsplit(admin)._replace(path="/botbin_bench_latency"))
+    url = urlunsplit(urlsplit(admin)._replace(path="/" + name))
     with psycopg.connect(url, autocommit=True) as conn:
         if conn.execute("SELECT to_regclass('botbin_chunks')").fetchone() in ((None,), None):
             return None
@@ -131,9 +155,9 @@ def build_hnsw(url: str, m: int, ef_construction: int, work_mem: str = MAINTENAN
     return build_s
 
 
-def build(admin: str, docs: list[AifBinDocument]) -> tuple[str, dict[str, Any]]:
+def build(admin: str, docs: list[AifBinDocument], name: str) -> tuple[str, dict[str, Any]]:
     """A new latency database holding ``docs``, published note by note (the HNSW index is built afterwards)."""
-    url = new_db(admin, "botbin_bench_latency")
+    url = new_db(admin, name)
     MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
     remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
     with psycopg.connect(url, autocommit=True) as conn:  # bulk load: the HNSW index is built once, afterwards
@@ -166,38 +190,47 @@ def latency(
     ef_construction: int = HNSW_EF_CONSTRUCTION,
     reuse: bool = False,
     work_mem: str = MAINTENANCE_WORK_MEM,
+    vectors: str = "spread",
+    ann_cache: Path | None = None,
 ) -> dict[str, Any]:
     rng = np.random.default_rng(0)
-    docs, vecs = synthetic(n_chunks, rng)
-    url = loaded(admin, n_chunks) if reuse else None
+    docs, vecs, queries = synthetic(n_chunks, n_queries, rng, vectors)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.perf_counter()
+    cache = None if ann_cache is None else ann_cache / f"{latency_db(vectors)}-{n_chunks}.usearch"
+    local = MemoryIndex(384, AnnConfig(path=cache, model="bench"))
+    for doc in docs:
+        local.upsert(doc)
+    local.prepare_ann()  # past ANN_MIN_ROWS: loads or builds the HNSW graph on a thread while postgres loads
+    local.search("w1", vecs[0], k=10)  # assembles the matrix and BM25
+    embedded_build_s = time.perf_counter() - t0
+    url = loaded(admin, n_chunks, latency_db(vectors)) if reuse else None
     built: dict[str, Any] = {"reused": True}
     if url is None:
-        url, built = build(admin, docs)
+        url, built = build(admin, docs, latency_db(vectors))
     if index_params(url) != (m, ef_construction):
         log(f"building the HNSW index (m {m}, ef_construction {ef_construction})")
         built["hnsw_build_s"] = r(build_hnsw(url, m, ef_construction, work_mem))
         built["maintenance_work_mem"] = work_mem
-    remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t0 = time.perf_counter()
-    local = MemoryIndex(384)
-    for doc in docs:
-        local.upsert(doc)
-    local.search("w1", vecs[0], k=10)  # assembles the matrix and BM25 (and the ANN index, where it builds one)
-    embedded_build_s = time.perf_counter() - t0
+    local.wait_ann()
+    ann_ready_s = time.perf_counter() - t0
+    local.save_ann()
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    queries = vecs[rng.integers(0, n_chunks, n_queries)] + 0.3 * rng.standard_normal((n_queries, 384)).astype(
-        np.float32
-    )
-    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
     exact = [set(np.argsort(-(vecs @ q))[:10].tolist()) for q in queries]
     row_of = {(f"n{i // 10}.md", i % 10): i for i in range(n_chunks)}
     out: dict[str, Any] = {
         "chunks": n_chunks,
+        "vectors": vectors,
         "queries": n_queries,
         **built,
         "db_sizes": sizes(url),
-        "embedded": {"load_and_first_search_s": r(embedded_build_s), "max_rss_growth_mb": r((rss1 - rss0) / 1024)},
+        "embedded": {
+            "load_and_first_search_s": r(embedded_build_s),
+            "hnsw": local.ann_active(),
+            "hnsw_ready_s": r(ann_ready_s) if local.ann_active() else None,
+            "max_rss_growth_mb": r((rss1 - rss0) / 1024),
+        },
         "hnsw": {"m": m, "ef_construction": ef_construction},
         "ef_search": {},
     }
@@ -216,6 +249,12 @@ def latency(
             chosen = ef
             break
     out["chosen_ef_search"] = chosen
+    rec = []
+    for q, truth in zip(queries, exact, strict=True):
+        hits = local.search("", q, k=10, alpha=1.0, max_hits_per_note=0, note_weight=0.0, neighbour_weight=0.0)
+        rec.append(len({row_of[(h.path, h.start_line)] for h in hits} & truth) / 10)
+    out["embedded"]["recall@10"] = r(float(np.mean(rec)))
+    log(f"embedded: {out['embedded']}")
     remote.ef_search = chosen or EF_CHOICES[-1]
     for mode, text, alpha in (("vector", "", 1.0), ("hybrid", "w1 w20 w300", 0.7)):
         times: dict[str, list[float]] = {"postgres": [], "embedded": []}
@@ -305,6 +344,10 @@ def main() -> None:
         action="store_true",
         help="latency: reuse a published database of --chunks chunks (HNSW rebuilt if m / ef differ)",
     )
+    parser.add_argument("--vectors", choices=VECTORS, default="spread", help="latency: the synthetic vectors (VECTORS)")
+    parser.add_argument(
+        "--ann-cache", type=Path, help="latency: keep the embedded index's HNSW graph here and load it in later runs"
+    )
     parser.add_argument("--soak-s", type=float, default=None)
     parser.add_argument("--kills", type=int, default=None)
     parser.add_argument("--obsidian-only", action="store_true", help="quality: leave out SciFact")
@@ -327,7 +370,15 @@ def main() -> None:
         if "latency" not in skip:
             n_chunks = args.chunks or (20_000 if args.quick else 100_000)
             out["latency"] = latency(
-                admin, n_chunks, args.queries, args.hnsw_m, args.ef_construction, args.reuse, args.maintenance_work_mem
+                admin,
+                n_chunks,
+                args.queries,
+                args.hnsw_m,
+                args.ef_construction,
+                args.reuse,
+                args.maintenance_work_mem,
+                args.vectors,
+                args.ann_cache,
             )
         if "soak" not in skip:
             seconds = args.soak_s or (20.0 if args.quick else 300.0)
