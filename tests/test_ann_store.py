@@ -170,6 +170,16 @@ def test_cache_file_is_reused_patched_and_rebuilt(tmp_path: Path, caplog: pytest
     assert AnnIndex.load_checked(path, DIM, "test") is None and AnnIndex.load_checked(path, DIM, "another") is not None
 
 
+def test_a_cache_file_that_cannot_be_written_leaves_the_graph_in_use(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "gone" / "ann.usearch"  # its folder does not exist: usearch's save fails (RuntimeError)
+    with caplog.at_level(logging.WARNING, logger="botbin.index.ann_live"):
+        index = store(corpus(300), min_rows=1000, path=path)
+    assert index.ann_active() and not path.exists()
+    assert "could not save the ANN index" in caplog.text
+
+
 def test_below_the_threshold_no_hnsw_index_is_made() -> None:
     index = store(corpus(100), min_rows=401)
     assert not index.ann_active() and index._ann is not None and not index._ann.building

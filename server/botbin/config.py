@@ -167,6 +167,9 @@ class Settings:
     """HNSW ``ef_search`` of the team database's searches (bench/bench_postgres.py: recall@10 >= 0.99)."""
     postgres_timeout_s: int = 5
     """Seconds to connect to the team database; a statement may run six times as long."""
+    postgres_publish: bool = True
+    """False: this workspace only reads the team database (a role granted read alone); ``sync`` publishes
+    nothing."""
 
     @property
     def tracked_globs(self) -> tuple[str, ...]:

@@ -130,7 +130,7 @@ class MemoryService:
         """Backend "postgres": publish the changed notes (``published``), or keep why it failed
         (``publish_error``); the local sync stands either way (workspace/remote.py)."""
         self.published, self.publish_error = None, None
-        if self.ws.settings.backend != "postgres":
+        if self.ws.settings.backend != "postgres" or not self.ws.settings.postgres_publish:
             return
         try:
             self.published = self.ws.publish()
@@ -149,6 +149,12 @@ class MemoryService:
         from botbin.workspace.remote import grant_role
 
         grant_role(self.ws, role, namespace, write)
+
+    def db_revoke(self, role: str, namespace: str) -> bool:
+        """``botbin db revoke``: ``role`` may no longer read or write ``namespace``; True when it could."""
+        from botbin.workspace.remote import revoke_role
+
+        return revoke_role(self.ws, role, namespace)
 
     def index(self) -> tuple[MemoryIndex, list[str]]:
         """The in-memory index and its load warnings (workspace/handle.py)."""

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from botbin.errors import BotbinError
-from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, redact
+from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, clean_reason, redact
 from botbin.index.postgres.index import PostgresIndex
 from botbin.service import MemoryService
 
@@ -88,14 +88,16 @@ def test_a_role_without_a_grant_reads_nothing_of_another_namespace(
 
 def test_a_newer_schema_is_refused(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
     svc = _service(tmp_path / "ws", fresh_db, fake_embedder)
-    assert svc.db_init()[1] == [1]
+    assert svc.db_init()[1] == [1, 2]
     assert svc.db_init()[1] == []  # up to date: nothing applied
     with psycopg.connect(fresh_db, autocommit=True) as conn:
-        conn.execute("INSERT INTO botbin_migrations (version) VALUES (2)")
-    with pytest.raises(RemoteIndexError, match="schema version 2, newer than this botbin understands"):
+        conn.execute("INSERT INTO botbin_migrations (version) VALUES (3)")
+    with pytest.raises(RemoteIndexError, match="schema version 3, newer than this botbin understands"):
         PostgresIndex(ConnectOptions(fresh_db), "ws")
     with pytest.raises(RemoteIndexError, match="newer"):
         svc.db_init()
+    with pytest.raises(RemoteIndexError, match="newer"):  # nor does a grant write into it
+        svc.db_grant("postgres", "ws", write=False)
 
 
 def test_no_schema_says_run_db_init(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
@@ -107,6 +109,12 @@ def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path, f
     url = "postgresql://carol:s3cr3t-pw@127.0.0.1:9/team?connect_timeout=2"
     assert redact(url) == "postgresql://carol:***@127.0.0.1:9/team?connect_timeout=2"
     assert "s3cr3t" not in redact("host=127.0.0.1 port=9 password=s3cr3t-pw user=carol")
+    assert redact("postgresql://carol:s3cr3t@[::1/team") == "postgresql://carol:***@[::1/team"  # unparseable
+    at_sign = "postgresql://carol:s3c@r3t@127.0.0.1:9/team"  # an unencoded '@': libpq shows 'r3t@127.0.0.1'
+    assert redact(at_sign) == "postgresql://carol:***@127.0.0.1:9/team"
+    assert clean_reason(Exception("failed to resolve host 'r3t@127.0.0.1'"), at_sign) == (
+        "failed to resolve host '***@127.0.0.1'"
+    )
     (tmp_path / "ws").mkdir()
     (tmp_path / "ws" / "MEMORY.md").write_text("# Memory\n\nWe deploy on Fridays only after the freeze.\n")
     svc = _service(tmp_path / "ws", url, fake_embedder, postgres_timeout_s=2)

@@ -17,10 +17,18 @@ from collections.abc import Sequence
 from botbin import __version__
 from botbin.cli.startup import importing
 from botbin.cli.warm import try_warm
-from botbin.errors import AifBinFormatError, BotbinError, LockedError, ModelError, PassphraseError, WorkspaceError
+from botbin.errors import (
+    AifBinFormatError,
+    BotbinError,
+    LockedError,
+    ModelError,
+    PassphraseError,
+    RemoteIndexError,
+    WorkspaceError,
+)
 
 # The exit codes, repeated from cli/common.py so that a warm answer (cli/warm.py) imports nothing heavy.
-EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 2, 3, 4, 5, 6
+EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE, EXIT_REMOTE = 2, 3, 4, 5, 6, 7
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code, message = EXIT_PASSPHRASE, str(exc)
     except AifBinFormatError as exc:
         code, message = EXIT_FORMAT, str(exc)
+    except RemoteIndexError as exc:
+        code, message = EXIT_REMOTE, str(exc)
     except BotbinError as exc:
         code, message = EXIT_USAGE, str(exc)
     except KeyboardInterrupt:

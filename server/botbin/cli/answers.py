@@ -88,6 +88,7 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
     """``botbin search QUERY`` on ``memory``, printed on ``out`` and ``err`` (this process's streams, or
     a warm server's answer: cli/warm_server.py)."""
     filters = search_filters(args)
+    spanned = other_namespaces(memory, err)
     result = memory.search(args.query, args.k, args.alpha, filters, args.best_per_note, per_note=args.per_note)
     for warning in result.warnings:
         print(f"botbin: warning: {warning}", file=err)
@@ -108,8 +109,24 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
             file=out,
         )
     else:
-        print_hits(hits, filtered=filters != SearchFilters(), out=out, hidden=hidden, stale=result.stale)
+        print_hits(
+            hits, filtered=filters != SearchFilters(), out=out, hidden=hidden, stale=result.stale, namespaces=spanned
+        )
     return EXIT_OK
+
+
+def other_namespaces(memory: MemoryService, err: TextIO) -> tuple[str, ...]:
+    """The team database's namespaces a search reads when they are not just the workspace's own (); warns on
+    ``err`` when namespaces are asked of the embedded backend, which has none."""
+    settings = memory.ws.settings
+    asked = tuple(settings.search_namespaces or ())
+    if settings.backend != "postgres":
+        if asked:
+            print('botbin: warning: --namespace / search_namespaces apply to backend = "postgres" only', file=err)
+        return ()
+    from botbin.workspace.remote import namespace_of
+
+    return () if asked in ((), (namespace_of(memory.ws),)) else asked
 
 
 def answer_context(memory: MemoryService, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -15,6 +15,7 @@ from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 0, 1, 2, 3, 4, 5, 6
+EXIT_REMOTE = 7
 EPILOG = """exit codes:
   0  success
   1  some notes failed to sync (the rest synced)
@@ -22,7 +23,8 @@ EPILOG = """exit codes:
   3  workspace unreadable or locked by another sync
   4  embedding model unavailable
   5  bad AIF-BIN file
-  6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)"""
+  6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)
+  7  the team database (backend = "postgres") failed or refused (sync: 1, its local sync done)"""
 #: Settings that the common flags override.
 SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model")
 

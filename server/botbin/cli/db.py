@@ -1,5 +1,6 @@
 """``botbin db``: set up the team database (backend = "postgres"): ``db init`` creates or migrates the schema
-and its row-level security; ``db grant`` lets a Postgres role read or write a namespace (docs/postgres.md)."""
+and its row-level security; ``db grant`` lets a Postgres role read or write a namespace, ``db revoke`` takes it
+back (docs/postgres.md)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 import sys
 from typing import Any
 
-from botbin.cli.common import EXIT_OK, EXIT_PARTIAL, add, service
+from botbin.cli.common import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, add, service
 
 
 def cmd_db_init(args: argparse.Namespace) -> int:
@@ -25,9 +26,23 @@ def cmd_db_grant(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_db_revoke(args: argparse.Namespace) -> int:
+    had = service(args).db_revoke(args.role, args.namespace)
+    what = "may no longer read or write" if had else "had no grant on"
+    print(f"botbin: role {args.role} {what} namespace {args.namespace}", file=sys.stderr)
+    return EXIT_OK
+
+
 def cmd_db_publish(args: argparse.Namespace) -> int:
     """Publish the synced notes again (from the AIF-BIN files, no re-embedding)."""
     memory = service(args)
+    if memory.ws.settings.backend != "postgres":
+        print(
+            'botbin: error: nothing to publish: this workspace\'s backend is "embedded" (set backend = '
+            '"postgres" and postgres_url in botbin.toml; docs/postgres.md)',
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
     memory.publish_after_sync()
     if memory.publish_error:
         print(f"botbin: error: {memory.publish_error}", file=sys.stderr)
@@ -48,7 +63,8 @@ def print_published(memory: Any) -> None:
     elif report is not None:
         print(
             f"botbin: published to {report.url} namespace {report.namespace}: {len(report.published)} written, "
-            f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.failed)} failed",
+            f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.failed)} failed"
+            + (f" ({report.others} notes of other workspaces kept)" if report.others else ""),
             file=sys.stderr,
         )
 
@@ -63,6 +79,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     grant.add_argument("namespace", help="a namespace (by default a workspace publishes into its folder's name)")
     grant.add_argument("--write", action="store_true", help="also let it publish into the namespace")
     grant.set_defaults(db_command=cmd_db_grant)
+    revoke = db.add_parser("revoke", parents=[common], help="take a namespace away from a Postgres role")
+    revoke.add_argument("role", help="a Postgres role (or one since dropped)")
+    revoke.add_argument("namespace", help="the namespace it was granted")
+    revoke.set_defaults(db_command=cmd_db_revoke)
     publish = db.add_parser("publish", parents=[common], help="publish the synced notes that changed")
     publish.add_argument("--json", action="store_true", help="print a JSON report")
     publish.set_defaults(db_command=cmd_db_publish)

@@ -45,11 +45,18 @@ def print_sync(report: SyncReport) -> None:
 
 
 def print_hits(
-    hits: list[Hit], filtered: bool = False, out: TextIO | None = None, hidden: int = 0, stale: bool = False
+    hits: list[Hit],
+    filtered: bool = False,
+    out: TextIO | None = None,
+    hidden: int = 0,
+    stale: bool = False,
+    namespaces: tuple[str, ...] = (),
 ) -> None:
     """Hits as ``path:line`` (1-based, as editors show) with heading path, scores and a snippet, on ``out``
     (default: stdout). ``hidden``: weak hits left out (under the relevance floor); ``stale``: hits of notes
-    deleted or excluded by these settings were left out (the search's warning names them)."""
+    deleted or excluded by these settings were left out (the search's warning names them); ``namespaces``:
+    the team database's namespaces searched, when other than the workspace's own (each hit then shows its
+    namespace: ``ns:path:line``)."""
     if not hits:
         empty = (
             "no relevant hits (only weak ones; --all shows them)"
@@ -59,13 +66,17 @@ def print_hits(
             else "no hits among the notes these settings track (indexed notes were left out: see the warning;"
             " synced with --vault? search with it too)"
             if stale
+            else f"no hits in namespaces {', '.join(namespaces)} of the team database (one your role has no grant "
+            "on reads as empty)"
+            if namespaces
             else "no hits (is the workspace synced? try `botbin status`)"
         )
         print(empty, file=out)
         return
     for rank, hit in enumerate(hits, 1):
         where = " > ".join(hit.heading_path)
-        print(f"{rank:>2}. {hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip(), file=out)
+        ns = f"{hit.namespace}:" if namespaces and hit.namespace else ""
+        print(f"{rank:>2}. {ns}{hit.path}:{hit.start_line + 1}-{hit.end_line}  {where}".rstrip(), file=out)
         print(
             f"    score {hit.score:.3f} (cosine {hit.cosine:.3f}, bm25 {hit.bm25:.3f}, share {hit.bm25_share:.3f})",
             file=out,

@@ -136,7 +136,7 @@ class LiveAnn:
             return False
         try:
             index.save(self.config.path, self.config.model)
-        except OSError as exc:
+        except (OSError, RuntimeError) as exc:  # usearch reports a failed write as RuntimeError
             log.warning("%s: could not save the ANN index (%s); it is rebuilt on the next start", self.config.path, exc)
             return False
         return True

@@ -144,15 +144,20 @@ class Searcher:
         s = self.ws.settings
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
         seen = None
+        # notes on this disk: the team database's namespace also holds other workspaces' notes
+        mine = set(self.ws.state()[0].files) if remote else None
+
+        def on_disk(h: Hit) -> bool:
+            return h.namespace in (None, self._namespace) and (mine is None or h.path in mine)
+
         while True:
             with self.ws.index.lock:
                 hits = self._candidates(index, query, vector, fetch, alpha, filters, best_per_note, per_note)
-            own = [h for h in hits if h.namespace in (None, self._namespace)]  # on this disk
-            fresh = freshness(self.ws.root, s, [h.path for h in own])
+            fresh = freshness(self.ws.root, s, [h.path for h in hits if on_disk(h)])
             if seen is not None:  # the notes found stale before, and any the second pass still met
                 fresh = _union(seen, fresh)
             dropped = fresh.dropped
-            kept = [h for h in hits if h.namespace not in (None, self._namespace) or h.path not in dropped]
+            kept = [h for h in hits if not on_disk(h) or h.path not in dropped]
             if len(kept) >= k or len(hits) < fetch or seen is not None:
                 break
             # notes deleted or excluded since the last sync took places: leave out every such note, then once more

@@ -6,11 +6,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from botbin.aifbin import decode
 from botbin.errors import AifBinFormatError, RemoteIndexError
+from botbin.sync.atomic import atomic_write
 
 if TYPE_CHECKING:
     from botbin.index.postgres.connect import ConnectOptions
@@ -19,6 +22,9 @@ if TYPE_CHECKING:
     from botbin.workspace import Workspace
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+PUBLISHER_FILE = "publisher-id"
+"""Beside the sync state: the id this workspace's notes carry in the team database."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,8 @@ class PublishReport:
     """(note, reason) for notes whose AIF-BIN file could not be read; the database keeps their old version."""
     unchanged: int
     """Notes already up to date."""
+    others: int = 0
+    """Notes of the namespace published by other workspaces (never removed by this one)."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -45,7 +53,23 @@ class PublishReport:
             "removed": list(self.removed),
             "failed": [{"path": p, "reason": r} for p, r in self.failed],
             "unchanged": self.unchanged,
+            "others": self.others,
         }
+
+
+def publisher_id(ws: Workspace) -> str:
+    """This workspace's publisher id, made on first use: a sync removes from the namespace only the notes it
+    published itself, so two workspaces can share one namespace without deleting each other's notes."""
+    path = ws.output_dir / PUBLISHER_FILE
+    try:
+        found = path.read_text(encoding="utf-8").strip()
+    except OSError:
+        found = ""
+    if not found:
+        found = uuid.uuid4().hex
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, (found + "\n").encode())
+    return found
 
 
 def namespace_of(ws: Workspace) -> str:
@@ -67,28 +91,57 @@ def _options(ws: Workspace) -> ConnectOptions:
 def init_database(ws: Workspace) -> tuple[str, list[int]]:
     """``botbin db init``: create or migrate the schema. Returns the URL (no password) and the versions
     applied. Raises RemoteIndexError."""
-    from botbin.index.postgres.connect import connect_once, redact
+    import psycopg
+
+    from botbin.index.postgres.connect import clean_reason, connect_once, redact
     from botbin.index.postgres.schema import migrate
 
     options = _options(ws)
+    shown = redact(options.url)
     with connect_once(options) as conn:
-        return redact(options.url), migrate(conn, redact(options.url))
+        try:
+            return shown, migrate(conn, shown)
+        except psycopg.errors.InsufficientPrivilege as exc:
+            raise RemoteIndexError(
+                f"team database {shown}: {clean_reason(exc, options.url)}: run `botbin db init` as the database's "
+                "owner; where only a superuser may create extensions, ask one to run `CREATE EXTENSION vector` in "
+                "that database first (nothing was changed)"
+            ) from None
+        except psycopg.Error as exc:
+            raise RemoteIndexError(f"team database {shown}: {clean_reason(exc, options.url)}") from None
 
 
 def grant_role(ws: Workspace, role: str, namespace: str, write: bool) -> None:
     """``botbin db grant``: let ``role`` read (and with ``write``, write) ``namespace``. Raises
     RemoteIndexError."""
+    from botbin.index.postgres.schema import grant
+
+    _admin(ws, lambda conn: grant(conn, role, namespace, write))
+
+
+def revoke_role(ws: Workspace, role: str, namespace: str) -> bool:
+    """``botbin db revoke``: take ``namespace`` away from ``role``; True when it had a grant. Raises
+    RemoteIndexError."""
+    from botbin.index.postgres.schema import revoke
+
+    return _admin(ws, lambda conn: revoke(conn, role, namespace))
+
+
+def _admin(ws: Workspace, action: Callable[[Any], T]) -> T:
+    """Run ``action`` on one connection to a database holding this botbin's schema version."""
     import psycopg
 
     from botbin.index.postgres.connect import clean_reason, connect_once, redact
-    from botbin.index.postgres.schema import grant
+    from botbin.index.postgres.schema import check_version
 
     options = _options(ws)
+    shown = redact(options.url)
     with connect_once(options) as conn:
         try:
-            grant(conn, role, namespace, write)
+            check_version(conn, shown)
+            return action(conn)
         except psycopg.Error as exc:
-            raise RemoteIndexError(f"team database {redact(options.url)}: {clean_reason(exc, options.url)}") from exc
+            raise RemoteIndexError(f"team database {shown}: {clean_reason(exc, options.url)}") from exc
 
 
 def open_remote(ws: Workspace) -> PostgresIndex | None:
@@ -109,12 +162,20 @@ def fingerprint(state: SyncState, entry: FileEntry) -> str:
 
 def publish(ws: Workspace, remote: PostgresIndex) -> PublishReport:
     """Publish into ``remote`` every note of ``ws`` whose output changed since the last publish, each in one
-    transaction, and drop the notes no longer in the workspace. A note whose file cannot be read is reported
-    and skipped. Raises RemoteIndexError when the database fails (notes done so far stay published)."""
+    transaction, and drop the notes this workspace published that are no longer in it (another workspace's
+    notes in the same namespace stay). A note whose file cannot be read is reported and skipped. Raises
+    RemoteIndexError when the database fails (notes done so far stay published), and for an encrypted store
+    (the database would hold its text in the clear)."""
     state, _ = ws.state()
+    if state.encrypted or ws.settings.encryption:
+        raise RemoteIndexError(
+            f"{ws.output_dir}: this store is encrypted, and the team database would hold its notes' text and "
+            "vectors in the clear: nothing was published (share through an unencrypted workspace, or set "
+            'backend = "embedded")'
+        )
+    me = publisher_id(ws)
     have = remote.fingerprints()
-    keys = ws.keys() if state.encrypted else None
-    keyring = keys.keyring if keys else None
+    mine = remote.published_by(me)
     published: list[str] = []
     failed: list[tuple[str, str]] = []
     unchanged = 0
@@ -125,15 +186,16 @@ def publish(ws: Workspace, remote: PostgresIndex) -> PublishReport:
             continue
         path = ws.root / entry.output
         try:
-            doc = decode(path.read_bytes(), str(path), keyring)
+            doc = decode(path.read_bytes(), str(path))
         except (OSError, AifBinFormatError) as exc:
             failed.append((rel, str(exc)))
             log.warning("%s: not published (%s)", rel, exc)
             continue
         if doc.source != rel:  # the state's key is the note's path
             doc = replace(doc, metadata={**doc.metadata, "source": rel})
-        remote.publish(doc, stamp)
+        remote.publish(doc, stamp, me)
         published.append(rel)
-    gone = sorted(p for p in have if p not in state.files)
+    gone = sorted(p for p in mine if p not in state.files)
     remote.remove(gone)
-    return PublishReport(remote.url, remote.namespace, tuple(published), tuple(gone), tuple(failed), unchanged)
+    others = len(set(have) - mine - set(published))
+    return PublishReport(remote.url, remote.namespace, tuple(published), tuple(gone), tuple(failed), unchanged, others)

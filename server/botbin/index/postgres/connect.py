@@ -34,11 +34,20 @@ class ConnectOptions:
     """Largest pool size."""
 
 
+_USERINFO = re.compile(r"(://[^:/?#@]*:)[^/?#]*@")
+"""A URL's ``user:password@``, up to the last ``@`` before the path (a password may hold an unencoded ``@``)."""
+
+
 def redact(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (URL or ``key=value`` form)."""
+    """``url`` with its password replaced by ``***`` (URL or ``key=value`` form; a URL Python cannot parse
+    loses everything between ``user:`` and its last ``@``)."""
     if "://" in url:
-        parts = urlsplit(url)
-        if parts.password is not None:
+        try:
+            parts = urlsplit(url)
+            has_password = parts.password is not None
+        except ValueError:  # e.g. an unclosed IPv6 bracket: libpq will say what is wrong with it
+            return re.sub(r"(?i)(password=)[^&]*", r"\1***", _USERINFO.sub(r"\1***@", url))
+        if has_password:
             host = parts.netloc.rsplit("@", 1)[1]
             netloc = f"{parts.username or ''}:***@{host}"
             parts = parts._replace(netloc=netloc)
@@ -47,19 +56,28 @@ def redact(url: str) -> str:
     return re.sub(r"(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", url)
 
 
-def _password(url: str) -> str | None:
+def _passwords(url: str) -> list[str]:
+    """The password as libpq reads ``url``, and as written between ``user:`` and the last ``@`` with its
+    ``@``-separated pieces (libpq cuts at the first ``@`` and shows the rest as part of the host), longest first."""
+    found: set[str] = set()
     try:
         secret = psycopg.conninfo.conninfo_to_dict(url).get("password")
-        return str(secret) if secret else None
+        found.add(str(secret or ""))
     except psycopg.ProgrammingError:
-        return None
+        pass
+    written = _USERINFO.search(url)
+    if written:
+        raw = url[written.end(1) : written.end() - 1]
+        found.update([raw, *raw.split("@")])
+    return sorted((p for p in found if len(p) >= 2), key=len, reverse=True)
 
 
 def clean_reason(exc: BaseException, url: str) -> str:
     """The first line of ``exc``'s message, with the URL's password (if it appears) masked."""
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-    secret = _password(url)
-    return text.replace(secret, "***") if secret else text
+    for secret in _passwords(url):
+        text = text.replace(secret, "***")
+    return text
 
 
 def connect_once(options: ConnectOptions) -> psycopg.Connection[tuple[Any, ...]]:

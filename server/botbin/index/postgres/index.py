@@ -55,7 +55,13 @@ class PostgresIndex:
         self._pool.close()
 
     def _failed(self, exc: psycopg.Error) -> RemoteIndexError:
-        return RemoteIndexError(f"team database {self.url}: {clean_reason(exc, self._raw_url)}")
+        hint = ""
+        if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+            hint = (
+                f" (a role granted only reading of namespace {self.namespace} cannot publish: set postgres_publish"
+                f" = false in botbin.toml, or have it granted `botbin db grant ROLE {self.namespace} --write`)"
+            )
+        return RemoteIndexError(f"team database {self.url}: {clean_reason(exc, self._raw_url)}{hint}")
 
     def __len__(self) -> int:
         """Chunks readable in the searched namespaces (cached a few seconds: a search asks twice)."""
@@ -81,11 +87,20 @@ class PostgresIndex:
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
 
-    def publish(self, doc: AifBinDocument, fingerprint: str) -> None:
-        """Replace note ``doc.source`` in ``namespace``, atomically. Raises RemoteIndexError."""
+    def published_by(self, publisher: str) -> set[str]:
+        """Paths of ``namespace`` published by ``publisher`` (or by a botbin that did not record one)."""
         try:
             with self._pool.connection() as conn:
-                publish.publish_note(conn, self.namespace, doc, fingerprint)
+                return publish.published_by(conn, self.namespace, publisher)
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+
+    def publish(self, doc: AifBinDocument, fingerprint: str, publisher: str = "") -> None:
+        """Replace note ``doc.source`` in ``namespace``, atomically, as written by ``publisher`` (a workspace
+        id). Raises RemoteIndexError."""
+        try:
+            with self._pool.connection() as conn:
+                publish.publish_note(conn, self.namespace, doc, fingerprint, publisher)
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
         self._count = None

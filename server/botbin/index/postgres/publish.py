@@ -52,9 +52,12 @@ def _lock(conn: psycopg.Connection[Any], namespace: str, path: str) -> None:
     conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))", (namespace, path))
 
 
-def publish_note(conn: psycopg.Connection[Any], namespace: str, doc: AifBinDocument, fingerprint: str) -> None:
-    """Replace note ``doc.source`` of ``namespace`` by ``doc`` in one transaction. Raises ValueError for an
-    embedding size other than DIM, psycopg.Error when the database refuses (the note is then unchanged)."""
+def publish_note(
+    conn: psycopg.Connection[Any], namespace: str, doc: AifBinDocument, fingerprint: str, publisher: str = ""
+) -> None:
+    """Replace note ``doc.source`` of ``namespace`` by ``doc`` in one transaction, as written by ``publisher``
+    (the workspace's id; "" for none). Raises ValueError for an embedding size other than DIM, psycopg.Error
+    when the database refuses (the note is then unchanged)."""
     if doc.chunks and doc.dim != DIM:
         raise ValueError(f"{doc.source}: embedding dim {doc.dim}, the team database holds {DIM}")
     facts = note_facts(doc)
@@ -83,7 +86,8 @@ def publish_note(conn: psycopg.Connection[Any], namespace: str, doc: AifBinDocum
         conn.execute("DELETE FROM botbin_notes WHERE namespace = %s AND path = %s", (namespace, doc.source))
         conn.execute(
             "INSERT INTO botbin_notes (namespace, path, title, tags, date, created_at, instruction, source_md5, "
-            "fingerprint, centroid, chunk_count, term_total) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "fingerprint, centroid, chunk_count, term_total, publisher) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 namespace,
                 doc.source,
@@ -97,6 +101,7 @@ def publish_note(conn: psycopg.Connection[Any], namespace: str, doc: AifBinDocum
                 centroid,
                 len(rows),
                 sum(row[-1] for row in rows),
+                publisher or None,
             ),
         )
         with conn.cursor() as cur:
@@ -119,3 +124,13 @@ def fingerprints(conn: psycopg.Connection[Any], namespace: str) -> dict[str, str
     """{path: fingerprint} of every note of ``namespace`` the connection's role can read."""
     cur = conn.execute("SELECT path, fingerprint FROM botbin_notes WHERE namespace = %s", (namespace,))
     return {str(path): str(fp) for path, fp in cur.fetchall()}
+
+
+def published_by(conn: psycopg.Connection[Any], namespace: str, publisher: str) -> set[str]:
+    """Paths of ``namespace`` that ``publisher`` published, with those of no known publisher (written by a
+    botbin older than schema version 2)."""
+    cur = conn.execute(
+        "SELECT path FROM botbin_notes WHERE namespace = %s AND (publisher = %s OR publisher IS NULL)",
+        (namespace, publisher),
+    )
+    return {str(path) for (path,) in cur.fetchall()}

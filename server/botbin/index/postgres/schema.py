@@ -10,7 +10,7 @@ from psycopg import sql
 
 from botbin.index.postgres.connect import RemoteIndexError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """The schema this botbin reads and writes."""
 DIM = 384
 """Embedding size of the ``vector`` columns (all-MiniLM-L6-v2)."""
@@ -82,7 +82,22 @@ CREATE POLICY botbin_chunks_read ON botbin_chunks FOR SELECT USING (botbin_allow
 CREATE POLICY botbin_chunks_write ON botbin_chunks FOR ALL
     USING (botbin_allowed(namespace, true)) WITH CHECK (botbin_allowed(namespace, true));
 """
-MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _V1),)
+_V2 = """
+ALTER TABLE botbin_notes ADD COLUMN publisher text;
+CREATE OR REPLACE FUNCTION botbin_allowed(ns text, write boolean) RETURNS boolean
+    LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (
+        SELECT 1 FROM public.botbin_grants g
+        WHERE g.namespace = ns AND (g.can_write OR NOT write)
+          AND (g.role = 'public' OR EXISTS (
+              SELECT 1 FROM pg_catalog.pg_roles r
+              WHERE r.rolname = g.role AND pg_has_role(current_user, r.oid, 'MEMBER'))))
+$$;
+"""
+"""Version 2: each note names the workspace that published it (``publisher``: a sync drops only its own
+notes gone from its workspace, never another workspace's notes in a shared namespace); a grant to a role
+that no longer exists is skipped instead of failing every other role's reads, and ``public`` means every role."""
+MIGRATIONS: tuple[tuple[int, str], ...] = ((1, _V1), (2, _V2))
 """(version, SQL) in order; ``botbin db init`` applies those above the database's version."""
 _MIGRATIONS_TABLE = """
 CREATE TABLE IF NOT EXISTS botbin_migrations (
@@ -137,8 +152,11 @@ def migrate(conn: psycopg.Connection[Any], shown_url: str) -> list[int]:
 
 
 def grant(conn: psycopg.Connection[Any], role: str, namespace: str, write: bool) -> None:
-    """Let ``role`` (and its members) read ``namespace``, and write it when ``write``; the table privileges
-    it needs are granted too. Row-level security keeps every other namespace out of its reach."""
+    """Let ``role`` (and its members; ``public``: every role) read ``namespace``, and write it when ``write``;
+    the table privileges it needs are granted too. Row-level security keeps every other namespace out of its
+    reach."""
+    role = "public" if role.lower() == "public" else role
+    grantee = sql.SQL("PUBLIC") if role == "public" else sql.Identifier(role)
     with conn.transaction():
         conn.execute(
             "INSERT INTO botbin_grants (namespace, role, can_write) VALUES (%s, %s, %s) "
@@ -147,7 +165,15 @@ def grant(conn: psycopg.Connection[Any], role: str, namespace: str, write: bool)
         )
         privileges = "SELECT, INSERT, UPDATE, DELETE" if write else "SELECT"
         for table in ("botbin_notes", "botbin_chunks"):
-            conn.execute(
-                sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(privileges), sql.Identifier(table), sql.Identifier(role))
-            )
-        conn.execute(sql.SQL("GRANT SELECT ON botbin_migrations TO {}").format(sql.Identifier(role)))
+            conn.execute(sql.SQL("GRANT {} ON {} TO {}").format(sql.SQL(privileges), sql.Identifier(table), grantee))
+        conn.execute(sql.SQL("GRANT SELECT ON botbin_migrations TO {}").format(grantee))
+
+
+def revoke(conn: psycopg.Connection[Any], role: str, namespace: str) -> bool:
+    """Take ``namespace`` away from ``role`` (its grant row; its table privileges stay for its other
+    namespaces, and row-level security hides this one). True when it had a grant."""
+    role = "public" if role.lower() == "public" else role
+    row = conn.execute(
+        "DELETE FROM botbin_grants WHERE namespace = %s AND role = %s RETURNING 1", (namespace, role)
+    ).fetchone()
+    return row is not None

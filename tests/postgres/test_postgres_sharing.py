@@ -1,0 +1,153 @@
+"""Sharing one team database the way teams do: two workspaces publishing into one namespace, grants that
+outlive their role, ``public``, ``db revoke``, a reader that does not publish, an encrypted store, and the
+migration of a version-1 database."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from botbin.errors import RemoteIndexError
+from botbin.index.postgres import schema
+from botbin.index.postgres.connect import ConnectOptions
+from botbin.index.postgres.index import PostgresIndex
+from botbin.service import MemoryService
+
+from .conftest import with_user
+
+_ROLES = itertools.count()
+
+
+def _service(root: Path, url: str, embedder: Any, notes: dict[str, str] | None = None, **settings: object) -> Any:
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in (notes or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return MemoryService(root, {"backend": "postgres", "postgres_url": url, **settings}, embedder=embedder, env={})
+
+
+def _role(url: str, base: str) -> str:
+    """A new login role (password ``pw``) named after ``base``, unique on the server (roles outlive databases)."""
+    name = f"{base}_{os.getpid()}_{next(_ROLES)}"
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {name} LOGIN PASSWORD 'pw'")
+    return name
+
+
+def _paths(url: str, namespace: str) -> set[str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute("SELECT path FROM botbin_notes WHERE namespace = %s", (namespace,)).fetchall()
+    return {str(p) for (p,) in rows}
+
+
+def test_two_workspaces_in_one_namespace_keep_each_others_notes(
+    fresh_db: str, tmp_path: Path, fake_embedder: Any
+) -> None:
+    alice_notes = {f"memory/a{i}.md": f"# A{i}\n\nAlice's note {i} about the deploy freeze.\n" for i in range(3)}
+    alice = _service(tmp_path / "notes", fresh_db, fake_embedder, alice_notes, namespace="platform-team")
+    alice.db_init()
+    alice.sync()
+    assert alice.publish_error is None and len(alice.published.published) == 3
+    bob_notes = {"memory/oncall.md": "# On call\n\nBob is on call.\n"}
+    bob = _service(tmp_path / "bob" / "notes", fresh_db, fake_embedder, bob_notes, namespace="platform-team")
+    bob.sync()
+    assert bob.publish_error is None
+    assert bob.published.removed == () and bob.published.others == 3  # alice's notes are not bob's to drop
+    assert _paths(fresh_db, "platform-team") == {*alice_notes, "memory/oncall.md"}
+    alice.sync()
+    assert alice.published.removed == () and alice.published.others == 1
+    (tmp_path / "notes" / "memory" / "a0.md").unlink()  # alice deletes one of hers: only that one goes
+    alice.sync()
+    assert alice.published.removed == ("memory/a0.md",)
+    assert _paths(fresh_db, "platform-team") == {"memory/a1.md", "memory/a2.md", "memory/oncall.md"}
+    ids = {(tmp_path / p / "memory" / "aifbin" / "publisher-id").read_text() for p in ("notes", "bob/notes")}
+    assert len(ids) == 2
+
+
+def test_a_dropped_role_or_public_grant_does_not_break_reads_and_revoke_takes_access_back(
+    fresh_db: str, tmp_path: Path, fake_embedder: Any
+) -> None:
+    admin = _service(tmp_path / "handbook", fresh_db, fake_embedder, {"MEMORY.md": "# Home\n\nThe handbook.\n"})
+    admin.db_init()
+    admin.sync()
+    temp, carol_role = _role(fresh_db, "temp"), _role(fresh_db, "carol")
+    admin.db_grant(temp, "handbook", write=False)
+    admin.db_grant(carol_role, "team-c", write=True)
+    with psycopg.connect(fresh_db, autocommit=True) as conn:  # off-boarding: the grant row stays behind
+        conn.execute(f"DROP OWNED BY {temp}")
+        conn.execute(f"DROP ROLE {temp}")
+    carol = with_user(fresh_db, carol_role, "pw")
+    with psycopg.connect(carol, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM botbin_notes").fetchone() == (0,)  # no error, nothing of others'
+    admin.db_grant("PUBLIC", "handbook", write=False)  # every role may read the handbook
+    with psycopg.connect(carol, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM botbin_notes WHERE namespace = 'handbook'").fetchone() == (1,)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            conn.execute("DELETE FROM botbin_grants")
+    assert admin.db_revoke("public", "handbook") is True
+    assert admin.db_revoke(temp, "handbook") is True  # the stale row can be cleaned up
+    assert admin.db_revoke(carol_role, "handbook") is False
+    with psycopg.connect(carol, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM botbin_notes WHERE namespace = 'handbook'").fetchone() == (0,)
+
+
+def test_a_reader_does_not_publish_and_a_writer_without_a_grant_is_told_why(
+    fresh_db: str, tmp_path: Path, fake_embedder: Any
+) -> None:
+    admin = _service(tmp_path / "handbook", fresh_db, fake_embedder, {"MEMORY.md": "# Home\n\nThe handbook.\n"})
+    admin.db_init()
+    admin.sync()
+    role = _role(fresh_db, "reader")
+    admin.db_grant(role, "handbook", write=False)
+    reader_url = with_user(fresh_db, role, "pw")
+    notes = {"memory/mine.md": "# Mine\n\nA reader's own note.\n"}
+    writer = _service(tmp_path / "r1", reader_url, fake_embedder, notes, namespace="handbook")
+    writer.sync()
+    assert writer.publish_error is not None and "postgres_publish = false" in writer.publish_error
+    reader = _service(tmp_path / "r2", reader_url, fake_embedder, notes, namespace="handbook", postgres_publish=False)
+    reader.sync()
+    assert reader.publish_error is None and reader.published is None
+    assert [h.path for h in reader.search("handbook", k=3).hits] == ["MEMORY.md"]
+
+
+def test_an_encrypted_store_is_not_published_in_the_clear(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
+    root = tmp_path / "secret"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("# Memory\n\nThe launch code is heron-9931.\n")
+    (root / "botbin.toml").write_text(
+        'encryption = true\nbackend = "postgres"\nkdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n'
+        f'postgres_url = "{fresh_db}"\n'
+    )
+    svc = MemoryService(root, {}, embedder=fake_embedder, env={}, passphrase=lambda: "hunter2 horse")
+    svc.db_init()
+    report = svc.sync()
+    assert not report.failed and svc.publish_error is not None and "encrypted" in svc.publish_error
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM botbin_chunks").fetchone() == (0,)
+
+
+def test_a_version_1_database_is_migrated_and_its_notes_stay_removable(
+    fresh_db: str, tmp_path: Path, fake_embedder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    notes = {"memory/keep.md": "# Keep\n\nStays.\n"}
+    monkeypatch.setattr(schema, "SCHEMA_VERSION", 1)
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
+    with psycopg.connect(fresh_db, autocommit=True) as conn:
+        schema.migrate(conn, "db")
+        conn.execute(  # as a version-1 botbin published it: no publisher
+            "INSERT INTO botbin_notes (namespace, path, title, fingerprint, chunk_count, term_total) "
+            "VALUES ('ws', 'memory/drop.md', 'Drop', 'old', 0, 0)"
+        )
+    monkeypatch.undo()
+    with pytest.raises(RemoteIndexError, match="version 1: run `botbin db init` to migrate"):
+        PostgresIndex(ConnectOptions(fresh_db), "ws")
+    svc = _service(tmp_path / "ws", fresh_db, fake_embedder, notes)
+    assert svc.db_init()[1] == [2]
+    svc.sync()  # the note a version-1 botbin published, gone from the workspace, is still this one's to drop
+    assert svc.publish_error is None and svc.published.removed == ("memory/drop.md",)
+    assert _paths(fresh_db, "ws") == {"memory/keep.md"}
