@@ -197,6 +197,8 @@ def latency(
     docs, vecs, queries = synthetic(n_chunks, n_queries, rng, vectors)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.perf_counter()
+    if ann_cache is not None:
+        ann_cache.mkdir(parents=True, exist_ok=True)
     cache = None if ann_cache is None else ann_cache / f"{latency_db(vectors)}-{n_chunks}.usearch"
     local = MemoryIndex(384, AnnConfig(path=cache, model="bench"))
     for doc in docs:

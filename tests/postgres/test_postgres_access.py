@@ -123,6 +123,8 @@ def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path, f
     assert svc.publish_error is not None
     assert "127.0.0.1" in svc.publish_error and "carol:***@" in svc.publish_error
     assert "s3cr3t" not in svc.publish_error
+    team = svc.status().team  # status reports the unreachable database instead of failing
+    assert team is not None and team.error is not None and "s3cr3t" not in team.error
     with pytest.raises(BotbinError) as caught:
         svc.search("deploy", k=3)
     assert "127.0.0.1" in str(caught.value) and "s3cr3t" not in str(caught.value)

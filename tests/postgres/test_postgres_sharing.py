@@ -61,6 +61,8 @@ def test_two_workspaces_in_one_namespace_keep_each_others_notes(
     assert _paths(fresh_db, "platform-team") == {*alice_notes, "memory/oncall.md"}
     alice.sync()
     assert alice.published.removed == () and alice.published.others == 1
+    team = alice.status().team
+    assert team is not None and (team.namespace, team.unpublished, team.error) == ("platform-team", 0, None)
     (tmp_path / "notes" / "memory" / "a0.md").unlink()  # alice deletes one of hers: only that one goes
     alice.sync()
     assert alice.published.removed == ("memory/a0.md",)

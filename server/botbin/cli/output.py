@@ -96,6 +96,18 @@ def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
     print(f"indexed:     {status.files} notes, {status.chunks} chunks (tracked on disk: {status.tracked})")
     print(f"last sync:   {status.last_sync or 'never'}")
     print(f"encryption:  {status.encryption}")
+    team = status.team
+    if team is not None:
+        what = (
+            f"cannot be reached: {team.error}"
+            if team.error
+            else "reads only (postgres_publish = false)"
+            if not team.publishes
+            else f"{team.unpublished} notes to publish (`botbin sync` or `botbin db publish`)"
+            if team.unpublished
+            else "up to date"
+        )
+        print(f"team:        {team.url} namespace {team.namespace}: {what}")
     if status.stale:
         print(f"stale:       {len(status.stale)} notes (run `botbin sync`)")
         for note in status.stale[:50]:

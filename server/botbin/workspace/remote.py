@@ -57,6 +57,47 @@ class PublishReport:
         }
 
 
+@dataclass(frozen=True)
+class TeamStatus:
+    """``botbin status`` on the postgres backend: where the workspace publishes, and what it has not yet."""
+
+    url: str
+    """The database, without its password."""
+    namespace: str
+    publishes: bool
+    """False for a reader (``postgres_publish = false``)."""
+    unpublished: int | None = None
+    """Synced notes whose output the database does not hold yet (None: the database was not reached)."""
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "url": self.url,
+            "namespace": self.namespace,
+            "publishes": self.publishes,
+            "unpublished": self.unpublished,
+            "error": self.error,
+        }
+
+
+def team_status(ws: Workspace, state: SyncState) -> TeamStatus | None:
+    """The team database's side of ``botbin status`` (None for the embedded backend); a database that cannot
+    be reached is reported in it, never raised."""
+    s = ws.settings
+    if s.backend != "postgres":
+        return None
+    from botbin.index.postgres.connect import redact
+
+    shown = redact(s.postgres_url or "")
+    try:
+        remote = ws.remote
+        have = {} if remote is None else remote.fingerprints()
+    except RemoteIndexError as exc:
+        return TeamStatus(shown, namespace_of(ws), s.postgres_publish, error=str(exc))
+    waiting = sum(have.get(rel) != fingerprint(state, entry) for rel, entry in state.files.items())
+    return TeamStatus(shown, namespace_of(ws), s.postgres_publish, waiting)
+
+
 def publisher_id(ws: Workspace) -> str:
     """This workspace's publisher id, made on first use: a sync removes from the namespace only the notes it
     published itself, so two workspaces can share one namespace without deleting each other's notes."""

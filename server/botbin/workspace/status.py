@@ -9,6 +9,7 @@ from botbin.errors import BotbinError, ModelError
 from botbin.sync.encryption import encryption_mode
 from botbin.sync.scan import check_root
 from botbin.sync.staleness import StaleNote, find_stale
+from botbin.workspace.remote import TeamStatus, team_status
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -39,6 +40,8 @@ class Status:
     """Pairs of indexed directives that contradict each other."""
     encryption: str = "off"
     """'on' (chunk blocks encrypted), 'off', or 'converting' (an encrypt/decrypt the next sync finishes)."""
+    team: TeamStatus | None = None
+    """The team database (backend = "postgres"), else None."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -54,6 +57,7 @@ class Status:
             "warnings": list(self.warnings),
             "conflicts": [c.to_dict() for c in self.conflicts],
             "encryption": self.encryption,
+            "team": self.team.to_dict() if self.team else None,
         }
 
 
@@ -91,4 +95,5 @@ def status(ws: Workspace, conflicts: Callable[[], list[Conflict]]) -> Status:
         (*ws.warnings, *warnings),
         tuple(found_conflicts),
         encryption,
+        team_status(ws, state),
     )
