@@ -39,6 +39,14 @@ def _role(url: str, base: str) -> str:
     return name
 
 
+def _handbook(tmp_path: Path, url: str, embedder: Any) -> Any:
+    """The database's owner, with the schema made and namespace ``handbook`` (one note) published."""
+    admin = _service(tmp_path / "handbook", url, embedder, {"MEMORY.md": "# Home\n\nThe handbook.\n"})
+    admin.db_init()
+    admin.sync()
+    return admin
+
+
 def _paths(url: str, namespace: str) -> set[str]:
     with psycopg.connect(url, autocommit=True) as conn:
         rows = conn.execute("SELECT path FROM botbin_notes WHERE namespace = %s", (namespace,)).fetchall()
@@ -74,9 +82,7 @@ def test_two_workspaces_in_one_namespace_keep_each_others_notes(
 def test_a_dropped_role_or_public_grant_does_not_break_reads_and_revoke_takes_access_back(
     fresh_db: str, tmp_path: Path, fake_embedder: Any
 ) -> None:
-    admin = _service(tmp_path / "handbook", fresh_db, fake_embedder, {"MEMORY.md": "# Home\n\nThe handbook.\n"})
-    admin.db_init()
-    admin.sync()
+    admin = _handbook(tmp_path, fresh_db, fake_embedder)
     temp, carol_role = _role(fresh_db, "temp"), _role(fresh_db, "carol")
     admin.db_grant(temp, "handbook", write=False)
     admin.db_grant(carol_role, "team-c", write=True)
@@ -101,9 +107,7 @@ def test_a_dropped_role_or_public_grant_does_not_break_reads_and_revoke_takes_ac
 def test_a_reader_does_not_publish_and_a_writer_without_a_grant_is_told_why(
     fresh_db: str, tmp_path: Path, fake_embedder: Any
 ) -> None:
-    admin = _service(tmp_path / "handbook", fresh_db, fake_embedder, {"MEMORY.md": "# Home\n\nThe handbook.\n"})
-    admin.db_init()
-    admin.sync()
+    admin = _handbook(tmp_path, fresh_db, fake_embedder)
     role = _role(fresh_db, "reader")
     admin.db_grant(role, "handbook", write=False)
     reader_url = with_user(fresh_db, role, "pw")
