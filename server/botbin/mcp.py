@@ -193,7 +193,8 @@ def create_server(
 
         def work() -> wire_agent.RememberToolResult:
             written, report = service.remember(text, tags or [])
-            return convert.remembered_tool(written, indexed=not report.failed)
+            searchable = not report.failed and service.publish_error is None  # postgres: published too
+            return convert.remembered_tool(written, indexed=searchable)
 
         return _answer(work)
 

@@ -409,7 +409,7 @@ export interface RememberToolResult {
   startLine: number;
   /** 0-based line after it (exclusive). */
   endLine: number;
-  /** True when the note was indexed at once (search finds it). */
+  /** True when the note was indexed at once (search finds it; on the postgres backend: published too). */
   indexed: boolean;
 }
 

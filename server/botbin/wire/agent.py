@@ -102,7 +102,7 @@ class RememberToolResult(Remembered):
     end_line: int
     """0-based line after it (exclusive)."""
     indexed: bool
-    """True when the note was indexed at once (search finds it)."""
+    """True when the note was indexed at once (search finds it; on the postgres backend: published too)."""
 
 
 class DistilledBlock(WireModel):
