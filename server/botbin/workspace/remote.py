@@ -108,8 +108,13 @@ def publisher_id(ws: Workspace) -> str:
         found = ""
     if not found:
         found = uuid.uuid4().hex
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, (found + "\n").encode())
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, (found + "\n").encode())
+        except OSError as exc:
+            raise RemoteIndexError(
+                f"{path}: cannot write this workspace's publisher id ({exc}): nothing was published"
+            ) from None
     return found
 
 
