@@ -193,7 +193,10 @@ def create_server(
 
         def work() -> wire_agent.RememberToolResult:
             written, report = service.remember(text, tags or [])
-            searchable = not report.failed and service.publish_error is None  # postgres: published too
+            settings = service.ws.settings
+            reads_db = settings.backend == "postgres"  # search reads the database: only a publish makes it findable
+            published = service.publish_error is None and (not reads_db or settings.postgres_publish)
+            searchable = not report.failed and published
             return convert.remembered_tool(written, indexed=searchable)
 
         return _answer(work)

@@ -5,7 +5,9 @@ migration of a version-1 database."""
 from __future__ import annotations
 
 import itertools
+import logging
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -137,23 +139,54 @@ def test_an_encrypted_store_is_not_published_in_the_clear(fresh_db: str, tmp_pat
         assert conn.execute("SELECT count(*) FROM botbin_chunks").fetchone() == (0,)
 
 
-def test_a_version_1_database_is_migrated_and_its_notes_stay_removable(
+def test_a_version_1_database_is_migrated_and_each_workspace_claims_its_own_notes(
     fresh_db: str, tmp_path: Path, fake_embedder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    notes = {"memory/keep.md": "# Keep\n\nStays.\n"}
     monkeypatch.setattr(schema, "SCHEMA_VERSION", 1)
     monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:1])
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         schema.migrate(conn, "db")
-        conn.execute(  # as a version-1 botbin published it: no publisher
-            "INSERT INTO botbin_notes (namespace, path, title, fingerprint, chunk_count, term_total) "
-            "VALUES ('ws', 'memory/drop.md', 'Drop', 'old', 0, 0)"
-        )
     monkeypatch.undo()
     with pytest.raises(RemoteIndexError, match="version 1: run `botbin db init` to migrate"):
-        PostgresIndex(ConnectOptions(fresh_db), "ws")
-    svc = _service(tmp_path / "ws", fresh_db, fake_embedder, notes)
-    assert svc.db_init()[1] == [2]
-    svc.sync()  # the note a version-1 botbin published, gone from the workspace, is still this one's to drop
-    assert svc.publish_error is None and svc.published.removed == ("memory/drop.md",)
-    assert _paths(fresh_db, "ws") == {"memory/keep.md"}
+        PostgresIndex(ConnectOptions(fresh_db), "team")
+    alice_notes = {"memory/a1.md": "# A1\n\nOne.\n", "memory/a2.md": "# A2\n\nTwo.\n"}
+    alice = _service(tmp_path / "alice", fresh_db, fake_embedder, alice_notes, namespace="team")
+    assert alice.db_init()[1] == [2]
+    alice.sync()
+    bob = _service(tmp_path / "bob", fresh_db, fake_embedder, {"memory/b1.md": "# B1\n\nBob.\n"}, namespace="team")
+    with psycopg.connect(fresh_db, autocommit=True) as conn:  # as a version-1 botbin published them: no publisher
+        conn.execute("UPDATE botbin_notes SET publisher = NULL")
+    bob.sync()  # another workspace never takes them for its own deleted notes
+    assert bob.published.removed == () and _paths(fresh_db, "team") == {*alice_notes, "memory/b1.md"}
+    alice.sync()  # alice's notes hold exactly her output: hers again
+    assert alice.published.published == () and alice.published.unchanged == 2
+    (tmp_path / "alice" / "memory" / "a2.md").unlink()
+    alice.sync()  # so the one she deletes goes
+    assert alice.published.removed == ("memory/a2.md",)
+    assert _paths(fresh_db, "team") == {"memory/a1.md", "memory/b1.md"}
+
+
+def test_a_copied_folder_or_a_lost_publisher_id_deletes_nothing_it_should_not(
+    fresh_db: str, tmp_path: Path, fake_embedder: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    notes = {"memory/a1.md": "# A1\n\nOne.\n", "memory/a2.md": "# A2\n\nTwo.\n"}
+    alice = _service(tmp_path / "alice", fresh_db, fake_embedder, notes, namespace="team")
+    alice.db_init()
+    alice.sync()
+    shutil.copytree(tmp_path / "alice", tmp_path / "alice2")  # a template handed on, memory/aifbin included
+    (tmp_path / "alice2" / "memory" / "laptop.md").write_text("# Laptop\n\nOnly on the copy.\n")
+    copy = _service(tmp_path / "alice2", fresh_db, fake_embedder, namespace="team")
+    copy.sync()
+    assert copy.published.published == ("memory/laptop.md",)
+    alice.sync()  # the copy has an id of its own: its note is not alice's to remove
+    assert alice.published.removed == () and "memory/laptop.md" in _paths(fresh_db, "team")
+    (tmp_path / "alice" / "memory" / "aifbin" / "publisher-id").unlink()
+    alice.sync()  # a new id claims the notes holding exactly alice's output
+    assert alice.published.published == () and alice.published.others == 1  # the copy's laptop.md
+    (tmp_path / "alice" / "memory" / "a1.md").unlink()
+    alice.sync()
+    assert alice.published.removed == ("memory/a1.md",)
+    with caplog.at_level(logging.WARNING):  # the same path from another workspace replaces it, and says so
+        (tmp_path / "alice2" / "memory" / "a2.md").write_text("# A2\n\nThe copy's version.\n")
+        copy.sync()
+    assert copy.published.replaced == ("memory/a2.md",) and "replaced the version another workspace" in caplog.text

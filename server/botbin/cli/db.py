@@ -22,7 +22,8 @@ def cmd_db_init(args: argparse.Namespace) -> int:
 def cmd_db_grant(args: argparse.Namespace) -> int:
     service(args).db_grant(args.role, args.namespace, args.write)
     what = "read and write" if args.write else "read"
-    print(f"botbin: role {args.role} may {what} namespace {args.namespace}", file=sys.stderr)
+    who = "every role" if args.role in ("public", "PUBLIC") else f"role {args.role}"
+    print(f"botbin: {who} may {what} namespace {args.namespace}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -43,6 +44,9 @@ def cmd_db_publish(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if not memory.ws.settings.postgres_publish:
+        print("botbin: error: nothing to publish: postgres_publish = false (a reader)", file=sys.stderr)
+        return EXIT_USAGE
     memory.publish_after_sync()
     if memory.publish_error:
         print(f"botbin: error: {memory.publish_error}", file=sys.stderr)
@@ -58,13 +62,13 @@ def cmd_db_publish(args: argparse.Namespace) -> int:
 def print_published(memory: Any) -> None:
     """One stderr line about the sync's publish (nothing for the embedded backend)."""
     report = memory.published
+    kept = "" if report is None or not report.others else f" ({report.others} of other workspaces' notes kept)"
     if memory.publish_error:
         print(f"botbin: error: notes synced locally, not published: {memory.publish_error}", file=sys.stderr)
     elif report is not None:
         print(
             f"botbin: published to {report.url} namespace {report.namespace}: {len(report.published)} written, "
-            f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.failed)} failed"
-            + (f" ({report.others} notes of other workspaces kept)" if report.others else ""),
+            f"{len(report.removed)} removed, {report.unchanged} unchanged, {len(report.failed)} failed" + kept,
             file=sys.stderr,
         )
 

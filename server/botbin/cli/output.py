@@ -99,7 +99,7 @@ def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
     team = status.team
     if team is not None:
         what = (
-            f"cannot be reached: {team.error}"
+            team.error
             if team.error
             else "reads only (postgres_publish = false)"
             if not team.publishes

@@ -44,6 +44,8 @@ class PublishReport:
     """Notes already up to date."""
     others: int = 0
     """Notes of the namespace published by other workspaces (never removed by this one)."""
+    replaced: tuple[str, ...] = ()
+    """Notes written over another workspace's version of the same path."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -54,6 +56,7 @@ class PublishReport:
             "failed": [{"path": p, "reason": r} for p, r in self.failed],
             "unchanged": self.unchanged,
             "others": self.others,
+            "replaced": list(self.replaced),
         }
 
 
@@ -94,27 +97,51 @@ def team_status(ws: Workspace, state: SyncState) -> TeamStatus | None:
         have = {} if remote is None else remote.fingerprints()
     except RemoteIndexError as exc:
         return TeamStatus(shown, namespace_of(ws), s.postgres_publish, error=str(exc))
+    if state.encrypted or s.encryption:
+        notes = {} if remote is None else remote.published()
+        return TeamStatus(shown, namespace_of(ws), False, error=_sealed(ws, notes, publisher_id(ws)))
     waiting = sum(have.get(rel) != fingerprint(state, entry) for rel, entry in state.files.items())
     return TeamStatus(shown, namespace_of(ws), s.postgres_publish, waiting)
 
 
+def _sealed(ws: Workspace, notes: dict[str, tuple[str, str | None]], me: str) -> str:
+    """Why an encrypted store is not published, and what it published before it was encrypted."""
+    left = sum(who == me for _, who in notes.values())
+    earlier = (
+        f"; {left} notes it published before it was encrypted are still there, readable by the namespace's roles "
+        "(the owner can delete them: docs/postgres.md)"
+        if left
+        else ""
+    )
+    return (
+        f"{ws.output_dir}: this store is encrypted, and the team database would hold its notes' text and vectors "
+        f'in the clear: nothing was published (share through an unencrypted workspace, or set backend = "embedded")'
+        + earlier
+    )
+
+
 def publisher_id(ws: Workspace) -> str:
-    """This workspace's publisher id, made on first use: a sync removes from the namespace only the notes it
-    published itself, so two workspaces can share one namespace without deleting each other's notes."""
+    """This workspace's publisher id, made on first use and bound to the workspace's folder (a copy of the
+    folder, with its ``memory/aifbin``, gets an id of its own): a sync removes from the namespace only the notes
+    it published itself, so workspaces can share one namespace without deleting each other's notes."""
     path = ws.output_dir / PUBLISHER_FILE
     try:
-        found = path.read_text(encoding="utf-8").strip()
+        lines = path.read_text(encoding="utf-8").split("\n")
     except OSError:
-        found = ""
-    if not found:
-        found = uuid.uuid4().hex
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, (found + "\n").encode())
-        except OSError as exc:
-            raise RemoteIndexError(
-                f"{path}: cannot write this workspace's publisher id ({exc}): nothing was published"
-            ) from None
+        lines = []
+    found, root = (lines[0].strip(), lines[1].strip()) if len(lines) > 1 else ("", "")
+    if found and root == str(ws.root):
+        return found
+    if found:
+        log.info("%s: made for %s; this folder gets a publisher id of its own", path, root)
+    found = uuid.uuid4().hex
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, f"{found}\n{ws.root}\n".encode())
+    except OSError as exc:
+        raise RemoteIndexError(
+            f"{path}: cannot write this workspace's publisher id ({exc}): nothing was published"
+        ) from None
     return found
 
 
@@ -213,22 +240,21 @@ def publish(ws: Workspace, remote: PostgresIndex) -> PublishReport:
     RemoteIndexError when the database fails (notes done so far stay published), and for an encrypted store
     (the database would hold its text in the clear)."""
     state, _ = ws.state()
-    if state.encrypted or ws.settings.encryption:
-        raise RemoteIndexError(
-            f"{ws.output_dir}: this store is encrypted, and the team database would hold its notes' text and "
-            "vectors in the clear: nothing was published (share through an unencrypted workspace, or set "
-            'backend = "embedded")'
-        )
     me = publisher_id(ws)
-    have = remote.fingerprints()
-    mine = remote.published_by(me)
+    notes = remote.published()
+    if state.encrypted or ws.settings.encryption:
+        raise RemoteIndexError(_sealed(ws, notes, me))
+    stamps = {rel: fingerprint(state, entry) for rel, entry in state.files.items()}
+    # a note holding exactly this workspace's output is this workspace's: after a lost publisher-id, a moved
+    # folder or a database migrated from schema version 1, its notes become its own again
+    same = {rel: fp for rel, fp in stamps.items() if rel in notes and notes[rel][0] == fp}
+    claimed = remote.claim(me, {rel: fp for rel, fp in same.items() if notes[rel][1] != me})
+    mine = {p for p, (_, who) in notes.items() if who == me} | claimed
     published: list[str] = []
     failed: list[tuple[str, str]] = []
-    unchanged = 0
+    replaced: list[str] = []
     for rel, entry in sorted(state.files.items()):
-        stamp = fingerprint(state, entry)
-        if have.get(rel) == stamp:
-            unchanged += 1
+        if rel in same:
             continue
         path = ws.root / entry.output
         try:
@@ -239,9 +265,20 @@ def publish(ws: Workspace, remote: PostgresIndex) -> PublishReport:
             continue
         if doc.source != rel:  # the state's key is the note's path
             doc = replace(doc, metadata={**doc.metadata, "source": rel})
-        remote.publish(doc, stamp, me)
+        remote.publish(doc, stamps[rel], me)
         published.append(rel)
+        if rel in notes and rel not in mine:
+            replaced.append(rel)
+    if replaced:
+        log.warning(
+            "%s: replaced the version another workspace published in namespace %s (one path in one namespace is "
+            "one note: give each member a namespace and span them with search_namespaces; docs/postgres.md)",
+            ", ".join(replaced[:5]) + (", ..." if len(replaced) > 5 else ""),
+            remote.namespace,
+        )
     gone = sorted(p for p in mine if p not in state.files)
     remote.remove(gone)
-    others = len(set(have) - mine - set(published))
-    return PublishReport(remote.url, remote.namespace, tuple(published), tuple(gone), tuple(failed), unchanged, others)
+    others = len(set(notes) - mine - set(published))
+    return PublishReport(
+        remote.url, remote.namespace, tuple(published), tuple(gone), tuple(failed), len(same), others, tuple(replaced)
+    )

@@ -7,7 +7,6 @@ import logging
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from pgvector.psycopg import register_vector
@@ -34,31 +33,22 @@ class ConnectOptions:
     """Largest pool size."""
 
 
-_USERINFO = re.compile(r"(://[^:/?#@]*:)[^/?#]*@")
-"""A URL's ``user:password@``, up to the last ``@`` before the path (a password may hold an unencoded ``@``)."""
+_USERINFO = re.compile(r"(://[^:/?#@]*:).*@")
+"""A URL's ``user:password@``, up to the last ``@`` (a password may hold an unencoded ``@``, ``/``, ``?`` or ``#``;
+a URL with an ``@`` further on loses a little more than its password)."""
 
 
 def redact(url: str) -> str:
-    """``url`` with its password replaced by ``***`` (URL or ``key=value`` form; a URL Python cannot parse
-    loses everything between ``user:`` and its last ``@``)."""
+    """``url`` with its password replaced by ``***`` (URL or ``key=value`` form)."""
     if "://" in url:
-        try:
-            parts = urlsplit(url)
-            has_password = parts.password is not None
-        except ValueError:  # e.g. an unclosed IPv6 bracket: libpq will say what is wrong with it
-            return re.sub(r"(?i)(password=)[^&]*", r"\1***", _USERINFO.sub(r"\1***@", url))
-        if has_password:
-            host = parts.netloc.rsplit("@", 1)[1]
-            netloc = f"{parts.username or ''}:***@{host}"
-            parts = parts._replace(netloc=netloc)
-        query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
-        return urlunsplit(parts._replace(query=query))
+        masked = _USERINFO.sub(r"\1***@", url, count=1)
+        return re.sub(r"(?i)(password=)[^&]*", r"\1***", masked)
     return re.sub(r"(?i)(password\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", r"\1***", url)
 
 
 def _passwords(url: str) -> list[str]:
-    """The password as libpq reads ``url``, and as written between ``user:`` and the last ``@`` with its
-    ``@``-separated pieces (libpq cuts at the first ``@`` and shows the rest as part of the host), longest first."""
+    """The password as libpq reads ``url``, and as written between ``user:`` and the last ``@`` with its pieces
+    between ``@``, ``/``, ``?`` and ``#`` (libpq cuts there and shows the rest as host or path), longest first."""
     found: set[str] = set()
     try:
         secret = psycopg.conninfo.conninfo_to_dict(url).get("password")
@@ -68,7 +58,7 @@ def _passwords(url: str) -> list[str]:
     written = _USERINFO.search(url)
     if written:
         raw = url[written.end(1) : written.end() - 1]
-        found.update([raw, *raw.split("@")])
+        found.update([raw, *re.split(r"[@/?#]", raw)])
     return sorted((p for p in found if len(p) >= 2), key=len, reverse=True)
 
 

@@ -87,11 +87,19 @@ class PostgresIndex:
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
 
-    def published_by(self, publisher: str) -> set[str]:
-        """Paths of ``namespace`` published by ``publisher`` (or by a botbin that did not record one)."""
+    def published(self) -> dict[str, tuple[str, str | None]]:
+        """{path: (fingerprint, publisher)} of the notes published in ``namespace``."""
         try:
             with self._pool.connection() as conn:
-                return publish.published_by(conn, self.namespace, publisher)
+                return publish.published(conn, self.namespace)
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+
+    def claim(self, publisher: str, stamps: dict[str, str]) -> set[str]:
+        """Make ``publisher`` own the notes whose fingerprint is its own ({path: fingerprint}); the paths taken."""
+        try:
+            with self._pool.connection() as conn:
+                return publish.claim(conn, self.namespace, publisher, stamps)
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
 

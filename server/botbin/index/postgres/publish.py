@@ -126,11 +126,22 @@ def fingerprints(conn: psycopg.Connection[Any], namespace: str) -> dict[str, str
     return {str(path): str(fp) for path, fp in cur.fetchall()}
 
 
-def published_by(conn: psycopg.Connection[Any], namespace: str, publisher: str) -> set[str]:
-    """Paths of ``namespace`` that ``publisher`` published, with those of no known publisher (written by a
-    botbin older than schema version 2)."""
+def published(conn: psycopg.Connection[Any], namespace: str) -> dict[str, tuple[str, str | None]]:
+    """{path: (fingerprint, publisher)} of every note of ``namespace`` the connection's role can read (publisher
+    None: published by a botbin older than schema version 2)."""
+    cur = conn.execute("SELECT path, fingerprint, publisher FROM botbin_notes WHERE namespace = %s", (namespace,))
+    return {str(path): (str(fp), None if who is None else str(who)) for path, fp, who in cur.fetchall()}
+
+
+def claim(conn: psycopg.Connection[Any], namespace: str, publisher: str, stamps: dict[str, str]) -> set[str]:
+    """Make ``publisher`` the publisher of the notes of ``namespace`` whose fingerprint is the one in ``stamps``
+    ({path: fingerprint}: exactly that workspace's output); returns the paths it took."""
+    if not stamps:
+        return set()
     cur = conn.execute(
-        "SELECT path FROM botbin_notes WHERE namespace = %s AND (publisher = %s OR publisher IS NULL)",
-        (namespace, publisher),
+        "UPDATE botbin_notes n SET publisher = %s FROM unnest(%s::text[], %s::text[]) AS u(path, fingerprint) "
+        "WHERE n.namespace = %s AND n.path = u.path AND n.fingerprint = u.fingerprint "
+        "AND n.publisher IS DISTINCT FROM %s RETURNING n.path",
+        (publisher, list(stamps), list(stamps.values()), namespace, publisher),
     )
     return {str(path) for (path,) in cur.fetchall()}

@@ -155,7 +155,7 @@ def grant(conn: psycopg.Connection[Any], role: str, namespace: str, write: bool)
     """Let ``role`` (and its members; ``public``: every role) read ``namespace``, and write it when ``write``;
     the table privileges it needs are granted too. Row-level security keeps every other namespace out of its
     reach."""
-    role = "public" if role.lower() == "public" else role
+    role = "public" if role in ("public", "PUBLIC") else role  # PostgreSQL's PUBLIC; a role named "Public" is a role
     grantee = sql.SQL("PUBLIC") if role == "public" else sql.Identifier(role)
     with conn.transaction():
         conn.execute(
@@ -172,7 +172,7 @@ def grant(conn: psycopg.Connection[Any], role: str, namespace: str, write: bool)
 def revoke(conn: psycopg.Connection[Any], role: str, namespace: str) -> bool:
     """Take ``namespace`` away from ``role`` (its grant row; its table privileges stay for its other
     namespaces, and row-level security hides this one). True when it had a grant."""
-    role = "public" if role.lower() == "public" else role
+    role = "public" if role in ("public", "PUBLIC") else role
     row = conn.execute(
         "DELETE FROM botbin_grants WHERE namespace = %s AND role = %s RETURNING 1", (namespace, role)
     ).fetchone()
