@@ -73,6 +73,9 @@ def test_two_workspaces_in_one_namespace_keep_each_others_notes(
     assert alice.published.removed == () and alice.published.others == 1
     team = alice.status().team
     assert team is not None and (team.namespace, team.unpublished, team.error) == ("platform-team", 0, None)
+    spanning = PostgresIndex(ConnectOptions(fresh_db), "platform-team", ("platform-team", "platfrom-team"))
+    assert spanning.unreadable() == ["platfrom-team"]  # a typo in --namespace is named (cli/answers.py)
+    spanning.close()
     (tmp_path / "notes" / "memory" / "a0.md").unlink()  # alice deletes one of hers: only that one goes
     alice.sync()
     assert alice.published.removed == ("memory/a0.md",)

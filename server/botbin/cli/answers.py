@@ -126,7 +126,17 @@ def other_namespaces(memory: MemoryService, err: TextIO) -> tuple[str, ...]:
         return ()
     from botbin.workspace.remote import namespace_of
 
-    return () if asked in ((), (namespace_of(memory.ws),)) else asked
+    if asked in ((), (namespace_of(memory.ws),)):
+        return ()
+    remote = memory.ws.remote
+    empty = [] if remote is None else remote.unreadable()
+    if empty and len(empty) < len(asked):  # all of them empty: the answer itself says so
+        print(
+            f"botbin: warning: namespaces {', '.join(empty)}: no notes this role may read (no such namespace, "
+            "or no grant on it)",
+            file=err,
+        )
+    return asked
 
 
 def answer_context(memory: MemoryService, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -95,6 +95,19 @@ class PostgresIndex:
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
 
+    def unreadable(self) -> list[str]:
+        """The searched namespaces this role reads no note of (no such namespace, or no grant on it)."""
+        try:
+            with self._pool.connection() as conn:
+                rows = conn.execute(
+                    "SELECT ns FROM unnest(%s::text[]) AS ns "
+                    "WHERE NOT EXISTS (SELECT 1 FROM botbin_notes n WHERE n.namespace = ns)",
+                    (list(self.read_namespaces),),
+                ).fetchall()
+        except psycopg.Error as exc:
+            raise self._failed(exc) from exc
+        return [str(ns) for (ns,) in rows]
+
     def claim(self, publisher: str, stamps: dict[str, str]) -> set[str]:
         """Make ``publisher`` own the notes whose fingerprint is its own ({path: fingerprint}); the paths taken."""
         try:
