@@ -138,6 +138,18 @@ class MemoryService:
             self.publish_error = str(exc)
             log.warning("notes synced locally but not published: %s", exc)
 
+    def spanned_namespaces(self) -> tuple[str, ...]:
+        """The namespaces a search reads when they are more than this workspace's own (else ())."""
+        from botbin.workspace.remote import namespace_of
+
+        asked = tuple(self.ws.settings.search_namespaces or ())
+        return () if asked in ((), (namespace_of(self.ws),)) else asked
+
+    def unreadable_namespaces(self) -> list[str]:
+        """Of the namespaces searched, those this role reads no note of (no such namespace, or no grant)."""
+        remote = self.ws.remote
+        return [] if remote is None else remote.unreadable()
+
     def db_init(self) -> tuple[str, list[int]]:
         """``botbin db init``: the team database's URL (no password) and the schema versions applied."""
         from botbin.workspace.remote import init_database

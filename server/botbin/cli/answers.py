@@ -117,19 +117,15 @@ def answer_search(memory: MemoryService, args: argparse.Namespace, out: TextIO, 
 
 def other_namespaces(memory: MemoryService, err: TextIO) -> tuple[str, ...]:
     """The team database's namespaces a search reads when they are not just the workspace's own (); warns on
-    ``err`` when namespaces are asked of the embedded backend, which has none."""
+    ``err`` about namespaces asked of the embedded backend, which has none, and about namespaces this role reads
+    no note of (a typo, or no grant)."""
     settings = memory.ws.settings
-    asked = tuple(settings.search_namespaces or ())
     if settings.backend != "postgres":
-        if asked:
+        if settings.search_namespaces:
             print('botbin: warning: --namespace / search_namespaces apply to backend = "postgres" only', file=err)
         return ()
-    from botbin.workspace.remote import namespace_of
-
-    if asked in ((), (namespace_of(memory.ws),)):
-        return ()
-    remote = memory.ws.remote
-    empty = [] if remote is None else remote.unreadable()
+    asked = memory.spanned_namespaces()
+    empty = memory.unreadable_namespaces() if asked else []
     if empty and len(empty) < len(asked):  # all of them empty: the answer itself says so
         print(
             f"botbin: warning: namespaces {', '.join(empty)}: no notes this role may read (no such namespace, "
