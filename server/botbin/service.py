@@ -156,11 +156,12 @@ class MemoryService:
 
         return init_database(self.ws)
 
-    def db_grant(self, role: str, namespace: str, write: bool) -> None:
-        """``botbin db grant``: ``role`` may read (and with ``write``, write) ``namespace``."""
+    def db_grant(self, role: str, namespace: str, write: bool) -> str:
+        """``botbin db grant``: ``role`` may read (and with ``write``, write) ``namespace``; returns the role as
+        granted (``public``: every role)."""
         from botbin.workspace.remote import grant_role
 
-        grant_role(self.ws, role, namespace, write)
+        return grant_role(self.ws, role, namespace, write)
 
     def db_revoke(self, role: str, namespace: str) -> bool:
         """``botbin db revoke``: ``role`` may no longer read or write ``namespace``; True when it could."""

@@ -50,4 +50,4 @@ async def test_mcp_searches_and_remembers_through_postgres(fresh_db: str, tmp_pa
         again = _data(await session.call_tool("search_memory", {"query": "otter logo", "k": 1}))
         assert again["hits"][0]["path"] == saved["path"] and again["hits"][0]["namespace"] == "team-mcp"
     remote = svc.ws.remote
-    assert remote is not None and saved["path"] in remote.fingerprints()  # published by the server's sync
+    assert remote is not None and saved["path"] in remote.published()  # published by the server's sync

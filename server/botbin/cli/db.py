@@ -20,9 +20,9 @@ def cmd_db_init(args: argparse.Namespace) -> int:
 
 
 def cmd_db_grant(args: argparse.Namespace) -> int:
-    service(args).db_grant(args.role, args.namespace, args.write)
+    granted = service(args).db_grant(args.role, args.namespace, args.write)
     what = "read and write" if args.write else "read"
-    who = "every role" if args.role in ("public", "PUBLIC") else f"role {args.role}"
+    who = "every role" if granted == "public" else f"role {granted}"
     print(f"botbin: {who} may {what} namespace {args.namespace}", file=sys.stderr)
     return EXIT_OK
 

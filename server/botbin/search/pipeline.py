@@ -38,6 +38,7 @@ from botbin.index.hits import SearchFilters
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
 from botbin.sync.freshness import Freshness, freshness
 from botbin.sync.scan import check_root
+from botbin.sync.state import state_stamp
 
 if TYPE_CHECKING:
     from botbin.index.backend import IndexBackend
@@ -108,6 +109,8 @@ class Searcher:
         self.ws, self.lifecycle = ws, lifecycle
         self._namespace: str | None = None
         """The team-database namespace of ``ws`` (its hits are on this disk); None for the embedded index."""
+        self._synced: tuple[object, frozenset[str]] | None = None
+        """(state file stamp, the notes it lists): read again only when the state file changed."""
 
     def search(
         self,
@@ -145,7 +148,7 @@ class Searcher:
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
         seen = None
         # notes on this disk: the team database's namespace also holds other workspaces' notes
-        mine = set(self.ws.state()[0].files) if remote else None
+        mine = self._synced_paths() if remote else None
 
         def on_disk(h: Hit) -> bool:
             return h.namespace in (None, self._namespace) and (mine is None or h.path in mine)
@@ -190,6 +193,13 @@ class Searcher:
         a = s.alpha if alpha is None else alpha
         nw, bw = s.note_weight, s.neighbour_weight
         return index.search(query, vector, fetch, a, filters, best_per_note, cap, nw, bw, per_note is None)
+
+    def _synced_paths(self) -> frozenset[str]:
+        """The notes this workspace synced (its state file), parsed again only after the file changed."""
+        stamp = state_stamp(self.ws.state_path)  # before the read: a later write is still noticed
+        if self._synced is None or self._synced[0] != stamp:
+            self._synced = (stamp, frozenset(self.ws.state()[0].files))
+        return self._synced[1]
 
     def _stale_notes(self, found: Freshness) -> Freshness:
         """``found`` and every other indexed note that is deleted or no longer tracked (a stat per note)."""

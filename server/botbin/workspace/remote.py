@@ -94,17 +94,16 @@ def team_status(ws: Workspace, state: SyncState) -> TeamStatus | None:
     shown = redact(s.postgres_url or "")
     try:
         remote = ws.remote
-        have = {} if remote is None else remote.fingerprints()
+        notes = {} if remote is None else remote.published()
     except RemoteIndexError as exc:
         return TeamStatus(shown, namespace_of(ws), s.postgres_publish, error=str(exc))
     if state.encrypted or s.encryption:
-        notes = {} if remote is None else remote.published()
-        return TeamStatus(shown, namespace_of(ws), False, error=_sealed(ws, notes, publisher_id(ws)))
-    waiting = sum(have.get(rel) != fingerprint(state, entry) for rel, entry in state.files.items())
+        return TeamStatus(shown, namespace_of(ws), False, error=_sealed(ws, notes, _saved_publisher_id(ws)))
+    waiting = sum(notes.get(rel, ("",))[0] != fingerprint(state, entry) for rel, entry in state.files.items())
     return TeamStatus(shown, namespace_of(ws), s.postgres_publish, waiting)
 
 
-def _sealed(ws: Workspace, notes: dict[str, tuple[str, str | None]], me: str) -> str:
+def _sealed(ws: Workspace, notes: dict[str, tuple[str, str | None]], me: str | None) -> str:
     """Why an encrypted store is not published, and what it published before it was encrypted."""
     left = sum(who == me for _, who in notes.values())
     earlier = (
@@ -124,16 +123,10 @@ def publisher_id(ws: Workspace) -> str:
     """This workspace's publisher id, made on first use and bound to the workspace's folder (a copy of the
     folder, with its ``memory/aifbin``, gets an id of its own): a sync removes from the namespace only the notes
     it published itself, so workspaces can share one namespace without deleting each other's notes."""
-    path = ws.output_dir / PUBLISHER_FILE
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except OSError:
-        lines = []
-    found, root = (lines[0].strip(), lines[1].strip()) if len(lines) > 1 else ("", "")
-    if found and root == str(ws.root):
-        return found
+    found = _saved_publisher_id(ws)
     if found:
-        log.info("%s: made for %s; this folder gets a publisher id of its own", path, root)
+        return found
+    path = ws.output_dir / PUBLISHER_FILE
     found = uuid.uuid4().hex
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -143,6 +136,20 @@ def publisher_id(ws: Workspace) -> str:
             f"{path}: cannot write this workspace's publisher id ({exc}): nothing was published"
         ) from None
     return found
+
+
+def _saved_publisher_id(ws: Workspace) -> str | None:
+    """The publisher id saved for this very folder, None when there is none (or it was made for a copy's
+    original: the file names the folder it was made for)."""
+    path = ws.output_dir / PUBLISHER_FILE
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except OSError:
+        return None
+    found, root = (lines[0].strip(), lines[1].strip()) if len(lines) > 1 else ("", "")
+    if found and root != str(ws.root):
+        log.info("%s: made for %s; this folder gets a publisher id of its own", path, root)
+    return found if found and root == str(ws.root) else None
 
 
 def namespace_of(ws: Workspace) -> str:
@@ -184,12 +191,13 @@ def init_database(ws: Workspace) -> tuple[str, list[int]]:
             raise RemoteIndexError(f"team database {shown}: {clean_reason(exc, options.url)}") from None
 
 
-def grant_role(ws: Workspace, role: str, namespace: str, write: bool) -> None:
-    """``botbin db grant``: let ``role`` read (and with ``write``, write) ``namespace``. Raises
-    RemoteIndexError."""
-    from botbin.index.postgres.schema import grant
+def grant_role(ws: Workspace, role: str, namespace: str, write: bool) -> str:
+    """``botbin db grant``: let ``role`` read (and with ``write``, write) ``namespace``; returns the role as
+    granted (``public``: every role). Raises RemoteIndexError."""
+    from botbin.index.postgres.schema import grant, grant_role_name
 
     _admin(ws, lambda conn: grant(conn, role, namespace, write))
+    return grant_role_name(role)
 
 
 def revoke_role(ws: Workspace, role: str, namespace: str) -> bool:

@@ -79,14 +79,6 @@ class PostgresIndex:
         return self._count[1]
 
     # -- writing -------------------------------------------------------------------------------------
-    def fingerprints(self) -> dict[str, str]:
-        """{path: fingerprint} of the notes published in ``namespace``."""
-        try:
-            with self._pool.connection() as conn:
-                return publish.fingerprints(conn, self.namespace)
-        except psycopg.Error as exc:
-            raise self._failed(exc) from exc
-
     def published(self) -> dict[str, tuple[str, str | None]]:
         """{path: (fingerprint, publisher)} of the notes published in ``namespace``."""
         try:

@@ -120,12 +120,6 @@ def remove_notes(conn: psycopg.Connection[Any], namespace: str, paths: list[str]
             conn.execute("DELETE FROM botbin_notes WHERE namespace = %s AND path = %s", (namespace, path))
 
 
-def fingerprints(conn: psycopg.Connection[Any], namespace: str) -> dict[str, str]:
-    """{path: fingerprint} of every note of ``namespace`` the connection's role can read."""
-    cur = conn.execute("SELECT path, fingerprint FROM botbin_notes WHERE namespace = %s", (namespace,))
-    return {str(path): str(fp) for path, fp in cur.fetchall()}
-
-
 def published(conn: psycopg.Connection[Any], namespace: str) -> dict[str, tuple[str, str | None]]:
     """{path: (fingerprint, publisher)} of every note of ``namespace`` the connection's role can read (publisher
     None: published by a botbin older than schema version 2)."""

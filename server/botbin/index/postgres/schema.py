@@ -151,11 +151,17 @@ def migrate(conn: psycopg.Connection[Any], shown_url: str) -> list[int]:
         return applied
 
 
+def grant_role_name(role: str) -> str:
+    """``role`` as botbin_grants holds it: PostgreSQL's PUBLIC (``public`` / ``PUBLIC``: every role) as
+    ``public``; any other name as given (a role really named "Public" is that role)."""
+    return "public" if role in ("public", "PUBLIC") else role
+
+
 def grant(conn: psycopg.Connection[Any], role: str, namespace: str, write: bool) -> None:
     """Let ``role`` (and its members; ``public``: every role) read ``namespace``, and write it when ``write``;
     the table privileges it needs are granted too. Row-level security keeps every other namespace out of its
     reach."""
-    role = "public" if role in ("public", "PUBLIC") else role  # PostgreSQL's PUBLIC; a role named "Public" is a role
+    role = grant_role_name(role)
     grantee = sql.SQL("PUBLIC") if role == "public" else sql.Identifier(role)
     with conn.transaction():
         conn.execute(
@@ -172,7 +178,7 @@ def grant(conn: psycopg.Connection[Any], role: str, namespace: str, write: bool)
 def revoke(conn: psycopg.Connection[Any], role: str, namespace: str) -> bool:
     """Take ``namespace`` away from ``role`` (its grant row; its table privileges stay for its other
     namespaces, and row-level security hides this one). True when it had a grant."""
-    role = "public" if role in ("public", "PUBLIC") else role
+    role = grant_role_name(role)
     row = conn.execute(
         "DELETE FROM botbin_grants WHERE namespace = %s AND role = %s RETURNING 1", (namespace, role)
     ).fetchone()
