@@ -264,6 +264,9 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
     if not isinstance(emb, bytes) or len(emb) != dim * 4:
         size = len(emb) if isinstance(emb, bytes) else type(emb).__name__
         raise AifBinFormatError(f"{where} embedding is {size} bytes, expected dim x 4 = {dim * 4}", name)
+    vector = np.frombuffer(emb, dtype="<f4").astype(np.float32, copy=False)
+    if not np.isfinite(vector).all():  # a NaN would rank nowhere and poison every sum it joins
+        raise AifBinFormatError(f"{where} embedding holds NaN or infinite values", name)
     start, end = raw.get("start_line"), raw.get("end_line")
     if not (
         isinstance(start, int)
@@ -293,7 +296,7 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
         kind=kind,
         tokens=tokens,
         text_md5=str(raw.get("text_md5", "")),
-        embedding=np.frombuffer(emb, dtype="<f4").astype(np.float32, copy=False),
+        embedding=vector,
         directives=tuple(d for d in directives if isinstance(d, dict)) if isinstance(directives, list) else (),
     )
 
@@ -333,8 +336,9 @@ def decode(data: bytes, name: str, keyring: Keyring | None = None) -> AifBinDocu
     opens an encrypted one.
 
     Raises AifBinFormatError for any malformed part (see decode_metadata), a chunk block that is not an
-    array of ``chunk_count`` maps, or an embedding whose size is not dim x 4; DecryptionError (a subclass)
-    for an encrypted file without a keyring, with a wrong passphrase, or with any byte changed.
+    array of ``chunk_count`` maps, or an embedding whose size is not dim x 4 or that holds NaN or infinity;
+    DecryptionError (a subclass) for an encrypted file without a keyring, with a wrong passphrase, or with any
+    byte changed.
     """
     flags, count, meta = decode_metadata(data, name)
     body_start = HEADER_SIZE + int(HEADER.unpack_from(data)[4])

@@ -135,7 +135,7 @@ class Directive:
                 tuple(str(h) for h in raw["heading_path"]),
                 cues,
             )
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: int() of an infinite float
             return None
 
 

@@ -8,6 +8,7 @@ strings and nested lists in the MessagePack header.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.aifbin import ChunkRecord
+from botbin.aifbin import KINDS, ChunkRecord
 from botbin.directives.partition import Directive
 from botbin.index.entry import NoteEntry
 
@@ -29,6 +30,32 @@ CHUNK_FIELDS = ("text", "heading", "kind", "md5", "directives")
 CHUNK_INTS = ("id", "start_line", "end_line", "tokens")
 """The columns of the ``chunk_ints`` array, int64 (rows, 4)."""
 _EMPTY = np.zeros(0, dtype=np.float32)
+
+
+def _all(kind: type | tuple[type, ...]) -> Callable[[list[Any]], bool]:
+    return lambda column: all(isinstance(v, kind) for v in column)
+
+
+def _lists_of(kind: type) -> Callable[[list[Any]], bool]:
+    return lambda column: all(isinstance(v, list) and all(isinstance(x, kind) for x in v) for v in column)
+
+
+_COLUMN_CHECKS: dict[str, Callable[[list[Any]], bool]] = {
+    "file": _all(str),
+    "path": _all(str),
+    "title": _all(str),
+    "tags": _lists_of(str),
+    "date": _all((str, type(None))),
+    "md5": _all((str, type(None))),
+    "instruction": _all(bool),
+    "created": _all((str, type(None))),
+    "directives": _lists_of(dict),
+    "text": _all(str),
+    "heading": _lists_of(str),
+    "kind": lambda column: set(column) <= KINDS if all(isinstance(v, str) for v in column) else False,
+}
+"""A read-back cache is untrusted: each column's values must have the type an entry holds (the header is
+MessagePack, where any value can stand anywhere)."""
 
 
 def note_columns(notes: list[tuple[str, Stamp, NoteEntry]]) -> tuple[dict[str, list[Any]], dict[str, Any]]:
@@ -93,6 +120,12 @@ class Table:
                 column = table.get(name)
                 if not isinstance(column, list) or len(column) != size:
                     raise ValueError(f"column {name!r} does not hold {size} values")
+                if not _COLUMN_CHECKS[name](column):
+                    raise ValueError(f"column {name!r} holds a value of the wrong type")
+        if rows and (int(ints.min(axis=0)[0]) < 0 or bool((ints[:, 1] < 0).any() | (ints[:, 2] <= ints[:, 1]).any())):
+            raise ValueError("chunk_ints holds a negative id, a negative line or an empty line range")
+        if rows and int(ints[:, 3].min()) < 0:
+            raise ValueError("chunk_ints holds a negative token count")
         cols = {name: chunks[name] for name in CHUNK_FIELDS}
         cols["heading"] = list(map(tuple, cols["heading"]))
         cols["directives"] = list(map(tuple, cols["directives"]))

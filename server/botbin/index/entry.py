@@ -64,7 +64,8 @@ def note_from(doc: AifBinDocument, vocab: dict[str, int]) -> NoteEntry:
     raw = doc.metadata.get("note")
     info: dict[str, Any] = raw if isinstance(raw, dict) else {}
     title = str(info.get("title") or Path(doc.source).stem)
-    tags = tuple(str(t) for t in info.get("tags", []) if isinstance(t, str))
+    raw_tags = info.get("tags")  # metadata read back is untrusted: a tag list may be anything
+    tags = tuple(t for t in raw_tags if isinstance(t, str)) if isinstance(raw_tags, list) else ()
     date = info.get("date") if isinstance(info.get("date"), str) else None
     tokens = tuple(_token_ids(bm25_terms(" ".join([title, *c.heading_path, c.text])), vocab) for c in doc.chunks)
     chunks = tuple(replace(c, embedding=_NO_VECTOR) for c in doc.chunks)

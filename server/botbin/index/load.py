@@ -8,16 +8,18 @@ import logging
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from botbin.aifbin import decode
+from botbin.aifbin import AifBinDocument, decode
 from botbin.errors import AifBinFormatError
 from botbin.index.ann_live import AnnConfig
 from botbin.index.cache_table import Stamp
 from botbin.index.entry import NoteEntry
 from botbin.index.load_cache import CacheConfig, Cached, read_cache, stamp_of, write_in_background
 from botbin.index.store import MemoryIndex
+from botbin.sync.confine import Confined
 
 if TYPE_CHECKING:
     from botbin.crypto.cipher import Keyring
@@ -32,9 +34,12 @@ def load_index(
     keyring: Keyring | None = None,
     ann: AnnConfig | None = None,
     cache: CacheConfig | None = None,
+    owner: Owner | None = None,
 ) -> tuple[MemoryIndex, list[str]]:
     """Read AIF-BIN ``files`` (paths or their strings) into a new index (``keyring`` opens encrypted ones, in
     memory only); a bad file is skipped with a warning naming it (and is appended to ``damaged`` when given).
+    ``owner``: the output folder every file must stay in and the note each file must be the output of (the
+    files are read back, so untrusted: a link out of the folder, or a file naming another note, is a bad file).
     ``ann``: the HNSW settings; past its threshold the HNSW index is loaded or built in the background (exact
     search meanwhile).
     ``cache``: the load cache (index/load_cache.py): notes whose file is unchanged since it was written come from
@@ -43,7 +48,7 @@ def load_index(
     garbage, yet each collection walked every one made so far (0.3 s of a 1.3 s load at 27k chunks)
     (``_collector_paused``)."""
     with _collector_paused():
-        return _load(files, dim, damaged, keyring, ann, cache)
+        return _load(files, dim, damaged, keyring, ann, cache, owner)
 
 
 @contextmanager
@@ -73,6 +78,7 @@ def _load(
     keyring: Keyring | None,
     ann: AnnConfig | None,
     cache: CacheConfig | None,
+    owner: Owner | None,
 ) -> tuple[MemoryIndex, list[str]]:
     index = MemoryIndex(dim, ann)
     warnings: list[str] = []
@@ -81,17 +87,19 @@ def _load(
         index.seed_vocab(cached.vocab)
     loaded: list[tuple[str, Stamp, NoteEntry]] = []
     hits = 0
-    for path in files:
+    guard = Confined(owner.folder) if owner is not None else None
+    for i, path in enumerate(files):
         key = os.fspath(path)  # a string from the caller: 10k Path joins cost 0.1-0.2 s
         stamp = stamp_of(key)
+        source = owner.sources[i] if owner is not None else None
         try:
             hit = cached is not None and stamp is not None and cached.stamps.get(key) == stamp
             note = cached.entry(key) if cached is not None and hit else None
-            if note is not None:
+            if note is not None and source in (None, note.path):
                 index.put_entry(note)
                 hits += 1
             else:
-                note = index.upsert(decode(Path(key).read_bytes(), key, keyring))
+                note = index.upsert(_read(key, keyring, guard, source))
             if stamp is not None:
                 loaded.append((key, stamp, note))
         except (OSError, AifBinFormatError, ValueError) as exc:
@@ -104,6 +112,28 @@ def _load(
     log.info("index loaded: %d notes, %d of them from the load cache%s", len(files), hits, postings)
     index.prepare_ann()
     return index, warnings
+
+
+@dataclass(frozen=True)
+class Owner:
+    """What the files of a load must belong to."""
+
+    folder: Path
+    """The output folder: a file must stay in it (symbolic links resolved)."""
+    sources: Sequence[str]
+    """The note each file is the output of, in the order of the files."""
+
+
+def _read(key: str, keyring: Keyring | None, guard: Confined | None, source: str | None) -> AifBinDocument:
+    """The document of AIF-BIN file ``key``, which must stay in ``guard``'s folder and be the output of note
+    ``source`` (when given). Raises OSError or AifBinFormatError naming the file."""
+    if guard is None:
+        return decode(Path(key).read_bytes(), key, keyring)
+    with guard.open(key) as handle:
+        doc = decode(handle.read(), key, keyring)
+    if source is not None and doc.source != source:
+        raise AifBinFormatError(f"its metadata names the note {doc.source[:200]!r}, not {source!r}", key)
+    return doc
 
 
 def _after_cache(

@@ -24,6 +24,7 @@ import hashlib
 import logging
 import os
 import threading
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from botbin.index.entry import NoteEntry
 from botbin.index.lexical import MainSegment, flat_main_segment
 from botbin.index.tokenize import bm25_terms
 from botbin.sync.atomic import writer_temp
+from botbin.sync.confine import Confined
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +140,10 @@ def read_cache(config: CacheConfig, dim: int | None) -> Cached | None:
     if not config.path.exists():
         return None
     try:
-        with np.load(config.path, allow_pickle=False) as npz:
+        with Confined(config.path.parent).open(config.path) as handle, np.load(handle, allow_pickle=False) as npz:
+            size = os.fstat(handle.fileno()).st_size
+            if any(i.compress_type != zipfile.ZIP_STORED or i.file_size > size for i in npz.zip.infolist()):
+                raise ValueError("a member is compressed or larger than the file (this botbin stores them plain)")
             arrays = {name: npz[name] for name in npz.files}
         head = msgpack.unpackb(arrays.pop("meta").tobytes(), raw=False, strict_map_key=True)
         why = _mismatch(head, config, dim)
@@ -163,35 +168,71 @@ def _mismatch(head: Any, config: CacheConfig, dim: int | None) -> str | None:
     return None
 
 
+_DTYPES = {
+    "stamps": np.int64,
+    "counts": np.int64,
+    "chunk_ints": np.int64,
+    "matrix": np.float32,
+    "centroids": np.float32,
+    "keys": np.int64,
+    "tokens": np.int32,
+    "token_ends": np.int64,
+    "bm25_indptr": np.int64,
+    "bm25_slots": np.int32,
+    "bm25_tfs": np.float32,
+}
+"""What ``write_cache`` stores, array by array: a file read back with another type is not this botbin's."""
+
+
 def _checked(head: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> Cached:
-    """Raises ValueError when the arrays do not fit the notes listed (a torn or foreign file)."""
+    """Raises ValueError when the arrays do not fit the notes listed (a torn, tampered or foreign file)."""
+    for name, dtype in _DTYPES.items():
+        if arrays[name].dtype != dtype:
+            raise ValueError(f"{name} is {arrays[name].dtype}, expected {np.dtype(dtype)}")
     counts, stamps = arrays["counts"], arrays["stamps"]
     table = Table.read(head["notes"], head["chunks"], counts, arrays["chunk_ints"])
     files: list[str] = table.notes["file"]
     rows, dim = len(table.chunks["text"]), int(head["dim"])
+    ends = arrays["token_ends"]
+    if rows and (ends.shape != (rows,) or int(ends[0]) < 0 or bool((np.diff(ends) < 0).any())):
+        raise ValueError("token_ends go backwards")
     shapes = {
         "stamps": (len(files), 3),
         "matrix": (rows, dim),
         "centroids": (len(files), dim),
         "keys": (rows,),
         "token_ends": (rows,),
-        "tokens": (int(arrays["token_ends"][-1]) if rows else 0,),
+        "tokens": (int(ends[-1]) if rows else 0,),
     }
     for name, shape in shapes.items():
         if arrays[name].shape != shape:
             raise ValueError(f"{name} has shape {arrays[name].shape}, expected {shape}")
     vocab: list[str] = head["vocab"]
-    if arrays["tokens"].size and int(arrays["tokens"].max()) >= len(vocab):
+    if not isinstance(vocab, list) or not all(isinstance(term, str) for term in vocab):
+        raise ValueError("the vocabulary is not a list of strings")
+    _check_values(arrays, rows, len(vocab))
+    stamp_list: list[Stamp] = list(map(tuple, stamps.tolist()))
+    return Cached(vocab, dict(zip(files, stamp_list, strict=True)), {f: i for i, f in enumerate(files)}, table, arrays)
+
+
+def _check_values(arrays: dict[str, npt.NDArray[Any]], rows: int, terms: int) -> None:
+    """Raises ValueError for a value out of range: a NaN vector, a token id or posting outside its table."""
+    for name in ("matrix", "centroids"):  # a NaN would rank nowhere and poison every sum it joins
+        if not np.isfinite(arrays[name]).all():
+            raise ValueError(f"{name} holds NaN or infinite values")
+    tokens = arrays["tokens"]
+    if tokens.size and (int(tokens.max()) >= terms or int(tokens.min()) < 0):
         raise ValueError("a token id lies outside the vocabulary")
-    indptr, postings = arrays["bm25_indptr"], len(arrays["bm25_slots"])
-    if indptr.shape != (len(vocab) + 1,) or int(indptr[-1]) != postings or arrays["bm25_tfs"].shape != (postings,):
+    indptr, slots, tfs = arrays["bm25_indptr"], arrays["bm25_slots"], arrays["bm25_tfs"]
+    postings = len(slots)
+    if indptr.shape != (terms + 1,) or int(indptr[0]) != 0 or int(indptr[-1]) != postings or tfs.shape != (postings,):
         raise ValueError("the BM25 postings do not fit the vocabulary")
     if len(indptr) > 1 and bool((np.diff(indptr) < 0).any()):
         raise ValueError("the BM25 posting offsets go backwards")
-    if postings and int(arrays["bm25_slots"].max()) >= rows:
-        raise ValueError("a BM25 posting names a chunk past the last")
-    stamp_list: list[Stamp] = list(map(tuple, stamps.tolist()))
-    return Cached(vocab, dict(zip(files, stamp_list, strict=True)), {f: i for i, f in enumerate(files)}, table, arrays)
+    if postings and (int(slots.max()) >= rows or int(slots.min()) < 0):
+        raise ValueError("a BM25 posting names a chunk outside the table")
+    if postings and not (np.isfinite(tfs).all() and float(tfs.min()) >= 0):
+        raise ValueError("a BM25 term count is negative or not finite")
 
 
 def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, NoteEntry]], vocab: list[str]) -> None:

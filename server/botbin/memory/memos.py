@@ -45,6 +45,12 @@ CREATE TABLE IF NOT EXISTS memos (
 );
 CREATE INDEX IF NOT EXISTS memos_path ON memos(path);
 """
+_PLACE_OK = (
+    "typeof(id) = 'text' AND typeof(path) = 'text' AND typeof(start_line) = 'integer' "
+    "AND typeof(end_line) = 'integer' AND start_line >= 0 AND end_line >= start_line"
+)
+"""The rows whose place has the types botbin writes (SQLite keeps any value in any column; a place query leaves
+the others out, and the next reconcile writes their place again)."""
 _COLUMNS = (
     "id, path, start_line, end_line, created, last_retrieved, tags, reinforcement_count, decay_score, "
     "archived_at, archived_text"
@@ -108,20 +114,44 @@ class MemoSeed:
 
 
 def _row(r: tuple[object, ...]) -> Memo:
+    """The memo of one row. The file is read back, so untrusted (SQLite keeps any value in any column): raises
+    ValueError for a value of the wrong type or range."""
     (mid, path, start, end, created, last, tags, count, decay, archived, text) = r
+    if not _place_ok(mid, path, start, end):
+        raise ValueError("id, path or line range of the wrong type")
+    if not (isinstance(count, int) and count >= 0 and isinstance(decay, int | float) and 0.0 <= decay <= 1.0):
+        raise ValueError("reinforcement_count or decay_score out of range")  # NaN fails 0 <= decay too
+    parsed = json.loads(tags) if isinstance(tags, str) else None
+    if not (isinstance(parsed, list) and all(isinstance(t, str) for t in parsed)):
+        raise ValueError("tags are not a JSON list of strings")
     return Memo(
         str(mid),
         str(path),
         int(str(start)),
         int(str(end)),
-        datetime.fromisoformat(str(created)),
-        datetime.fromisoformat(str(last)) if last else None,
-        tuple(json.loads(str(tags))),
-        int(str(count)),
-        float(str(decay)),
-        datetime.fromisoformat(str(archived)) if archived else None,
+        _when(created),
+        _when(last) if last is not None else None,
+        tuple(parsed),
+        count,
+        float(decay),
+        _when(archived) if archived is not None else None,
         None if text is None else str(text),
     )
+
+
+def _place_ok(mid: object, path: object, start: object, end: object) -> bool:
+    """True if a row's id, path and line range have the types and order botbin writes."""
+    lines = isinstance(start, int) and isinstance(end, int) and 0 <= start <= end
+    return isinstance(mid, str) and isinstance(path, str) and lines
+
+
+def _when(value: object) -> datetime:
+    """A time column read back, with its time zone (a naive one is taken as local, as reconcile does); raises
+    ValueError unless it is an ISO 8601 string."""
+    if not isinstance(value, str):
+        raise ValueError("a time that is not a string")
+    when = datetime.fromisoformat(value)
+    return when if when.tzinfo else when.astimezone()
 
 
 class MemoStore:
@@ -135,7 +165,22 @@ class MemoStore:
         self.path = path
         self.warnings: list[str] = []
         self._lock = threading.Lock()
+        self._set_links_aside()
         self._db = self._open()
+
+    def _set_links_aside(self) -> None:
+        """Rename aside (``.link``) a memo file that is a symbolic link, never open it: the output folder is
+        shared, and SQLite would write through a link planted there, outside the folder. Its target is left
+        as it is; a fresh store starts."""
+        for name in (self.path.name, *(self.path.name + tail for tail in ("-wal", "-shm", "-journal"))):
+            link = self.path.with_name(name)
+            if link.is_symlink():
+                try:
+                    os.replace(link, link.with_name(name + ".link"))
+                except OSError as exc:  # an unwritable folder: as sqlite3 would report it
+                    raise sqlite3.OperationalError(f"{link}: a symbolic link, not followed ({exc})") from exc
+                self.warnings.append(f"{link}: a symbolic link; renamed to {name}.link and not followed")
+                log.warning("%s", self.warnings[-1])
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -190,20 +235,19 @@ class MemoStore:
             for start in range(0, len(wanted), 500):
                 part = wanted[start : start + 500]
                 marks = ",".join("?" * len(part))
-                for r in self._db.execute(f"SELECT {_COLUMNS} FROM memos WHERE id IN ({marks})", part):
-                    out[str(r[0])] = _row(r)
+                rows = self._db.execute(f"SELECT {_COLUMNS} FROM memos WHERE id IN ({marks})", part)
+                out.update((m.id, m) for m in self._memos(rows))
         return out
 
     def all(self) -> list[Memo]:
         """Every memo, archived ones included, by path then line."""
         with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM memos ORDER BY path, start_line").fetchall()
-        return [_row(r) for r in rows]
+            return self._memos(self._db.execute(f"SELECT {_COLUMNS} FROM memos ORDER BY path, start_line"))
 
     def places(self, paths: Iterable[str] | None = None) -> list[MemoPlace]:
         """Where every memo (or those of notes ``paths``) sits, archived ones included, in no order: five columns,
         no parsing, so a full reconcile at start reads 27k memos in a fraction of ``all``'s time."""
-        columns = "SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos"
+        columns = f"SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos WHERE {_PLACE_OK}"
         with self._lock:  # unordered (sorting 27k rows tripled the read): callers order what they need
             if paths is None:
                 return [MemoPlace(i, p, s, e, bool(a)) for i, p, s, e, a in self._db.execute(columns)]
@@ -212,14 +256,14 @@ class MemoStore:
             for start in range(0, len(wanted), 500):
                 part = wanted[start : start + 500]
                 marks = ",".join("?" * len(part))
-                rows = self._db.execute(f"{columns} WHERE path IN ({marks})", part)
+                rows = self._db.execute(f"{columns} AND path IN ({marks})", part)
                 out.extend(MemoPlace(i, p, s, e, bool(a)) for i, p, s, e, a in rows)
             return out
 
     def place_map(self) -> dict[str, tuple[str, int, int, bool]]:
         """Every memo's place, archived ones included: id -> (path, start_line, end_line, archived); plain
         tuples, what a whole-workspace check at start compares with the index (``places`` builds objects)."""
-        columns = "SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos"
+        columns = f"SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos WHERE {_PLACE_OK}"
         with self._lock:
             return {i: (p, s, e, bool(a)) for i, p, s, e, a in self._db.execute(columns)}
 
@@ -232,7 +276,28 @@ class MemoStore:
                 part = wanted[start : start + 500]
                 marks = ",".join("?" * len(part))
                 query = f"SELECT {_COLUMNS} FROM memos WHERE path IN ({marks}) ORDER BY path, start_line"
-                out.extend(_row(r) for r in self._db.execute(query, part))
+                out.extend(self._memos(self._db.execute(query, part)))
+        return out
+
+    def _memos(self, rows: Iterable[tuple[object, ...]]) -> list[Memo]:
+        """The memos of ``rows`` (the lock held); a row of the wrong types (the file is read back, so untrusted)
+        is removed with a warning naming the file: the next reconcile makes its memo again from the index."""
+        out: list[Memo] = []
+        bad: list[object] = []
+        for r in rows:
+            try:
+                out.append(_row(r))
+            except (ValueError, TypeError, OverflowError):
+                bad.append(r[0])
+        if bad:
+            self._db.executemany("DELETE FROM memos WHERE id IS ?", [(i,) for i in bad])
+            log.warning(
+                "%s: %d memo rows held values of the wrong type (the first: %r); removed, they are made again "
+                "from the index (their reinforcement counts are lost)",
+                self.path,
+                len(bad),
+                str(bad[0])[:80],
+            )
         return out
 
     def archived_ids(self) -> set[str]:

@@ -14,9 +14,9 @@ sets ``encrypted`` last; decrypting sets ``mode`` to "decrypting" first and remo
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ from botbin.config import Settings
 from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf
 from botbin.errors import AifBinFormatError, PassphraseError, WrongPassphraseError
 from botbin.sync.atomic import atomic_write
+from botbin.sync.confine import Confined, remove_output
 from botbin.sync.state import SyncState
 
 log = logging.getLogger(__name__)
@@ -157,31 +158,36 @@ def writer_keys(
     return keys
 
 
-def convert_outputs(root: Path, state: SyncState, keys: StoreKeys | None, compress: bool) -> list[str]:
+def convert_outputs(
+    root: Path, output_dir: Path, state: SyncState, keys: StoreKeys | None, compress: bool
+) -> list[str]:
     """Rewrite every output of ``state`` encrypted (``keys.cipher`` set) or plain, each atomically, then
     set ``state.encrypted``; the caller saves the state, and after a decryption removes the marker with
-    finish_decryption. An output that cannot be read is removed, so the sync rebuilds it from its note.
+    finish_decryption. An output that cannot be read is removed when it is one botbin wrote (inside
+    ``output_dir``, with the AIF-BIN magic: sync/confine.py), so the sync rebuilds it from its note.
     Returns warnings naming the files."""
     cipher = keys.cipher if keys is not None else None
     keyring = keys.keyring if keys is not None else None
+    guard = Confined(output_dir)
     warnings: list[str] = []
     for rel, entry in state.files.items():
         path = root / entry.output
         try:
-            doc = decode(path.read_bytes(), str(path), keyring)
+            with guard.open(path) as handle:
+                doc = decode(handle.read(), str(path), keyring)
         except FileNotFoundError:
             continue
         except (OSError, AifBinFormatError) as exc:
-            warnings.append(f"{exc}; removed, the sync rebuilds it from {rel}")
-            with contextlib.suppress(OSError):
-                path.unlink()
             entry.output_bytes = -1
+            left = remove_output(guard, path)
+            warnings.append(f"{exc}; {left or 'removed'}, the sync rebuilds it from {rel}")
             continue
         if doc.encrypted == (cipher is not None):
             continue
         blob = encode(doc, compress=compress or bool(doc.flags & FLAG_COMPRESSED), cipher=cipher)
-        atomic_write(path, blob)
-        entry.output_bytes = len(blob)
+        target = Path(guard.real_path(path, follow=False) or path)  # open() above checked it stays inside
+        atomic_write(target, blob)
+        entry.output_bytes, entry.output_ctime_ns = len(blob), os.lstat(target).st_ctime_ns
     state.encrypted = cipher is not None
     return warnings
 

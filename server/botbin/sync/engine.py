@@ -105,7 +105,7 @@ def sync_workspace(
         if only is None:  # a walk of the whole store; a killed writer marks the store interrupted: no ``only``
             remove_stale_temps(ctx.output_dir)
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
-            distrust_mismatched_outputs(ctx.root, state)
+            distrust_mismatched_outputs(ctx.root, ctx.output_dir, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)
         force = full or needs_full_check(state, ctx.model.name, ctx.params.as_dict())
         run = SyncRun(ctx, state, keep_documents, written, keys, progress)
@@ -113,7 +113,7 @@ def sync_workspace(
         run.dirty = force or interrupted or not (ctx.output_dir / STATE_FILE).is_file()
         if state.encrypted != (run.cipher is not None) or (keys is not None and run.cipher is None):
             mark_interrupted(ctx.output_dir)
-            run.warnings.extend(convert_outputs(ctx.root, state, keys, ctx.settings.compress))
+            run.warnings.extend(convert_outputs(ctx.root, ctx.output_dir, state, keys, ctx.settings.compress))
             run.dirty = True
         state.model, state.chunker = ctx.model.name, ctx.params.as_dict()
         run.warnings.extend([*scan.warnings, *warnings])

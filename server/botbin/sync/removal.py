@@ -11,6 +11,7 @@ from pathlib import Path
 from botbin.config import Settings
 from botbin.sync.atomic import remove_empty_dirs
 from botbin.sync.cache import vectors_of
+from botbin.sync.confine import Confined, is_output, remove_output
 from botbin.sync.spare import Vectors, add_spare
 from botbin.sync.state import SyncState
 
@@ -80,20 +81,19 @@ def remove_outputs(
 ) -> None:
     """Drop ``rels`` from ``state`` and remove their outputs (and folders left empty), first moving their
     vectors into the spare file when ``spare`` is given. Problems are appended to ``warnings``."""
+    guard = Confined(out_dir)  # an output named by a tampered entry or reached through a planted link stays
     if spare is not None:  # saved before any output goes: a kill in between loses no vector
         saved: Vectors = {}
         for rel in rels:
-            saved.update(vectors_of(root / state.files[rel].output, spare.model_id))
+            saved.update(vectors_of(root / state.files[rel].output, spare.model_id, None, guard, spare.dim))
         try:
             add_spare(spare.path, spare.model_id, spare.dim, saved)
         except OSError as exc:
             warnings.append(f"{spare.path}: cannot keep the removed notes' embeddings ({exc.strerror})")
     for rel in rels:
         target = root / state.files.pop(rel).output
-        try:
-            target.unlink(missing_ok=True)
-        except OSError as exc:
-            warnings.append(f"{target}: cannot remove stale output ({exc.strerror})")
+        if (problem := remove_output(guard, target)) is not None:
+            warnings.append(problem)
         remove_empty_dirs(target.parent, out_dir)
 
 
@@ -110,27 +110,25 @@ def sweep_orphans(
     output folder (``output_dir``, relative to ``root``) is touched; ``covers(note)`` is True for notes under
     a folder that could not be read (their outputs stay)."""
     out_dir = root / output_dir
+    guard = Confined(out_dir)
     owned = {entry.output for entry in state.files.values()}
     orphans = []
     for path in out_dir.rglob("*.aif-bin"):
         rel = path.relative_to(root).as_posix()
         source = rel[len(output_dir.strip("/")) + 1 : -len(".aif-bin")] + ".md"
-        if rel not in owned and not covers(source):
-            orphans.append(path)
+        if rel not in owned and not covers(source) and guard.real_path(path) is not None and is_output(path):
+            orphans.append(path)  # only what botbin wrote: a link, or a file without the AIF-BIN magic, stays
     if spare is not None and orphans:
         try:
             add_spare(
                 spare.path,
                 spare.model_id,
                 spare.dim,
-                {k: v for path in orphans for k, v in vectors_of(path, spare.model_id).items()},
+                {k: v for path in orphans for k, v in vectors_of(path, spare.model_id, None, guard, spare.dim).items()},
             )
         except OSError as exc:
             warnings.append(f"{spare.path}: cannot keep the removed notes' embeddings ({exc.strerror})")
     for path in orphans:
-        try:
-            path.unlink()
-            warnings.append(f"{path}: removed an output no note owns any more")
-        except OSError as exc:
-            warnings.append(f"{path}: cannot remove a stale output ({exc.strerror})")
+        problem = remove_output(guard, path)
+        warnings.append(problem or f"{path}: removed an output no note owns any more")
         remove_empty_dirs(path.parent, out_dir)

@@ -3,7 +3,9 @@ AIF-BIN file and keep the state file's entries (what ``engine.sync_workspace`` d
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,7 +21,8 @@ from botbin.embedding import Embedder
 from botbin.errors import BotbinError
 from botbin.sync.atomic import atomic_write, fsync_dir
 from botbin.sync.cache import EmbeddingCache
-from botbin.sync.candidates import output_intact
+from botbin.sync.candidates import OutputCheck, output_change, output_problem
+from botbin.sync.confine import Confined
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
 from botbin.sync.encryption import PassphraseFn, StoreKeys
 from botbin.sync.progress import ChunkProgress, ProgressFn, embed_in_steps
@@ -84,7 +87,9 @@ class SyncRun:
         self.planned: set[str] = set()
         """text_md5 of the queued chunks counted as to embed."""
         self.cipher = keys.cipher if keys is not None else None
-        self.cache = EmbeddingCache(ctx.model.name, keys.keyring if keys is not None else None)
+        self.cache = EmbeddingCache(
+            ctx.model.name, keys.keyring if keys is not None else None, ctx.output_dir, ctx.model.dim
+        )
         self.added: list[str] = []
         self.modified: list[str] = []
         self.rechunked: list[str] = []
@@ -113,6 +118,8 @@ class SyncRun:
         """A note-level sync's notes (no other state entry can change): saves append them to the journal."""
         self.new_model = bool(state.files) and state.model != ctx.model.name
         """The outputs were embedded with another model: every note is re-embedded ("modified")."""
+        self.expect = OutputCheck(Confined(ctx.output_dir), ctx.model.name, ctx.model.dim, self.cache.keyring)
+        """What an output read back must be: in the output folder, this model's."""
 
     def handle(self, rel: str, st: FileStat, force: bool) -> bool:
         """Check one candidate note; queue it if its content changed. False if it vanished meanwhile."""
@@ -133,12 +140,7 @@ class SyncRun:
             return True
         entry = self.state.files.get(rel)
         md5 = hashlib.md5(data).hexdigest()
-        if (
-            entry is not None
-            and entry.hash == md5
-            and not force
-            and output_intact(self.ctx.root / entry.output, entry.output_bytes)
-        ):
+        if entry is not None and entry.hash == md5 and not force and self._output_kept(rel, entry):
             entry.restat(len(data), st.mtime_ns, st.ino, st.ctime_ns)
             self.dirty = True
             return True
@@ -161,6 +163,21 @@ class SyncRun:
         if self.group_chunks >= PLAN_CHUNKS:
             self.flush()
         return True
+
+    def _output_kept(self, rel: str, entry: FileEntry) -> bool:
+        """True if note ``rel``'s output is still the one written for ``entry``: by a stat, or, when the file was
+        touched or rewritten since (even at the same size), by decoding it in full. A damaged one is named in a
+        warning; False then, and the note is written again."""
+        path = self.ctx.root / entry.output
+        change = output_change(path, entry)
+        if change != "changed":
+            return change is None
+        problem = output_problem(path, rel, entry, self.expect)
+        if problem is None:
+            entry.output_ctime_ns = os.lstat(path).st_ctime_ns  # what the next sync's stat compares with
+            return True
+        self.warnings.append(f"{problem}; its output is written again from the note")
+        return False
 
     def _plan(self, prep: PreparedNote) -> None:
         """Count the chunks of ``prep`` that the cache lacks (renames and spare vectors may lower it)."""
@@ -231,8 +248,10 @@ class SyncRun:
             out_rel = output_rel(prep.rel, self.ctx.settings.output_dir)
             blob = encode(doc, compress=self.ctx.settings.compress, cipher=self.cipher)
             try:
-                atomic_write(self.ctx.root / out_rel, blob, sync_dir=False)
-                folders.add((self.ctx.root / out_rel).parent)
+                target = self._target(out_rel)
+                atomic_write(target, blob, sync_dir=False)
+                written_ctime = os.lstat(target).st_ctime_ns
+                folders.add(target.parent)
             except OSError as exc:
                 self.failed.append(NoteFailure(prep.rel, f"cannot write {out_rel} ({exc.strerror or exc})"))
                 for changed in (self.added, self.modified, self.rechunked):
@@ -250,6 +269,7 @@ class SyncRun:
                 len(blob),
                 st.ino,
                 st.ctime_ns,
+                written_ctime,
             )
             if self.keep_documents:
                 self.documents[prep.rel] = doc
@@ -260,6 +280,14 @@ class SyncRun:
             fsync_dir(folder)
         if time.monotonic() - self.saved_at >= CHECKPOINT_S:
             self.save()
+
+    def _target(self, out_rel: str) -> Path:
+        """Where output ``out_rel`` is written: under the real output folder, never through a folder link that
+        leads out of it (a link at the file itself is replaced). Raises OSError (EXDEV) for such a link."""
+        real = self.expect.guard.real_path(self.ctx.root / out_rel, follow=False)
+        if real is None:
+            raise OSError(errno.EXDEV, "a symbolic link leads out of the output folder; not followed")
+        return Path(real)
 
     def save(self) -> None:
         save_state(self.ctx.output_dir / STATE_FILE, self.state, self.only)

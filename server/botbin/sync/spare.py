@@ -20,6 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.sync.atomic import atomic_write
+from botbin.sync.confine import read_confined
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,7 @@ def read_spare(path: Path, model_id: str, dim: int) -> Vectors:
     the file is an optimization only.
     """
     try:
-        raw = msgpack.unpackb(path.read_bytes(), raw=False)
+        raw = msgpack.unpackb(read_confined(path.parent, path), raw=False)
     except FileNotFoundError:
         return {}
     except (OSError, ValueError, msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
@@ -55,7 +56,11 @@ def read_spare(path: Path, model_id: str, dim: int) -> Vectors:
         log.warning("%s: spare embeddings damaged (sizes disagree); ignored", path)
         return {}
     matrix = np.frombuffer(blob, dtype="<f4").reshape(len(keys), dim).astype(np.float32)
-    return {str(key): matrix[i] for i, key in enumerate(keys)}
+    if not all(isinstance(key, str) for key in keys) or not np.isfinite(matrix).all():
+        # a NaN vector taken from here would be written into the notes' outputs
+        log.warning("%s: spare embeddings damaged (a key that is not a string, or NaN vectors); ignored", path)
+        return {}
+    return {key: matrix[i] for i, key in enumerate(keys)}
 
 
 def write_spare(path: Path, model_id: str, dim: int, vectors: Vectors, limit: int = MAX_SPARE_VECTORS) -> None:

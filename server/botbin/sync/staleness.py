@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from botbin.config import Settings
-from botbin.sync.engine import output_intact
+from botbin.sync.candidates import output_change
 from botbin.sync.removal import on_disk
 from botbin.sync.scan import scan_workspace, untracked_notes_hint
 from botbin.sync.state import SyncState
@@ -36,7 +36,8 @@ class Staleness:
 
 def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
     """Compare the notes under ``root`` with ``state`` by stat only (size, mtime, inode, ctime), and check that each
-    output file is there with its recorded size. Never raises: a scan that fails is a warning (tracked 0)."""
+    output file is there with its recorded size and change time (a same-size edit of an output is stale too).
+    Never raises: a scan that fails is a warning (tracked 0)."""
     stale: list[StaleNote] = []
     try:
         scan = scan_workspace(root, settings)
@@ -48,8 +49,10 @@ def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
             stale.append(StaleNote(rel, "not synced yet"))
         elif not entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns):
             stale.append(StaleNote(rel, "changed since the last sync"))
-        elif not output_intact(root / entry.output, entry.output_bytes):
+        elif (change := output_change(root / entry.output, entry)) in ("missing", "damaged"):
             stale.append(StaleNote(rel, f"output {entry.output} is missing or damaged"))
+        elif change == "changed" and entry.output_ctime_ns != -1:  # -1: written before botbin recorded it
+            stale.append(StaleNote(rel, f"output {entry.output} changed since the last sync (the next sync checks it)"))
     stale += [
         StaleNote(rel, EXCLUDED_REASON if on_disk(root, rel) else DELETED_REASON)
         for rel in state.files

@@ -1,27 +1,34 @@
 """The sync state file (Bot-BIN paper §3.3 structure plus what incremental sync needs), as JSON.
 
 Shape: ``{"version", "last_sync", "model", "chunker", "files": {rel: {"hash", "synced_at", "chunks",
-"output", "size", "mtime_ns", "created_at", "output_bytes", "ino", "ctime_ns"}}, "encrypted", "log_id"}``.
-``hash`` is the MD5 hex of the note's bytes. A note-level sync appends its entries to the journal beside the file
-instead of rewriting it (sync/state_log.py); reading the state replays that journal.
+"output", "size", "mtime_ns", "created_at", "output_bytes", "output_ctime_ns", "ino", "ctime_ns"}}, "encrypted",
+"log_id"}``. ``hash`` is the MD5 hex of the note's bytes. The file is untrusted when read back (the output folder
+is shared): every field is checked (sync/state_check.py) and one bad value means the state is rebuilt. A
+note-level sync appends its entries to the journal beside the file instead of rewriting it (sync/state_log.py);
+reading the state replays that journal.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import secrets
 import threading
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from botbin.aifbin import FLAG_ENCRYPTED, HEADER, HEADER_SIZE, decode_metadata
+from botbin.aifbin import FLAG_ENCRYPTED
 from botbin.errors import AifBinFormatError
 from botbin.sync import state_log
 from botbin.sync.atomic import atomic_write
+from botbin.sync.confine import read_confined
+from botbin.sync.documents import output_rel
+from botbin.sync.output_header import guess_output_rel, read_header
+from botbin.sync.state_check import BadValue, Fields, note_key, pinned_output, plain_entry
 
 STATE_FILE = "sync-state.json"
 #: Present while a sync is writing; found by the next sync, it says the last one was killed mid-way.
@@ -54,6 +61,10 @@ class FileEntry:
     ctime_ns: int = -1
     """Note inode change time (ns) at that sync (-1: unknown, the next sync hashes the note); stored only
     when it differs from ``mtime_ns``."""
+    output_ctime_ns: int = -1
+    """The output file's inode change time (ns) once written (-1: unknown). Any other value later means something
+    wrote or touched it since (even a same-size edit with its mtime put back): the next sync decodes it and
+    rewrites it unless it is still this note's whole output."""
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON object of this entry; ``ctime_ns`` is left out when it equals ``mtime_ns`` (a note last
@@ -100,15 +111,15 @@ class SyncState:
             "encrypted": self.encrypted,
         }
 
-    def apply_header(self, raw: dict[str, Any]) -> None:
-        """Take the header fields of ``raw`` (a state file or a journal line's header) that are well formed."""
-        chunker = raw.get("chunker")
-        if isinstance(chunker, dict):
-            self.chunker = {str(k): int(v) for k, v in chunker.items() if isinstance(v, int)}
-        self.model = str(raw.get("model", self.model))
-        self.last_sync = raw.get("last_sync") if isinstance(raw.get("last_sync"), str) else self.last_sync
-        self.version = int(raw["version"]) if isinstance(raw.get("version"), int) else self.version
-        self.encrypted = raw.get("encrypted") is True
+    def apply_header(self, raw: dict[str, Any], where: str = "header") -> None:
+        """Take the header fields of ``raw`` (a state file or a journal line's header). Raises BadValue naming
+        ``where`` for a field of the wrong type or range."""
+        fields = Fields(raw, where)
+        self.chunker = fields.int_map("chunker") if "chunker" in raw else self.chunker
+        self.model = fields.text("model", self.model)
+        self.last_sync = fields.optional_text("last_sync") if "last_sync" in raw else self.last_sync
+        self.version = fields.integer("version", self.version, 0, 2**31 - 1)
+        self.encrypted = fields.flag("encrypted")
 
     def to_json(self) -> str:
         """Compact JSON (the file of a 10,000-note vault is ~3 MB; pretty-printing doubles its cost)."""
@@ -120,22 +131,36 @@ class SyncState:
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-def _entry(raw: Any) -> FileEntry | None:
-    try:
-        return FileEntry(
-            hash=str(raw["hash"]),
-            synced_at=str(raw["synced_at"]),
-            chunks=int(raw["chunks"]),
-            output=str(raw["output"]),
-            size=int(raw.get("size", -1)),
-            mtime_ns=int(raw.get("mtime_ns", -1)),
-            created_at=str(raw.get("created_at", "")),
-            output_bytes=int(raw.get("output_bytes", -1)),
-            ino=int(raw.get("ino", -1)),
-            ctime_ns=int(raw["ctime_ns"]) if "ctime_ns" in raw else int(raw.get("mtime_ns", -1)),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
+def _entries(items: Iterable[tuple[object, object]], output_dir: str | None) -> Iterator[tuple[str, FileEntry]]:
+    """(note path, entry) of each ``files`` item read back (``_entry``); the entries exactly as this botbin
+    writes them pass a cheap check first (``plain_entry``: 10,000 of them in about 15 ms). Raises BadValue."""
+    prefix = output_dir.strip("/") + "/" if output_dir is not None else None
+    for rel, raw in items:
+        fields = plain_entry(rel, raw, prefix) if prefix is not None and type(rel) is str else None
+        yield (rel, FileEntry(*fields)) if fields is not None else _entry(rel, raw, output_dir)  # type: ignore[misc]
+
+
+def _entry(rel: object, raw: object, output_dir: str | None) -> tuple[str, FileEntry]:
+    """(note path, entry) of one ``files`` item read back; ``output_dir`` (None: not known) pins its output.
+    Raises BadValue naming the field."""
+    where = f"files[{str(rel)[:80]!r}]"
+    note = note_key(rel, where)
+    f = Fields(raw, where)
+    mtime_ns = f.integer("mtime_ns", -1)
+    stat_field = {"default": -1, "low": -1}
+    return note, FileEntry(
+        hash=f.md5("hash"),
+        synced_at=f.text("synced_at"),
+        chunks=f.integer("chunks", low=0, high=2**31 - 1),
+        output=pinned_output(f, note, None if output_dir is None else output_rel(note, output_dir)),
+        size=f.integer("size", **stat_field),
+        mtime_ns=mtime_ns,
+        created_at=f.text("created_at", ""),
+        output_bytes=f.integer("output_bytes", **stat_field),
+        ino=f.integer("ino", **stat_field),
+        ctime_ns=f.integer("ctime_ns", mtime_ns),
+        output_ctime_ns=f.integer("output_ctime_ns", -1),
+    )
 
 
 _Stamp = tuple[int, int, int, int, int]
@@ -184,26 +209,42 @@ def load_state(path: Path, output_dir: str | None = None, reuse: bool = False) -
         if kept is not None and kept[0] == state_stamp(path):
             return kept[1], []
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        raw = json.loads(read_confined(path.parent, path).decode("utf-8"))
     except FileNotFoundError:
         return _rebuilt(path, output_dir, "state file missing")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        return _rebuilt(path, output_dir, f"state file unreadable ({exc})")
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:  # ValueError: a 4,300-digit integer too
+        return _rebuilt(path, output_dir, f"state file unreadable ({type(exc).__name__}: {str(exc)[:200]})")
     if not isinstance(raw, dict) or not isinstance(raw.get("files"), dict):
         return _rebuilt(path, output_dir, "state file has no 'files' map")
-    files = {str(k): e for k, v in raw["files"].items() if (e := _entry(v)) is not None}
-    state = SyncState(files=files, log_id=str(raw.get("log_id") or ""))
+    try:
+        state = _parsed(path, raw, output_dir if output_dir is not None else guess_output_rel(path.parent))
+    except BadValue as exc:
+        return _rebuilt(path, output_dir, f"state file holds a bad value ({exc})")
+    except state_log.BadLine as exc:
+        return _rebuilt(path, output_dir, str(exc))
+    return state, []
+
+
+def _parsed(path: Path, raw: dict[str, Any], output_dir: str | None) -> SyncState:
+    """The state of the file's JSON ``raw`` with its journal replayed. Raises BadValue for a bad field of the
+    file, state_log.BadLine for a bad line of the journal."""
+    files = dict(_entries(raw["files"].items(), output_dir))
+    state = SyncState(files=files, log_id=Fields(raw, "state").log_id("log_id"))
     state.apply_header(raw)
-    if state.log_id:
-        for line in state_log.replay(path, state.log_id):
-            if isinstance(line.get("header"), dict):
-                state.apply_header(line["header"])
+    if not state.log_id:
+        return state
+    for number, line in state_log.replay(path, state.log_id):
+        try:
+            if "header" in line:
+                state.apply_header(line["header"], "header")
             for rel, value in line["files"].items():
                 if value is None:
-                    state.files.pop(str(rel), None)
-                elif (entry := _entry(value)) is not None:
-                    state.files[str(rel)] = entry
-    return state, []
+                    state.files.pop(note_key(rel, f"files[{str(rel)[:80]!r}]"), None)
+                else:
+                    state.files.update(_entries([(rel, value)], output_dir))
+        except BadValue as exc:
+            raise state_log.BadLine(path, number, exc) from None
+    return state
 
 
 def _rebuilt(path: Path, output_dir: str | None, problem: str) -> tuple[SyncState, list[str]]:
@@ -255,14 +296,14 @@ def mark_complete(output_dir: Path) -> None:
     (output_dir / JOURNAL_FILE).unlink(missing_ok=True)
 
 
-def distrust_mismatched_outputs(root: Path, state: SyncState) -> int:
+def distrust_mismatched_outputs(root: Path, output_dir: Path, state: SyncState) -> int:
     """After a killed sync: mark for rewriting each entry whose output's ``source_md5`` (public metadata,
     read without the chunk block) is not the entry's hash, e.g. a newer version written before the kill.
     Returns how many were marked."""
     marked = 0
     for entry in state.files.values():
         try:
-            same = read_header(root / entry.output)[2].get("source_md5") == entry.hash
+            same = read_header(root / entry.output, output_dir)[2].get("source_md5") == entry.hash
         except (OSError, AifBinFormatError):
             same = False
         if not same:
@@ -275,29 +316,12 @@ def distrust_mismatched_outputs(root: Path, state: SyncState) -> int:
 # path, its MD5 and size, the model and the chunker), so it is never read as "nothing indexed" ----------------
 log = logging.getLogger(__name__)
 
-#: The output folder a workspace uses unless its settings say otherwise (config.Settings.output_dir).
-DEFAULT_OUTPUT_DIR = "memory/aifbin"
-#: Folders above the output folder tried when the workspace root must be guessed.
-_MAX_DEPTH = 6
-
-
-def read_header(path: Path) -> tuple[int, int, dict[str, Any]]:
-    """(flags, chunk_count, metadata) of the AIF-BIN file at ``path``, reading no chunk.
-
-    Raises OSError if it cannot be read, AifBinFormatError if its header or metadata is bad.
-    """
-    with path.open("rb") as handle:
-        head = handle.read(HEADER_SIZE)
-        meta_len = HEADER.unpack_from(head)[4] if len(head) == HEADER_SIZE else 0
-        head += handle.read(meta_len)
-    return decode_metadata(head, str(path))
-
 
 def _output_entry(path: Path, out_dir: Path, output_rel: str) -> tuple[str, FileEntry, dict[str, Any], bool] | None:
     """(note path, entry, metadata, encrypted) for one output, or None if it is not a botbin output of the
     note its own path names."""
     try:
-        flags, count, meta = read_header(path)
+        flags, count, meta = read_header(path, out_dir)
         size = path.stat().st_size
     except (OSError, AifBinFormatError) as exc:
         log.info("state rebuild skips %s: %s", path, exc)
@@ -316,6 +340,11 @@ def _output_entry(path: Path, out_dir: Path, output_rel: str) -> tuple[str, File
     created = meta.get("created_at") if isinstance(meta.get("created_at"), str) else synced
     # mtime_ns -1: the next sync hashes the note once (its bytes decide; nothing is re-embedded).
     entry = FileEntry(md5, str(synced), count, f"{output_rel}/{mirrored}", source_bytes, -1, str(created), size)
+    try:  # what is rebuilt must read back: a header or metadata value out of range leaves this file out
+        _entry(source, entry.to_dict(), output_rel)
+    except BadValue as exc:
+        log.info("state rebuild skips %s: %s", path, exc)
+        return None
     return source, entry, meta, bool(flags & FLAG_ENCRYPTED)
 
 
@@ -335,31 +364,11 @@ def rebuild_state(out_dir: Path, output_rel: str) -> SyncState:
         if isinstance(model, dict) and isinstance(model.get("name"), str):
             models[model["name"]] += 1
         if isinstance(chunker, dict) and not state.chunker:
-            state.chunker = {str(k): v for k, v in chunker.items() if isinstance(v, int)}
+            with contextlib.suppress(BadValue):
+                state.chunker = Fields({"chunker": chunker}, str(path)).int_map("chunker")
         encrypted.append(locked)
     state.model = models.most_common(1)[0][0] if models else ""
     state.encrypted = bool(encrypted) and all(encrypted)
     stamps = [e.synced_at for e in state.files.values() if e.synced_at]
     state.last_sync = max(stamps) if stamps else None
     return state
-
-
-def guess_output_rel(out_dir: Path) -> str | None:
-    """The output folder relative to its workspace, when the caller does not know it: the default one if
-    ``out_dir`` ends with it, else the shortest tail under which the outputs' notes exist. None if unknown."""
-    posix = out_dir.as_posix().rstrip("/")
-    if posix.endswith("/" + DEFAULT_OUTPUT_DIR):
-        return DEFAULT_OUTPUT_DIR
-    sources = []
-    for path in sorted(out_dir.rglob("*.aif-bin"))[:20]:
-        try:
-            source = read_header(path)[2].get("source")
-        except (OSError, AifBinFormatError):
-            continue
-        if isinstance(source, str):
-            sources.append(source)
-    for depth in range(1, min(_MAX_DEPTH, len(out_dir.parts) - 1) + 1):
-        root = out_dir.parents[depth - 1]
-        if sources and any((root / s).is_file() for s in sources):
-            return out_dir.relative_to(root).as_posix()
-    return None

@@ -4,8 +4,9 @@ line beside the state file instead of rewriting the whole file (~3 MB at 10,000 
 Each line is ``{"base": ID, "header": {...}, "files": {rel: entry-or-null}}``; it applies to the state file whose
 ``log_id`` is ``ID`` (a full write of the state file takes a new id, then removes the journal, so lines written
 for an older state file are never replayed onto a newer one). A line cut short by a killed process is skipped
-(that sync left the store marked interrupted, so the next sync re-checks every note). Plain JSON: the state
-file's own values (file entries, model, chunker), nothing secret.
+(that sync left the store marked interrupted, so the next sync re-checks every note); a whole line with a bad
+value is damage or tampering: the reader rebuilds the state (``BadLine``). Plain JSON: the state file's own values
+(file entries, model, chunker), nothing secret.
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 from pathlib import Path
 from typing import Any
+
+from botbin.sync.confine import read_confined
 
 log = logging.getLogger(__name__)
 
@@ -24,19 +28,28 @@ MIN_COMPACT_BYTES = 256 * 1024
 """A journal is folded into the state file once it is this big and half the state file's size."""
 
 
+class BadLine(ValueError):
+    """A journal line that is whole JSON but holds a bad value (its number and reason in the message)."""
+
+    def __init__(self, state_path: Path, number: int, reason: object) -> None:
+        super().__init__(f"{log_path(state_path)}: line {number} holds a bad value ({reason})")
+
+
 def log_path(state_path: Path) -> Path:
     """The journal beside the state file at ``state_path``."""
     return state_path.with_suffix(LOG_SUFFIX)
 
 
 def needs_compaction(state_path: Path) -> bool:
-    """True when the journal has grown enough that the next save should rewrite the state file."""
+    """True when the journal has grown enough that the next save should rewrite the state file, or when it is
+    not a plain file (a link planted in its place, which an append would write through: the rewrite removes
+    it)."""
     try:
-        logged = log_path(state_path).stat().st_size
+        logged = os.lstat(log_path(state_path))
         base = state_path.stat().st_size
     except FileNotFoundError:
         return False
-    return logged >= max(MIN_COMPACT_BYTES, base // 2)
+    return not stat.S_ISREG(logged.st_mode) or logged.st_size >= max(MIN_COMPACT_BYTES, base // 2)
 
 
 def append(state_path: Path, base: str, header: dict[str, Any], files: dict[str, dict[str, Any] | None]) -> None:
@@ -54,24 +67,31 @@ def append(state_path: Path, base: str, header: dict[str, Any], files: dict[str,
         os.fsync(handle.fileno())
 
 
-def replay(state_path: Path, base: str) -> list[dict[str, Any]]:
-    """The journal's lines for the state file with id ``base``, oldest first; a damaged line is skipped."""
+def replay(state_path: Path, base: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, line) of the journal's lines for the state file with id ``base``, oldest first; a line
+    that is not whole JSON is skipped (a kill cut it). Raises BadLine for a whole line of the wrong shape."""
+    path = log_path(state_path)
     try:
-        raw = log_path(state_path).read_bytes()
+        raw = read_confined(state_path.parent, path)
     except FileNotFoundError:
         return []
     except OSError as exc:
-        log.warning("%s: unreadable (%s); the notes it recorded are re-checked", log_path(state_path), exc)
+        log.warning("%s: unreadable (%s); the notes it recorded are re-checked", path, exc)
         return []
     lines = []
-    for text in raw.splitlines():
+    for number, text in enumerate(raw.splitlines(), 1):
         try:
             line = json.loads(text)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            log.info("%s: skipped a damaged line (a sync was killed while writing it)", log_path(state_path))
+        except (ValueError, RecursionError):  # ValueError: JSON cut short, not UTF-8, or a 4,300-digit integer
+            log.info("%s: skipped a damaged line (a sync was killed while writing it)", path)
             continue
-        if isinstance(line, dict) and line.get("base") == base and isinstance(line.get("files"), dict):
-            lines.append(line)
+        if not isinstance(line, dict) or "base" not in line:
+            raise BadLine(state_path, number, "not a journal entry")
+        if line.get("base") != base:
+            continue
+        if not isinstance(line.get("files"), dict) or not isinstance(line.get("header", {}), dict):
+            raise BadLine(state_path, number, "'files' or 'header' is not an object")
+        lines.append((number, line))
     return lines
 
 

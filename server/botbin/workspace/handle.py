@@ -170,7 +170,7 @@ class IndexHandle:
 
     def _load(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.ann_live import AnnConfig
-        from botbin.index.load import load_index  # bm25s and scipy load on the first search, not for a sync
+        from botbin.index.load import Owner, load_index  # bm25s and scipy load on the first search, not a sync
         from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, drop_load_cache
 
         if self._index is not None:
@@ -196,7 +196,8 @@ class IndexHandle:
         cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
         if sealed:  # one left from before the store was encrypted holds its chunks in the clear
             drop_load_cache(self._state_path.parent)
-        self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache)
+        owner = Owner(self._state_path.parent, list(state.files))  # files read back are untrusted: checked
+        self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache, owner)
         if damaged:  # 20k Path joins cost 0.6 s at 10k notes: only when a file failed
             by_output = {os.path.join(root, e.output): rel for rel, e in state.files.items()}
             self._damaged.update(by_output[os.fspath(p)] for p in damaged)

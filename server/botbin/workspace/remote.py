@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from botbin.aifbin import decode
 from botbin.errors import AifBinFormatError, RemoteIndexError
 from botbin.sync.atomic import atomic_write
+from botbin.sync.confine import Confined, read_confined
 
 if TYPE_CHECKING:
     from botbin.index.postgres.connect import ConnectOptions
@@ -142,11 +144,14 @@ def _saved_publisher_id(ws: Workspace) -> str | None:
     """The publisher id saved for this very folder, None when there is none (or it was made for a copy's
     original: the file names the folder it was made for)."""
     path = ws.output_dir / PUBLISHER_FILE
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except OSError:
+    try:  # read back, so untrusted: never through a link out of the folder, and only an id this botbin makes
+        lines = read_confined(ws.output_dir, path)[:4096].decode("utf-8").split("\n")
+    except (OSError, UnicodeDecodeError):
         return None
     found, root = (lines[0].strip(), lines[1].strip()) if len(lines) > 1 else ("", "")
+    if found and not re.fullmatch(r"[0-9a-f]{32}", found):
+        log.warning("%s: not a publisher id botbin made (%r); this folder gets a new one", path, found[:40])
+        return None
     if found and root != str(ws.root):
         log.info("%s: made for %s; this folder gets a publisher id of its own", path, root)
     return found if found and root == str(ws.root) else None
@@ -261,12 +266,14 @@ def publish(ws: Workspace, remote: PostgresIndex) -> PublishReport:
     published: list[str] = []
     failed: list[tuple[str, str]] = []
     replaced: list[str] = []
+    guard = Confined(ws.output_dir)
     for rel, entry in sorted(state.files.items()):
         if rel in same:
             continue
         path = ws.root / entry.output
-        try:
-            doc = decode(path.read_bytes(), str(path))
+        try:  # never through a link out of the output folder: its target would be published to the team
+            with guard.open(path) as handle:
+                doc = decode(handle.read(), str(path))
         except (OSError, AifBinFormatError) as exc:
             failed.append((rel, str(exc)))
             log.warning("%s: not published (%s)", rel, exc)
