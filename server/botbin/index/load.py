@@ -86,7 +86,7 @@ def _load(
     if cached is not None:
         index.seed_vocab(cached.vocab)
     loaded: list[tuple[str, Stamp, NoteEntry]] = []
-    hits = 0
+    hits = foreign = 0
     guard = Confined(owner.folder) if owner is not None else None
     for i, path in enumerate(files):
         key = os.fspath(path)  # a string from the caller: 10k Path joins cost 0.1-0.2 s
@@ -95,7 +95,9 @@ def _load(
         try:
             hit = cached is not None and stamp is not None and cached.stamps.get(key) == stamp
             note = cached.entry(key) if cached is not None and hit else None
-            if note is not None and source in (None, note.path):
+            if note is not None and source not in (None, note.path):  # a tampered record: its file decides
+                note, foreign = None, foreign + 1
+            if note is not None:
                 index.put_entry(note)
                 hits += 1
             else:
@@ -107,6 +109,8 @@ def _load(
             warnings.append(f"{reason}; skipped, the next sync rebuilds it from its note")
             if damaged is not None:
                 damaged.append(Path(key))
+    if foreign and cache is not None:
+        log.warning("%s: %d records name another note than their file's; read from the files", cache.path, foreign)
     adopted = cache is not None and _after_cache(index, cache, cached, [os.fspath(f) for f in files], loaded, hits)
     postings = " with its BM25 postings" if adopted else ""
     log.info("index loaded: %d notes, %d of them from the load cache%s", len(files), hits, postings)
