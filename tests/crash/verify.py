@@ -29,7 +29,7 @@ from conftest import CHECKER, skip_without_checker
 
 from .vault import OUTPUT_DIR, md5, state_on_disk
 
-TIME_KEYS = frozenset({"created_at", "synced_at", "mtime_ns", "ctime_ns", "ino"})
+TIME_KEYS = frozenset({"created_at", "synced_at", "mtime_ns", "ctime_ns", "ino", "output_ctime_ns"})
 """Fields that differ between two syncs of the same notes (times, and the notes' inodes)."""
 
 

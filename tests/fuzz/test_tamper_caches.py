@@ -83,6 +83,13 @@ def _nan(matrix: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return out
 
 
+def _another_dim(arrays: Arrays, head: dict[str, Any]) -> None:
+    """Another model's cache: 128-d vectors, and the header says so."""
+    head["dim"] = 128
+    arrays["matrix"] = np.zeros((len(arrays["matrix"]), 128), np.float32)
+    arrays["centroids"] = np.zeros((len(arrays["centroids"]), 128), np.float32)
+
+
 CACHE_DAMAGE: dict[str, Callable[[Arrays, dict[str, Any]], None]] = {
     "nan-matrix": _set("matrix", _nan),
     "nan-centroid": _set("centroids", _nan),
@@ -98,10 +105,7 @@ CACHE_DAMAGE: dict[str, Callable[[Arrays, dict[str, Any]], None]] = {
     "tags-string": _column("notes", "tags", lambda c: ["tag" for _ in c]),
     "kind-unknown": _column("chunks", "kind", lambda c: ["rule" for _ in c]),
     "vocab-ints": lambda arrays, head: head.__setitem__("vocab", list(range(len(head["vocab"])))),
-    "another-dim": lambda arrays, head: (
-        head.__setitem__("dim", 128),
-        arrays.__setitem__("matrix", np.zeros((len(arrays["matrix"]), 128), np.float32)),
-    ),
+    "another-dim": lambda arrays, head: _another_dim(arrays, head),
 }
 
 
@@ -359,6 +363,10 @@ def _flip_middle(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+
+
 def _side(change: Callable[[dict[str, Any]], object]) -> Callable[[Path], None]:
     def apply(path: Path) -> None:
         side = path.with_name(path.name + ".json")
@@ -371,7 +379,7 @@ def _side(change: Callable[[dict[str, Any]], object]) -> Callable[[Path], None]:
 
 ANN_DAMAGE: dict[str, Callable[[Path], None]] = {
     "same-size-bytes": _flip_middle,
-    "truncated": lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]),
+    "truncated": lambda p: _truncate(p),
     "record-a-list": _side(lambda meta: "[1, 2]"),
     "record-infinite-count": _side(lambda meta: json.dumps(meta).replace(str(meta["count"]), "Infinity")),
     "record-string-dim": _side(lambda meta: meta.__setitem__("dim", "384")),

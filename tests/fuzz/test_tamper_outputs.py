@@ -203,3 +203,18 @@ def test_a_fifo_planted_as_an_output_does_not_hang_anything(
     result = fresh(service, fake_embedder).search(QUERY, k=3)
     assert any(str(path) in w for w in result.warnings), result.warnings
     assert fresh(service, fake_embedder).sync().modified == (ANSWER,)
+
+
+def test_a_vanished_notes_output_linked_to_another_notes_output_removes_only_the_link(
+    service: MemoryService, fake_embedder: FakeEmbedder
+) -> None:
+    """The link itself is what is judged: a link is not a file botbin wrote, so it stays; the output it leads
+    to (another note's, inside the folder) is never removed in its place."""
+    path = output_of(service, OTHER)
+    path.unlink()
+    path.symlink_to(output_of(service, ANSWER))
+    (service.root / OTHER).unlink()
+    report = fresh(service, fake_embedder).sync()
+    assert report.deleted == (OTHER,)
+    assert output_of(service, ANSWER).is_file() and path.is_symlink()
+    assert [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]

@@ -126,7 +126,7 @@ def remove_output(guard: Confined, path: str | os.PathLike[str]) -> str | None:
     """Remove the output at ``path`` if it stays inside ``guard``'s folder and is an output botbin wrote
     (``is_output``); a missing file is fine. Returns a warning naming the file when it was left alone or could
     not be removed, else None."""
-    real = guard.real_path(path)
+    real = guard.real_path(path, follow=False)  # a link is judged (and left) itself, never its target
     if real is None:
         return guard.why_not(path)
     if not os.path.lexists(real):
