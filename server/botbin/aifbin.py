@@ -40,6 +40,8 @@ KNOWN_FLAGS = FLAG_COMPRESSED | FLAG_ENCRYPTED
 HEADER = struct.Struct("<4sBBHII")
 HEADER_SIZE = HEADER.size  # 16 bytes
 KINDS = frozenset({"hard", "soft", "lore"})
+MAX_COMPONENT = 1e6
+"""Largest magnitude a vector component may have (an embedding's are about 1; more is damage)."""
 #: An inflated chunk block may be at most INFLATE_RATIO x the file size + INFLATE_BASE bytes, so a zip bomb
 #: cannot exhaust memory. Real blocks are mostly float32 embeddings (incompressible): they inflate ~1-3x.
 INFLATE_RATIO = 64
@@ -265,8 +267,10 @@ def _record(raw: Any, i: int, dim: int, name: str) -> ChunkRecord:
         size = len(emb) if isinstance(emb, bytes) else type(emb).__name__
         raise AifBinFormatError(f"{where} embedding is {size} bytes, expected dim x 4 = {dim * 4}", name)
     vector = np.frombuffer(emb, dtype="<f4").astype(np.float32, copy=False)
-    if not np.isfinite(vector).all():  # a NaN would rank nowhere and poison every sum it joins
-        raise AifBinFormatError(f"{where} embedding holds NaN or infinite values", name)
+    # a NaN would rank nowhere and poison every sum it joins; a value past MAX_COMPONENT (a flipped exponent
+    # bit) is no embedding, and its square overflows the norms of ranking
+    if not np.isfinite(vector).all() or (vector.size and float(np.abs(vector).max()) > MAX_COMPONENT):
+        raise AifBinFormatError(f"{where} embedding holds NaN, infinite or out-of-range values", name)
     start, end = raw.get("start_line"), raw.get("end_line")
     if not (
         isinstance(start, int)

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 import pytest
-from tamper_cases import ANSWER, QUERY, Canaries, fresh, make_canaries, output_of, synced_workspace
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tamper_cases import ANSWER, NOTES, QUERY, Canaries, fresh, make_canaries, output_of, synced_workspace
 
 from botbin.aifbin import decode
 from botbin.index import load_cache
@@ -418,3 +421,71 @@ def test_an_ann_cache_planted_as_a_link_out_is_not_loaded(tmp_path: Path) -> Non
     done = _ann(path, "load")
     assert done.returncode == 0 and "symbolic link" in done.stderr, done.stderr[-2000:]
     canaries.untouched()
+
+
+# -- fuzz: any value in any column of the load cache ------------------------------------------------------------
+ANY_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**64 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=20),
+    st.binary(max_size=8),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
+
+
+@dataclass(frozen=True)
+class FuzzCache:
+    """A workspace synced once, its clean load cache and the ranking it gives (a short repr for hypothesis)."""
+
+    service: MemoryService = field(repr=False)
+    embedder: FakeEmbedder = field(repr=False)
+    clean: bytes = field(repr=False)
+    expected: list[tuple[str, float]] = field(repr=False)
+
+
+@pytest.fixture(scope="module")
+def fuzz_cache(tmp_path_factory: pytest.TempPathFactory) -> FuzzCache:
+    embedder = FakeEmbedder()
+    service = synced_workspace(tmp_path_factory.mktemp("fuzz-cache"), embedder)
+    path, expected = _cached(service, embedder)
+    return FuzzCache(service, embedder, path.read_bytes(), expected)
+
+
+@settings(max_examples=60, deadline=None, database=None, derandomize=True)
+@given(data=st.data())
+def test_fuzz_any_value_in_the_load_cache(fuzz_cache: FuzzCache, data: st.DataObject) -> None:
+    """One value of the header (a column's item, a whole column, a header field) or one element of an array
+    replaced: a search never raises, its hits are the workspace's notes with finite scores, and a value of the
+    wrong type or range leaves the answer as it is without the cache (a value that is merely different, a
+    vector component moved within range, can only move scores: the files themselves are no better kept)."""
+    service, embedder = fuzz_cache.service, fuzz_cache.embedder
+    path = service.output_dir / LOAD_CACHE_FILE
+    path.write_bytes(fuzz_cache.clean)
+    where = data.draw(st.sampled_from(["notes", "chunks", "header", "array"]))
+    value = data.draw(ANY_VALUE)
+
+    def change(arrays: Arrays, head: dict[str, Any]) -> None:
+        if where in ("notes", "chunks"):
+            column = data.draw(st.sampled_from(sorted(head[where])))
+            if data.draw(st.booleans()) and head[where][column]:
+                head[where][column][data.draw(st.integers(0, len(head[where][column]) - 1))] = value
+            else:
+                head[where][column] = value
+        elif where == "header":
+            head[data.draw(st.sampled_from(["dim", "vocab", "format", "model", "tokenizer", "notes"]))] = value
+        else:
+            name = data.draw(st.sampled_from(sorted(k for k in arrays if k != "meta" and arrays[k].size)))
+            flat = arrays[name].reshape(-1).copy()
+            flat[data.draw(st.integers(0, flat.size - 1))] = data.draw(
+                st.sampled_from([-1, 0, 2**31 - 1, -(2**31)]) if flat.dtype.kind in "iu" else st.floats(width=32)
+            )
+            arrays[name] = flat.reshape(arrays[name].shape)
+
+    _rewrite(path, change)
+    got = _ranked(fresh(service, embedder))
+    assert {p for p, _ in got} <= set(NOTES) and all(np.isfinite(score) for _, score in got)
+    if where != "array":
+        assert got == fuzz_cache.expected

@@ -11,7 +11,10 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tamper_cases import (
     ANSWER,
     NOTES,
@@ -218,3 +221,36 @@ def test_a_vanished_notes_output_linked_to_another_notes_output_removes_only_the
     assert report.deleted == (OTHER,)
     assert output_of(service, ANSWER).is_file() and path.is_symlink()
     assert [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]
+
+
+# -- fuzz: same-size damage anywhere ----------------------------------------------------------------------------
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
+@given(offset=st.floats(min_value=0.0, max_value=0.999), flips=st.binary(min_size=1, max_size=8))
+def test_fuzz_same_size_damage_anywhere_in_an_output(
+    fuzz_ws: tuple[MemoryService, FakeEmbedder, bytes], offset: float, flips: bytes
+) -> None:
+    """Bytes XORed anywhere in an output (header, metadata, chunk block), its size kept: status, search and
+    sync never raise, search never ranks a NaN, and the plain sync leaves a whole output of the note."""
+    service, embedder, clean = fuzz_ws
+    path = output_of(service, ANSWER)
+    data = bytearray(clean)
+    at = int(offset * (len(data) - len(flips)))
+    for i, byte in enumerate(flips):
+        data[at + i] ^= byte or 1
+    write_same_inode(path, bytes(data))
+    fresh(service, embedder).status()
+    hits = fresh(service, embedder).search(QUERY, k=3).hits
+    assert all(h.score == h.score for h in hits)  # no NaN score
+    report = fresh(service, embedder).sync()
+    assert not report.failed
+    doc = decode(path.read_bytes(), str(path))
+    assert doc.source == ANSWER and all(np.isfinite(c.embedding).all() for c in doc.chunks)
+    path.write_bytes(clean)  # the next example starts from the clean file (and a sync re-stamps it)
+    fresh(service, embedder).sync()
+
+
+@pytest.fixture(scope="module")
+def fuzz_ws(tmp_path_factory: pytest.TempPathFactory) -> tuple[MemoryService, FakeEmbedder, bytes]:
+    embedder = FakeEmbedder()
+    service = synced_workspace(tmp_path_factory.mktemp("fuzz-outputs"), embedder)
+    return service, embedder, output_of(service, ANSWER).read_bytes()

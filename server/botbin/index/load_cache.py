@@ -33,6 +33,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
+from botbin.aifbin import MAX_COMPONENT
 from botbin.index.cache_table import Stamp, Table, chunk_columns, note_columns
 from botbin.index.entry import NoteEntry
 from botbin.index.lexical import MainSegment, flat_main_segment
@@ -218,8 +219,9 @@ def _checked(head: dict[str, Any], arrays: dict[str, npt.NDArray[Any]]) -> Cache
 def _check_values(arrays: dict[str, npt.NDArray[Any]], rows: int, terms: int) -> None:
     """Raises ValueError for a value out of range: a NaN vector, a token id or posting outside its table."""
     for name in ("matrix", "centroids"):  # a NaN would rank nowhere and poison every sum it joins
-        if not np.isfinite(arrays[name]).all():
-            raise ValueError(f"{name} holds NaN or infinite values")
+        values = arrays[name]
+        if not np.isfinite(values).all() or (values.size and float(np.abs(values).max()) > MAX_COMPONENT):
+            raise ValueError(f"{name} holds NaN, infinite or out-of-range values")
     tokens = arrays["tokens"]
     if tokens.size and (int(tokens.max()) >= terms or int(tokens.min()) < 0):
         raise ValueError("a token id lies outside the vocabulary")

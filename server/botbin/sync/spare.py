@@ -19,6 +19,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
+from botbin.aifbin import MAX_COMPONENT
 from botbin.sync.atomic import atomic_write
 from botbin.sync.confine import read_confined
 
@@ -56,9 +57,12 @@ def read_spare(path: Path, model_id: str, dim: int) -> Vectors:
         log.warning("%s: spare embeddings damaged (sizes disagree); ignored", path)
         return {}
     matrix = np.frombuffer(blob, dtype="<f4").reshape(len(keys), dim).astype(np.float32)
-    if not all(isinstance(key, str) for key in keys) or not np.isfinite(matrix).all():
+    finite = np.isfinite(matrix).all() and not (matrix.size and float(np.abs(matrix).max()) > MAX_COMPONENT)
+    if not finite or not all(isinstance(key, str) for key in keys):
         # a NaN vector taken from here would be written into the notes' outputs
-        log.warning("%s: spare embeddings damaged (a key that is not a string, or NaN vectors); ignored", path)
+        log.warning(
+            "%s: spare embeddings damaged (a key that is not a string, or NaN or out-of-range vectors); ignored", path
+        )
         return {}
     return {key: matrix[i] for i, key in enumerate(keys)}
 
