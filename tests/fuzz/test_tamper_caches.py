@@ -210,6 +210,27 @@ def test_a_tampered_spare_file_never_lends_a_vector(
     assert [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]
 
 
+def test_a_truncated_spare_file_lends_nothing(service: MemoryService, fake_embedder: FakeEmbedder) -> None:
+    path, text = _with_spare(service, fake_embedder)
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    assert read_spare(path, fake_embedder.model_id, 384) == {}
+    (service.root / ANSWER).write_text(text)
+    assert fresh(service, fake_embedder).sync().added == (ANSWER,)
+
+
+def test_a_truncated_memo_store_is_set_aside_with_a_warning(
+    service: MemoryService, fake_embedder: FakeEmbedder
+) -> None:
+    fresh(service, fake_embedder).search(QUERY, k=1)
+    db_path = service.output_dir / MEMO_FILE
+    for tail in ("-wal", "-shm"):
+        (service.output_dir / (MEMO_FILE + tail)).unlink(missing_ok=True)
+    db_path.write_bytes(db_path.read_bytes()[:100])
+    reader = fresh(service, fake_embedder)
+    assert [h.path for h in reader.search(QUERY, k=1).hits] == [ANSWER]
+    assert any(str(db_path) in w for w in reader.lifecycle.store.warnings), reader.lifecycle.store.warnings
+
+
 def test_a_spare_file_planted_as_a_link_out_is_not_read_nor_written_through(
     service: MemoryService, canaries: Canaries, fake_embedder: FakeEmbedder
 ) -> None:
