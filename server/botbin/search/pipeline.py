@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
@@ -99,7 +99,9 @@ def agent_policy(ws: Workspace) -> RecencyPolicy:
 
 def _union(a: Freshness, b: Freshness) -> Freshness:
     """Both checks' findings, each path once, ``a``'s first."""
-    return Freshness(tuple(dict.fromkeys((*a.gone, *b.gone))), tuple(dict.fromkeys((*a.excluded, *b.excluded))))
+    return Freshness(
+        *(tuple(dict.fromkeys((*x, *y))) for x, y in zip(astuple(a), astuple(b), strict=True))  # every field
+    )
 
 
 class Searcher:

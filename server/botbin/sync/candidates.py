@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from botbin.sync.output_paths import output_moved
 from botbin.sync.scan import ScanResult
 from botbin.sync.state import SyncState
 
@@ -44,6 +45,7 @@ def candidates(
             and entry is not None
             and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
             and output_intact(root / entry.output, entry.output_bytes)
+            and not output_moved(rel, entry.output)
         ):
             unchanged += 1
         else:

@@ -22,6 +22,7 @@ from botbin.aifbin import FLAG_ENCRYPTED, HEADER, HEADER_SIZE, decode_metadata
 from botbin.errors import AifBinFormatError
 from botbin.sync import state_log
 from botbin.sync.atomic import atomic_write
+from botbin.sync.output_paths import mirrored as mirror
 
 STATE_FILE = "sync-state.json"
 #: Present while a sync is writing; found by the next sync, it says the last one was killed mid-way.
@@ -309,7 +310,7 @@ def _output_entry(path: Path, out_dir: Path, output_rel: str) -> tuple[str, File
         and isinstance(md5, str)
         and isinstance(source_bytes, int)
         and source.endswith(".md")
-        and mirrored == source[:-3] + ".aif-bin"
+        and mirrored in (mirror(source), source[:-3] + ".aif-bin")  # (the second: before folders were escaped)
     ):
         return None
     synced = meta.get("synced_at") if isinstance(meta.get("synced_at"), str) else ""
