@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from botbin import __version__
 from botbin.cli.startup import importing
+from botbin.cli.terminal import terminal_streams
 from botbin.cli.warm import try_warm
 from botbin.errors import (
     AifBinFormatError,
@@ -61,6 +62,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with importing("commands", process=entry):  # the subcommands' imports (the service, numpy, ...)
         parser = build_parser()
     args = parser.parse_args(argv)
+    # JSON stays exact, and stdout is the transport of the LSP and MCP servers: those are not escaped.
+    exact = (
+        getattr(args, "json", False) or getattr(args, "batch", None) is not None or args.subcommand in ("lsp", "mcp")
+    )
+    with terminal_streams(raw_stdout=exact):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the command of ``args``; a BotbinError is a message and its exit code, not a traceback."""
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,

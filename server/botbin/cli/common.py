@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.terminal import raw
 from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 
@@ -129,7 +130,8 @@ def progress_bar(total_hint: int) -> Any:
         return None
     from tqdm import tqdm
 
-    bar = tqdm(total=total_hint, unit="chunk", desc="embedding", file=sys.stderr, leave=False, disable=None)
+    # drawn with carriage returns, and no note's text: on the stream under the escaping one (cli/terminal.py)
+    bar = tqdm(total=total_hint, unit="chunk", desc="embedding", file=raw(sys.stderr), leave=False, disable=None)
 
     def update(done: int, total: int) -> None:
         bar.total = total
