@@ -56,12 +56,14 @@ def test_an_unreadable_folder_keeps_and_shows_its_notes(tmp_path: Path) -> None:
         {
             "memory/open.md": "# Open\n\nApples are crisp.\n",
             "memory/locked/deep/hidden.md": "# Hidden\n\nThe durian fruit smell is strong.\n",
+            "memory/listed/seen.md": "# Listed\n\nThe durian husk is spiky.\n",  # its folder: listed, not searched
         },
     )
     assert MemoryService(root, {}, embedder=FakeEmbedder(), env={}).sync().added
     command = _permission_bound([sys.executable, "-c", _CHILD, str(root), str(REPO / "tests")])
-    locked = root / "memory/locked"
+    locked, listed = root / "memory/locked", root / "memory/listed"
     locked.chmod(0)
+    listed.chmod(0o444)
     try:
         done = subprocess.run(
             command,
@@ -73,18 +75,21 @@ def test_an_unreadable_folder_keeps_and_shows_its_notes(tmp_path: Path) -> None:
         )
     finally:
         locked.chmod(0o755)
+        listed.chmod(0o755)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     for sync in (seen["full"], seen["only"]):  # before: the note-level sync removed it as "deleted"
         assert sync["deleted"] == [] and sync["failed"] == []
         assert any(f"{locked}: folder cannot be read (Permission denied)" in w for w in sync["warnings"])
+    assert any(f"{listed}: folder cannot be read (Permission denied)" in w for w in seen["full"]["warnings"])
     # before: the search left it out as "deleted" and said "run `botbin sync`", which could not help
-    assert seen["hits"][0] == "memory/locked/deep/hidden.md" and seen["stale"] is False
-    assert seen["warnings"] == [
-        "folder memory/locked cannot be read (permission denied): its notes (memory/locked/deep/hidden.md) are "
-        "shown as the last sync left them, and stay indexed until it can be read again"
-    ]
+    assert set(seen["hits"][:2]) == {"memory/locked/deep/hidden.md", "memory/listed/seen.md"}
+    assert seen["stale"] is False and len(seen["warnings"]) == 1
+    assert seen["warnings"][0].startswith("folder memory/l") and seen["warnings"][0].endswith(
+        "are shown as the last sync left them, and stay indexed until it can be read again"
+    )
+    assert "memory/locked/deep/hidden.md" in seen["warnings"][0] and "memory/listed/seen.md" in seen["warnings"][0]
     status = seen["status"]
-    assert status["files"] == 2 and status["stale"] == []
+    assert status["files"] == 3 and status["stale"] == []
     assert any(f"{locked}: folder cannot be read" in w for w in status["warnings"])
     assert (root / "memory/aifbin/memory/locked/deep/hidden.aif-bin").is_file()

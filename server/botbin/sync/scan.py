@@ -277,6 +277,10 @@ class _Walk:
                         subdirs.append(rel)
                 elif entry.is_file(follow_symlinks=False) and self.tracked(rel):
                     self._note(rel, entry.stat(follow_symlinks=False), linked)
+            except PermissionError as exc:  # listed but not searchable (r--): its notes are there, unseen
+                if rel_dir not in self.unreadable:
+                    self.unreadable.append(rel_dir)
+                    self.warnings.append(f"{path}: folder cannot be read ({exc.strerror}); {KEPT}")
             except OSError:
                 continue  # vanished meanwhile
         self._stack.extend((d, linked) for d in reversed(subdirs))
