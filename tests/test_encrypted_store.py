@@ -260,25 +260,30 @@ def test_encrypt_leaves_no_note_text_anywhere_and_decrypt_brings_it_all_back(
     sidecar, archive.md), tags, the load cache, the ANN cache. Archived memos stay hidden; decrypt gives back
     the texts, tags and counts."""
     from botbin.index.load_cache import LOAD_CACHE_FILE, wait_writes
+    from botbin.sync.spare import SPARE_FILE
 
     cache = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     ws = _workspace(tmp_path, encrypted=False)
+    (ws / "memory" / "gone.md").write_text("# Gone\n\nA note deleted before the store is encrypted.\n")
     service = _service(ws)
     service.sync()
+    (ws / "memory" / "gone.md").unlink()
+    service.sync()  # its vectors are kept in the spare file
     assert "Bluefin" in service.search("zebracorn codename").hits[0].text  # counted once
     later = datetime.now().astimezone() + timedelta(days=400)
     assert len(service.lifecycle.prune(now=later).archived) == 2  # the daily note and people.md
     wait_writes()
     ann = _plaintext_ann_cache(service)
     out = service.output_dir
-    assert (out / LOAD_CACHE_FILE).is_file() and b"Bluefin" in (out / "archive.md").read_bytes()
+    caches = [out / LOAD_CACHE_FILE, out / SPARE_FILE, ann, ann.with_name(ann.name + ".json")]
+    assert all(p.is_file() for p in caches) and b"Bluefin" in (out / "archive.md").read_bytes()
     before = _memo_rows(service)
     assert any(row[3] and "Bluefin" in row[3] and row[1] == 1 for row in before.values())
 
     service.sync(encryption="encrypt")
     assert _files_holding_secrets(ws, cache) == []
-    assert not ann.exists() and not (out / LOAD_CACHE_FILE).exists()
+    assert not [p for p in caches if p.exists()]  # chunk texts, vectors: none kept by an encrypted store
     fresh = _service(ws)  # another process, in the encrypted store
     assert not any("Bluefin" in h.text for h in fresh.search("zebracorn codename Bluefin").hits)  # still archived
     fresh.remember("The quokkafish lives under the west pier.", ["harbourtag"])

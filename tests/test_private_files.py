@@ -6,6 +6,7 @@ another user read note words from a 0644 load cache)."""
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -105,3 +106,23 @@ def test_the_onnx_cache_folders_and_records_are_private(tmp_path: Path, umask: i
         onnx_export._write_atomic(folder / "key.json", b"{}")
     assert _not_private(_modes(beside / ".botbin-onnx"), beside / ".botbin-onnx") == {}
     assert _not_private(_modes(tmp_path / "cache"), tmp_path / "cache") == {}
+
+
+def test_the_warm_socket_and_its_folder_are_private(
+    tmp_path: Path, umask: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    from botbin.cli.warm_server import WarmServer
+
+    runtime = Path(tempfile.mkdtemp(prefix="bb-", dir="/tmp"))  # short: a socket path has at most 107 bytes
+    monkeypatch.setenv("XDG_RUNTIME_DIR", os.fspath(runtime))
+    ws = write_notes(tmp_path / "ws", NOTES)
+    server = WarmServer(MemoryService(ws, {}, embedder=FakeEmbedder(), env={}))
+    try:
+        assert server.start()
+        assert _not_private(_modes(runtime / "botbin"), runtime / "botbin") == {}
+        assert stat.S_ISSOCK(server.path.stat().st_mode)
+    finally:
+        server.stop()
+        shutil.rmtree(runtime)
