@@ -3,7 +3,10 @@
 Promises checked: search works over an encrypted store, decrypting in memory only (no file under the
 workspace or the temp folder holds note text); a wrong or missing passphrase stops before anything is read
 or written and names the marker file; `encrypt` / `decrypt` convert in place without re-embedding, and a
-conversion cut short is finished by the next sync; botbin's folders are 0700 and its files 0600.
+conversion cut short is finished by the next sync; botbin's folders are 0700 and its files 0600; after
+`encrypt` no byte of any file under the output folder or botbin's cache holds note text (memo sidecar, archive
+note, load, ANN and spare caches), and `decrypt` gives back every archived text, tag and count; a new store
+refuses a weak passphrase, an old one opens with it.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ class Memo:
     """In (0, 1], as of the last lifecycle run (memory/retention.py)."""
     archived_at: datetime | None = None
     archived_text: str | None = None
-    """The chunk's text when it was archived (None in an encrypted store)."""
+    """The chunk's text when it was archived (sealed in an encrypted store, memory/sealing.py)."""
 
 
 @dataclass(frozen=True)
