@@ -13,7 +13,14 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-from botbin.errors import LockedError, ModelError, PassphraseError, WorkspaceError, WrongPassphraseError
+from botbin.errors import (
+    LockedError,
+    ModelError,
+    PassphraseError,
+    StorageError,
+    WorkspaceError,
+    WrongPassphraseError,
+)
 from botbin.wire import status
 from botbin.wire.errors import kind_of
 from botbin.wire.schema import contract_schema
@@ -84,6 +91,7 @@ def test_results_send_every_field_and_params_may_leave_defaults_out() -> None:
         (ModelError("no model"), "model_unavailable"),
         (WorkspaceError("gone"), "workspace_missing"),
         (LockedError("held"), "busy"),
+        (StorageError("cannot write (the disk is full)"), "storage"),
         (RuntimeError("a bug"), "internal"),
     ],
 )

@@ -121,8 +121,10 @@ class MemoryService:
     ) -> SyncReport:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
         notes no longer tracked even when they are most of the index (else the sync keeps them and says so).
-        ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note)."""
-        report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
+        ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note). The memo
+        sidecar follows an encryption or decryption (memory/lifecycle.py ``following_keys``)."""
+        with self.lifecycle.following_keys(encryption):
+            report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
         self.publish_after_sync()
         return report
 

@@ -21,7 +21,8 @@ export type ErrorKind =
   | "workspace_missing"
   | "locked"
   | "wrong_passphrase"
-  | "remote_unavailable";
+  | "remote_unavailable"
+  | "storage";
 
 export type RelatedParams = RelatedAtParams | RelatedTextParams;
 
@@ -116,7 +117,8 @@ export interface ErrorData {
    * What went wrong: `locked` (an encrypted store without its passphrase), `wrong_passphrase`,
    * `model_unavailable`, `workspace_missing`, `busy` (another process syncs), `bad_request` (the params),
    * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `remote_unavailable` (the team
-   * database, backend "postgres"), `internal` (a bug), `error`.
+   * database, backend "postgres"), `storage` (a file cannot be written: disk full, quota, read-only,
+   * permission; nothing was lost, retry once it is fixed), `internal` (a bug), `error`.
    */
   kind: ErrorKind;
   /** The reason in words, for people (may change between versions: never match on it). */
@@ -133,7 +135,8 @@ export interface ErrorReport {
    * What went wrong: `locked` (an encrypted store without its passphrase), `wrong_passphrase`,
    * `model_unavailable`, `workspace_missing`, `busy` (another process syncs), `bad_request` (the params),
    * `bad_config`, `bad_file`, `decryption_failed`, `parse_error`, `remote_unavailable` (the team
-   * database, backend "postgres"), `internal` (a bug), `error`.
+   * database, backend "postgres"), `storage` (a file cannot be written: disk full, quota, read-only,
+   * permission; nothing was lost, retry once it is fixed), `internal` (a bug), `error`.
    */
   kind: ErrorKind;
   /** The reason in words, for people (may change between versions: never match on it). */

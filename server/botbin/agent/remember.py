@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, storage_error
 
 _TAG = re.compile(r"^[^\s#][^\s]*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -119,6 +119,6 @@ def remember(
     try:
         atomic_write(path, data)
         os.chmod(path, mode)  # the temp file was private; the note keeps the permissions it had
-    except OSError as exc:
-        raise BotbinError(f"cannot write ({exc.strerror or exc})", path) from exc
+    except OSError as exc:  # disk full, read-only, permission: StorageError (exit 3), the note as it was
+        raise storage_error(exc, path) from exc
     return Remembered(rel, start, start + entry.count("\n") + 1, entry)

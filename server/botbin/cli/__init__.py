@@ -2,8 +2,9 @@
 one module of this package (commands, lifecycle, ingest) and is dispatched by argparse ``set_defaults``.
 
 Exit codes: 0 success; 1 some notes failed to sync (the rest synced); 2 bad usage; 3 the workspace is
-unreadable or locked by another process; 4 the embedding model is unavailable; 5 a bad AIF-BIN file;
-6 an encrypted store without its passphrase (or with a wrong one).
+unreadable or locked by another process, or a file cannot be written (StorageError: disk full, read-only);
+4 the embedding model is unavailable; 5 a bad AIF-BIN file; 6 an encrypted store without its passphrase (or
+with a wrong one).
 """
 
 from __future__ import annotations

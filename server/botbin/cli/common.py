@@ -21,7 +21,8 @@ EPILOG = """exit codes:
   0  success
   1  some notes failed to sync (the rest synced)
   2  bad usage
-  3  workspace unreadable or locked by another sync
+  3  workspace unreadable or locked by another sync, or a file cannot be written
+     (disk full, quota, read-only, permission; nothing lost, run it again once fixed)
   4  embedding model unavailable
   5  bad AIF-BIN file
   6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)

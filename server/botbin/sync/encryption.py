@@ -23,7 +23,7 @@ from pathlib import Path
 
 from botbin.aifbin import FLAG_COMPRESSED, decode, encode
 from botbin.config import Settings
-from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf
+from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf, passphrase_problem
 from botbin.errors import AifBinFormatError, PassphraseError, WrongPassphraseError
 from botbin.sync.atomic import atomic_write
 from botbin.sync.state import SyncState
@@ -135,6 +135,13 @@ def writer_keys(
         secret = passphrase()
         if not secret:
             raise PassphraseError(f"encryption is on for this store; {NEEDS_PASSPHRASE}", output_dir / MARKER_FILE)
+        weak = passphrase_problem(secret)
+        if weak is not None:
+            raise PassphraseError(
+                f"the passphrase is too weak for a new encrypted store ({weak}; a few words make a good one); "
+                "nothing was encrypted",
+                output_dir / MARKER_FILE,
+            )
         params = KdfParams(settings.kdf_time_cost, settings.kdf_memory_kib, settings.kdf_parallelism)
         kdf = StoreKdf.new(params)
         keyring = Keyring(secret, only=kdf)
