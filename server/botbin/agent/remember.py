@@ -122,7 +122,7 @@ def remember(
     """Append an entry to today's ``memory/YYYY-MM-DD.md`` (created with a ``# YYYY-MM-DD`` heading if new), or
     to its latest continuation; a new continuation when the entry would take that note past ``max_note_bytes``.
     The note's existing bytes are kept exactly; the new file (fsynced) replaces it atomically, under the day's
-    lock in ``lock_dir`` (default: the default output folder's ``locks/``; ``lock_timeout_s``). The path comes
+    lock in ``lock_dir`` (default: the default output folder's ``.locks/``; ``lock_timeout_s``). The path comes
     from the date alone; a link (the note or ``memory/``) is written through only while it stays inside
     ``root``, unless ``follow_symlinks``. A retried call (RETRY_WINDOW_MIN) returns the entry already written.
 

@@ -3,7 +3,7 @@
 ``remember`` reads today's note, adds its entry and renames a new file over it; two writers that overlap both
 read the old note and the second rename drops the first one's entry (30 concurrent MCP remembers lost 13-20
 of them). Each such read-and-write runs under this lock: a thread lock of the process, then a file lock
-(filelock: ``flock`` on POSIX) in the output folder's ``locks/``, one small file per note (named by its path,
+(filelock: ``flock`` on POSIX) in the output folder's ``.locks/``, one small file per note (named by its path,
 readable, plus a hash so two paths never share one). The lock files stay (removing a lock file that another
 process has open but not yet locked would let two writers in); a note's lock is held for milliseconds.
 """
@@ -23,7 +23,7 @@ from botbin.errors import LockedError, WorkspaceError
 from botbin.sync.atomic import FILE_MODE, make_private_dirs
 
 #: The folder of note locks, inside the output folder.
-LOCK_DIR = "locks"
+LOCK_DIR = ".locks"
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _THREAD_LOCKS: dict[str, threading.Lock] = {}
 _THREAD_LOCKS_GUARD = threading.Lock()

@@ -138,7 +138,7 @@ def append_blocks(
     writes its own bytes only (the file is read, to place the block, but never rewritten: a 10,000-turn
     conversation would otherwise rewrite its soul file about 2,000 times). A failed write is cut back to the
     old size; a crash mid-append can leave the old bytes plus the start of the new block. One writer at a time
-    (the note's lock in ``lock_dir``, default: the default output folder's ``locks/``; ``lock_timeout_s``).
+    (the note's lock in ``lock_dir``, default: the default output folder's ``.locks/``; ``lock_timeout_s``).
     Returns the 0-based line where ``text`` starts.
 
     Raises BotbinError for a link outside the workspace (unless ``follow_symlinks``), a read-only soul
