@@ -130,12 +130,14 @@ def remember(
     workspace, an unwritable note, or the lock held too long (LockedError).
     """
     from botbin.sync.note_lock import LOCK_DIR, note_lock
+    from botbin.sync.scan import write_target
 
     now = now or datetime.now().astimezone()
     entry = entry_text(text, tags, now, text_limit(max_note_bytes))
     day = now.strftime("%Y-%m-%d")
+    write_target(root, part_rel(day, 1), follow_symlinks, "the daily note")  # a link out: refused before any lock
     folder = lock_dir if lock_dir is not None else root / Settings.output_dir / LOCK_DIR
-    with note_lock(folder, f"memory/{day}.md", lock_timeout_s):  # every part of the day: one writer
+    with note_lock(folder, part_rel(day, 1), lock_timeout_s):  # every part of the day: one writer
         return _append(root, day, entry, now, follow_symlinks, max_note_bytes)
 
 
