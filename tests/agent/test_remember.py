@@ -140,3 +140,21 @@ def test_remember_into_an_encrypted_store_without_its_passphrase_writes_nothing(
     with pytest.raises(PassphraseError, match="nothing was written"):
         MemoryService(unencrypted, {}, embedder=FakeEmbedder(), env={}, passphrase=lambda: None).remember("beta")
     assert not (unencrypted / "memory" / datetime.now().astimezone().strftime("%Y-%m-%d.md")).exists()
+
+
+def test_remember_while_another_process_holds_the_sync_lock_is_written_not_indexed(make_service: Any) -> None:
+    """The entry is on disk once remember returns; when the sync after it cannot get the workspace lock, the call
+    says so (and why) instead of failing as if nothing had been written."""
+    from filelock import FileLock
+
+    from botbin.sync.lock import LOCK_FILE
+
+    service = make_service({"memory/a.md": "# A\n\nalpha\n"}, lock_timeout_s=0.2)
+    service.sync()
+    other = FileLock(str(service.ws.output_dir / LOCK_FILE))
+    with other:
+        written, report = service.remember("The heron cam is live.")
+    assert "The heron cam is live." in (service.root / written.path).read_text(encoding="utf-8")
+    (failure,) = report.failed
+    assert failure.path == written.path and failure.reason.startswith("written, not indexed yet")
+    assert "another botbin process is syncing" in failure.reason
