@@ -76,3 +76,20 @@ def test_concurrent_soul_file_appends_keep_every_block(tmp_path: Path) -> None:
     blocks = parse_soul((tmp_path / "memory/soul/ana.md").read_text(encoding="utf-8"))
     assert sorted(b.first_turn for b in blocks) == list(range(1, 21))
     assert (tmp_path / "memory/soul/ana.md").read_text(encoding="utf-8").count("# Soul file: Ana") == 1
+
+
+def test_note_locks_are_private_under_any_umask(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    from botbin.sync.note_lock import LOCK_DIR, lock_path
+
+    old = os.umask(0)
+    try:
+        remember(tmp_path, "a private fact", [], NOW)
+    finally:
+        os.umask(old)
+    folder = tmp_path / "memory" / "aifbin" / LOCK_DIR
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE(lock_path(folder, NOTE).stat().st_mode) == 0o600
+    assert [p.name for p in folder.iterdir()] == [lock_path(folder, NOTE).name]
