@@ -195,9 +195,12 @@ def create_server(
             written, report = service.remember(text, tags or [])
             settings = service.ws.settings
             reads_db = settings.backend == "postgres"  # search reads the database: only a publish makes it findable
-            published = service.publish_error is None and (not reads_db or settings.postgres_publish)
-            searchable = not report.failed and published
-            return convert.remembered_tool(written, indexed=searchable)
+            why = [f.reason for f in report.failed if f.path == written.path]
+            if reads_db and not settings.postgres_publish:
+                why.append("this workspace only reads the team database (postgres_publish = false)")
+            elif reads_db and service.publish_error is not None:
+                why.append(f"not published to the team database: {service.publish_error}")
+            return convert.remembered_tool(written, indexed=not why, reason="; ".join(why) or None)
 
         return _answer(work)
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from botbin.agent.context import TIER_NUMBERS
 from botbin.config import Settings
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, LockedError
 from botbin.index.blas import single_threaded_blas
 from botbin.index.hits import SearchFilters
 from botbin.memory.lifecycle import Lifecycle
@@ -22,6 +22,7 @@ from botbin.notes_io import extract_source, read_document
 from botbin.search.params import ISO_DAY_PATTERN, MAX_K, check_alpha, check_filters, check_k
 from botbin.search.pipeline import Searcher, SearchResult, merge
 from botbin.search.pipeline import relevant as relevant  # re-exported for the surfaces
+from botbin.sync.report import NoteFailure, SyncReport
 from botbin.sync.scan import check_root
 from botbin.workspace import Workspace, open_workspace
 from botbin.workspace.status import Status, status
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from botbin.index.store import MemoryIndex
     from botbin.memory.conversation.observer import TurnObserver
     from botbin.sync.encryption import PassphraseFn
-    from botbin.sync.engine import ProgressFn, SyncReport
+    from botbin.sync.engine import ProgressFn
     from botbin.workspace.remote import PublishReport
 
 log = logging.getLogger(__name__)
@@ -293,12 +294,30 @@ class MemoryService:
         return result
 
     def remember(self, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
-        """Append ``text`` to today's daily note and sync it at once. Raises BotbinError for bad input."""
+        """Append ``text`` to today's daily note (agent/remember.py) and sync it at once. Raises BotbinError for
+        bad input, PassphraseError before writing anything when the store is encrypted and its passphrase is
+        missing or wrong (the entry could not be indexed)."""
         from botbin.agent.remember import remember
+        from botbin.sync.encryption import check_writable
+        from botbin.sync.note_lock import LOCK_DIR
 
         check_root(self.root)
-        written = remember(self.root, text, list(tags or []), follow_symlinks=self.ws.settings.follow_symlinks)
-        return written, self.sync()
+        settings = self.ws.settings
+        check_writable(self.ws.output_dir, settings, self.ws.passphrase)
+        written = remember(
+            self.root,
+            text,
+            list(tags or []),
+            follow_symlinks=settings.follow_symlinks,
+            max_note_bytes=settings.max_note_bytes,
+            lock_dir=self.ws.output_dir / LOCK_DIR,
+            lock_timeout_s=settings.lock_timeout_s,
+        )
+        try:
+            return written, self.sync()
+        except LockedError as exc:  # the entry is on disk: say why it is not searchable yet, and that a sync will be
+            why = f"written, not indexed yet ({exc}); the next sync indexes it"
+            return written, SyncReport(failed=(NoteFailure(written.path, why),))
 
     def directives(self, path: str | None = None) -> DirectiveReport:
         """Directives and their conflicts, of the workspace or of ``path`` (agent/rules.py)."""
@@ -319,7 +338,7 @@ def paragraph_at(text: str, path: str, line: int, settings: Settings | None = No
     ``settings`` (a folder's; default settings without one) (directives/paragraph.py)."""
     from botbin.directives.paragraph import paragraph_at as find
 
-    return find(text, path, line, (settings or Settings()).instruction_notes)
+    return find(text, path, line, (settings or Settings()).instruction_globs)
 
 
 def _logged(what: str, job: Callable[[], object]) -> None:

@@ -414,6 +414,8 @@ export interface RememberToolResult {
   endLine: number;
   /** True when the note was indexed at once (search finds it; on the postgres backend: published too). */
   indexed: boolean;
+  /** Why the entry, which is written, is not indexed yet (None when `indexed`). */
+  reason: string | null;
 }
 
 /** A note moved: its embeddings were reused. */

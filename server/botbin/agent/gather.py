@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING
 
 from botbin.agent.context import Candidates, Item
 from botbin.agent.rules import unindexed_rules
+from botbin.directives.partition import is_botbin_note
 from botbin.directives.rulebook import instruction_order
 from botbin.errors import BotbinError
-from botbin.index.daily import daily_date
+from botbin.index.daily import daily_order
 
 if TYPE_CHECKING:
     from botbin.search.pipeline import Searcher
@@ -26,7 +27,7 @@ GUIDANCE_MAX = 8
 def _latest_daily(paths: list[str], now: datetime) -> str | None:
     """The daily note (same rule as recency's) with the newest date not after today."""
     today = now.strftime("%Y-%m-%d")
-    dated = [(d, p) for p in paths if (d := daily_date(p)) is not None and d <= today]
+    dated = [(d, p) for p in paths if (d := daily_order(p)) is not None and d[0] <= today]  # the day's last part
     return max(dated)[1] if dated else None
 
 
@@ -56,7 +57,8 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
 
     ws = searcher.ws
     index, _ = ws.index.get()
-    instruction = set(index.instruction_notes())
+    globs = ws.settings.instruction_globs  # an output written before botbin's own notes were exempt keeps its flag
+    instruction = {p for p in index.instruction_notes() if not is_botbin_note(p, globs)}
     directives = index.directives()
     rules = [d for d in directives if d.path in instruction]
     if indexing(ws):  # the first call of a session must not wait for embeddings to have every rule

@@ -45,7 +45,7 @@ def directive_report(ws: Workspace, path: str | None = None) -> DirectiveReport:
         rel = relative_path(ws.root, path)
         chosen = [d for d in every if d.path == rel or d.path.startswith(rel.rstrip("/") + "/") or rel == "."]
         if not chosen and rel.lower().endswith(".md"):
-            chosen = directives_on_disk(ws.root, rel, ws.settings.instruction_notes)
+            chosen = directives_on_disk(ws.root, rel, ws.settings.instruction_globs)
             every = [*every, *chosen]
     keep = {id(d) for d in chosen}
     conflicts = [c for c in find_conflicts(every) if id(c.first.directive) in keep or id(c.second.directive) in keep]
@@ -72,9 +72,9 @@ def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
             continue
         try:
             data = read_note(ws.root, rel, ws.settings.follow_symlinks)
-            if _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_notes):
+            if _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_globs):
                 texts.append((rel, decode_note(data, rel).text))
         except (OSError, BotbinError):
             continue
-    book = collect_rules(texts, ws.settings.instruction_notes)
+    book = collect_rules(texts, ws.settings.instruction_globs)
     return [*book.hard, *book.instruction_soft]

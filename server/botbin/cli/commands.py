@@ -163,6 +163,8 @@ def cmd_context(args: argparse.Namespace) -> int:
 def cmd_remember(args: argparse.Namespace) -> int:
     written, report = service(args).remember(args.text, args.tag)
     print(f"{written.path}:{written.start_line + 1}-{written.end_line}")
+    for failure in report.failed:
+        print(f"botbin: {failure.path}: {failure.reason}", file=sys.stderr)
     return EXIT_PARTIAL if report.failed else EXIT_OK
 
 

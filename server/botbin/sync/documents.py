@@ -61,7 +61,7 @@ def prepare_note(
     instruction_globs: Sequence[str] | None = None,
 ) -> PreparedNote:
     """Decode, parse and chunk the bytes of note ``rel`` (``md5``: their MD5 hex, if already known;
-    ``instruction_globs``: the ``instruction_notes`` setting, default when None).
+    ``instruction_globs``: ``Settings.instruction_globs``, default when None).
 
     Raises ParseError for a binary file.
     """

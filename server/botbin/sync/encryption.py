@@ -208,3 +208,18 @@ def encryption_mode(output_dir: Path, state: SyncState) -> str:
         return "off"
     converting = marker is None or marker.mode != "encrypted" or not state.encrypted
     return "converting" if converting and state.files else "on"
+
+
+def check_writable(output_dir: Path, settings: Settings, passphrase: PassphraseFn) -> None:
+    """Raise PassphraseError when a sync could not index a note botbin is about to write (``remember``, a soul
+    file): the store is encrypted, or ``encryption`` asks for it, and the passphrase is missing or wrong. Asked
+    before the note is written, so a refused call leaves nothing behind."""
+    try:
+        keys = open_keys(output_dir, passphrase)
+    except PassphraseError as exc:
+        done = "" if "nothing was" in exc.reason else "; nothing was written"
+        raise type(exc)(exc.reason + done, exc.path) from None
+    if keys is None and settings.encryption and not passphrase():
+        raise PassphraseError(
+            f"encryption is on for this store; {NEEDS_PASSPHRASE}; nothing was written", output_dir / MARKER_FILE
+        )

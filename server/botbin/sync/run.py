@@ -146,7 +146,7 @@ class SyncRun:
             return True
         try:
             prep = prepare_note(
-                rel, data, self.ctx.counter(), self.ctx.params, md5, self.ctx.settings.instruction_notes
+                rel, data, self.ctx.counter(), self.ctx.params, md5, self.ctx.settings.instruction_globs
             )
         except BotbinError as exc:
             self.failed.append(NoteFailure(rel, exc.reason))
