@@ -6,7 +6,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from botbin.agent.remember import RETRY_WINDOW_MIN, remember
+from botbin.errors import BotbinError
 
 
 def _note(root: Path) -> str:
@@ -66,3 +69,11 @@ def test_remember_waits_for_the_servers_own_sync_and_is_then_searchable(tmp_path
     again, _ = service.remember("The staging database moved to kestrel-db-3.", ["ops"])
     assert again == written
     assert (root / written.path).read_text(encoding="utf-8").count("kestrel-db-3") == 1
+
+
+def test_a_lone_surrogate_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    # a JSON "\ud83d" (a string cut inside an emoji) or an undecodable command-line byte: no text a note can hold
+    for text, tags in (("broker \ud83d", []), ("broker", ["tag\udcff"])):
+        with pytest.raises(BotbinError, match="surrogate"):
+            remember(tmp_path, text, tags)
+    assert not (tmp_path / "memory").exists()
