@@ -20,12 +20,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from botbin import __version__
 from botbin.errors import BotbinError
+from botbin.mcp_stdio import BotbinMCPServer
 from botbin.service import (
     ISO_DAY_PATTERN,
     MAX_K,
@@ -146,11 +146,11 @@ def _await_first_sync(service: MemoryService, first_sync: threading.Thread | Non
 
 def create_server(
     service: MemoryService, observer: TurnObserver | None = None, first_sync: threading.Thread | None = None
-) -> MCPServer:
+) -> BotbinMCPServer:
     """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
     syncs after each block; one is made when None) receives the turns of ``observe_turn``; ``first_sync``: the
     start-up sync's thread, which a search on a still-empty index waits for (_await_first_sync)."""
-    server = MCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
+    server = BotbinMCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
     turns = observer if observer is not None else service.observer(sync_each_block=True)
 
     @server.tool()

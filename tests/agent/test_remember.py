@@ -6,7 +6,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from botbin.agent.remember import RETRY_WINDOW_MIN, remember
+from botbin.errors import BotbinError
 
 
 def _note(root: Path) -> str:
@@ -158,3 +161,11 @@ def test_remember_while_another_process_holds_the_sync_lock_is_written_not_index
     (failure,) = report.failed
     assert failure.path == written.path and failure.reason.startswith("written, not indexed yet")
     assert "another botbin process is syncing" in failure.reason
+
+
+def test_a_lone_surrogate_is_refused_and_nothing_is_written(tmp_path: Path) -> None:
+    # a JSON "\ud83d" (a string cut inside an emoji) or an undecodable command-line byte: no text a note can hold
+    for text, tags in (("broker \ud83d", []), ("broker", ["tag\udcff"])):
+        with pytest.raises(BotbinError, match="surrogate"):
+            remember(tmp_path, text, tags)
+    assert not (tmp_path / "memory").exists()

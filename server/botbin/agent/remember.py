@@ -21,6 +21,7 @@ from botbin.errors import BotbinError, storage_error
 _TAG = re.compile(r"^[^\s#][^\s]*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _EOL = re.compile(rb"\r\n|\r|\n")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,8 @@ def entry_text(text: str, tags: list[str], now: datetime, max_text_bytes: int = 
         )
     if _CONTROL.search(body):
         raise BotbinError("the text holds control characters (such as NUL); remove them and try again")
+    if _LONE_SURROGATE.search(body + "".join(tags)):
+        raise BotbinError("the text or a tag is not valid Unicode (a lone surrogate, U+D800 to U+DFFF)")
     clean = [t.strip().lstrip("#") for t in tags if t.strip()]
     for tag in clean:
         if not _TAG.match(tag):
