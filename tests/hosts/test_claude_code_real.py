@@ -6,61 +6,11 @@ not installed (BOTBIN_REQUIRE_CLAUDE_CODE=1, as scripts/test.sh sets, fails inst
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Iterator
-from pathlib import Path
+from hosts.claude_code import Host
+from hosts.scenario import FACT, RULES, requires_claude_code, session
+from hosts.scripted_model import ModelRequest, ScriptedModel
 
-import pytest
-
-from conftest import write_notes
-from hosts.claude_code import VERSION, Host, Session, claude_binary
-from hosts.scripted_model import ModelRequest, Reply, ScriptedModel
-
-BINARY = claude_binary()
-pytestmark = pytest.mark.skipif(
-    BINARY is None and not os.environ.get("BOTBIN_REQUIRE_CLAUDE_CODE"),
-    reason=f"Claude Code {VERSION} is not installed (scripts/claude-code/install.sh)",
-)
-RULES = ("Never push to main without a review.", "Always write dates as YYYY-MM-DD.", "Never log customer emails.")
-AGENTS = "# Agents\n\n" + "".join(f"- {rule}\n" for rule in RULES)
-FACT = "Our staging database listens on port 5433 on host db-staging.internal."
-EXPAND = "mcp__plugin_botbin_botbin__expand_memory"
-
-
-def answer(request: ModelRequest) -> Reply:
-    """The scripted model: a short answer, or, asked to look a memory up, a call of expand_memory with the [id] it
-    was given (first loading the tool's schema through ToolSearch, as Claude Code defers MCP tools)."""
-    last = request.tool_results[-1] if request.tool_results else ""
-    loaded = "tool_reference" in last and EXPAND in last  # ToolSearch loaded the tool's schema
-    if last and not loaded:
-        return Reply("Here is what the note says.")
-    if loaded or "look it up in detail" in request.prompt:
-        ids = re.findall(r"\[([0-9a-f]{10})\]", request.text)
-        assert ids, "no memory with an [id] in the request"
-        if loaded or EXPAND in request.tools:
-            return Reply(tool=EXPAND, tool_input={"id": ids[-1]})
-        return Reply(tool="ToolSearch", tool_input={"query": f"select:{EXPAND}", "max_results": 1})
-    return Reply("Noted.")
-
-
-@pytest.fixture
-def model() -> Iterator[ScriptedModel]:
-    with ScriptedModel(answer) as served:
-        yield served
-
-
-@pytest.fixture
-def host(tmp_path: Path, model: ScriptedModel) -> Iterator[Host]:
-    made = Host(tmp_path, model.url)
-    write_notes(made.workspace, {"AGENTS.md": AGENTS})
-    yield made
-    made.stop_server()
-
-
-def session(host: Host, *args: str, **env: str) -> Session:
-    assert BINARY is not None, f"Claude Code {VERSION} is not installed: run scripts/claude-code/install.sh"
-    return Session(BINARY, host, host.env(**env), "--allowedTools", f"ToolSearch {EXPAND}", *args)
+pytestmark = requires_claude_code
 
 
 def requests_for(model: ScriptedModel, prompt: str) -> list[ModelRequest]:
