@@ -24,6 +24,7 @@ ErrorKind = Literal[
     "locked",
     "wrong_passphrase",
     "remote_unavailable",
+    "storage",
 ]
 
 
