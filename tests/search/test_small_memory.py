@@ -62,3 +62,17 @@ def test_small_memory_sets_stay_above_their_floors(tmp_path: Path, real_embedder
             top3 += bool(wanted & set(paths[:3]))
             n += 1
     assert top1 / n >= FLOOR_TOP1 and top3 / n >= FLOOR_TOP3, (top1 / n, top3 / n)
+
+
+def test_every_question_names_an_existing_note_and_the_lines_that_answer_it() -> None:
+    sets = json.loads((SETS / "sets.json").read_text(encoding="utf-8"))["sets"]
+    assert {s["split"] for s in sets} == {"tune", "heldout"}
+    for s in sets:
+        notes = REPO / s["notes"]
+        for line in (REPO / s["questions"]).read_text(encoding="utf-8").splitlines():
+            q = json.loads(line)
+            assert all((notes / p).is_file() for p in (q["target"], *q.get("also", []))), q
+            if "lines" in q:
+                start, end = q["lines"]
+                text = (notes / q["target"]).read_text(encoding="utf-8").splitlines()[start - 1 : end]
+                assert q["anchor"] in "\n".join(text), q
