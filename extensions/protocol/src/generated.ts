@@ -349,11 +349,15 @@ export interface Hit {
   score: number;
   /** Cosine similarity of query and chunk, in [-1, 1]. */
   cosine: number;
-  /** BM25 score normalized to [0, 1] over the candidates. */
+  /**
+   * The keyword weight in the score, in [0, 1]: the raw BM25 score over that of a full keyword match (the
+   * query's best chunk's, but at least 0.3 of the IDF of the query's terms that some chunk holds).
+   */
   bm25: number;
   /**
    * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
-   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for the best chunk).
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for a best chunk that holds
+   * enough of the query).
    */
   bm25Share: number;
   /**
@@ -495,11 +499,15 @@ export interface MemoryHit {
   score: number;
   /** Cosine similarity of query and chunk, in [-1, 1]. */
   cosine: number;
-  /** BM25 score normalized to [0, 1] over the candidates. */
+  /**
+   * The keyword weight in the score, in [0, 1]: the raw BM25 score over that of a full keyword match (the
+   * query's best chunk's, but at least 0.3 of the IDF of the query's terms that some chunk holds).
+   */
   bm25: number;
   /**
    * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
-   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for the best chunk).
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for a best chunk that holds
+   * enough of the query).
    */
   bm25Share: number;
   /**
