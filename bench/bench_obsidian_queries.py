@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -33,7 +34,10 @@ from botbin.service import MemoryService
 from common import CACHE_ROOT, QUALITY_SETTINGS, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
-OBSIDIAN_HELP = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
+#: The help vault; BOTBIN_OBSIDIAN_HELP names another copy (a git worktree has no ../shared beside it).
+OBSIDIAN_HELP = Path(
+    os.environ.get("BOTBIN_OBSIDIAN_HELP") or REPO / ".." / "shared" / "data" / "obsidian-help" / "en"
+).resolve()
 QUERIES = REPO / "bench" / "data" / "obsidian_queries.jsonl"
 CACHE = CACHE_ROOT / "obsidian-help-ws"
 STAMP = CACHE.with_name(CACHE.name + ".source.json")

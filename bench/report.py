@@ -32,6 +32,7 @@ BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
     "scifact": ("bench_scifact.py", [], ["--quick"]),
     "locomo": ("bench_locomo.py", [], ["--quick"]),
     "obsidian": ("bench_obsidian_queries.py", [], ["--quick"]),
+    "small_memory": ("bench_small_memory.py", [], []),
     "embed": ("bench_embed.py", [], ["--quick"]),
     "sync": ("bench_sync.py", [], ["--quick"]),
     "query": ("bench_query.py", ["--sizes", "10000,100000,1000000"], ["--sizes", "10000"]),

@@ -221,6 +221,24 @@ def obsidian(data: Json | None, _plots: Path) -> list[str]:
     return out
 
 
+def small_memory(data: Json | None, _plots: Path) -> list[str]:
+    missing = _missing("small_memory", data)
+    if missing or data is None:
+        return missing or []
+    sets = data.get("sets") if isinstance(data.get("sets"), dict) else {}
+    rows = [
+        [name, s.get("split"), s.get("n"), s.get("top1"), s.get("top3"), s.get("span1")]
+        for name, s in sets.items()
+        if isinstance(s, dict)
+    ]
+    rows += [
+        [split, "all", b.get("n"), b.get("top1"), b.get("top3"), b.get("span1")]
+        for split in ("tune", "heldout")
+        if isinstance(b := data.get(split), dict)
+    ]
+    return table(["set", "split", "questions", "top-1", "top-3", "top-1 on the lines"], rows)
+
+
 def query(data: Json | None, plots: Path) -> list[str]:
     out: list[str] = []
     missing = _missing("query", data)
@@ -345,6 +363,7 @@ SECTIONS: list[tuple[str, str, Section]] = [
     ("scifact", "Quality: BEIR SciFact (test split)", scifact),
     ("locomo", "Quality: LoCoMo evidence recall (QA categories 1-4)", locomo),
     ("obsidian", "Quality: Obsidian help vault, 60 written queries", obsidian),
+    ("small_memory", "Quality: small agent memories, questions written for each", small_memory),
     ("query", "Speed: query latency against corpus size", query),
     ("embed", "Speed: embedding throughput (plain encode, botbin, ONNX, int8)", curated("embed", sections.embed)),
     ("sync", "Speed: cold, no-op and one-edit sync", curated("sync", sections.sync)),

@@ -270,3 +270,13 @@ time.sleep(1.0)
         assert f"resuming from {len(partial)} saved chunks" in caplog.text
     assert np.array_equal(AnnIndex.load_checked(path, DIM, "test").keys(), keys)  # type: ignore[union-attr]
     assert int(whole.candidates(vectors[123], 1)[0]) == 123
+
+
+def test_a_store_encrypted_since_the_load_gets_no_hnsw_cache_file(tmp_path: Path) -> None:
+    # Issue 36: vectors reveal the text; an index loaded before the store was encrypted (by this process or
+    # another) keeps its graph in memory only.
+    (tmp_path / "encryption.json").write_text("{}", encoding="utf-8")
+    index = store(corpus(100), min_rows=1, path=tmp_path / "ann.usearch")  # the build saves when it ends
+    index.upsert(note("n/new.md", clustered(CHUNKS_PER_NOTE, seed=9)))
+    assert index.ann_active() and not index.save_ann()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["encryption.json"]

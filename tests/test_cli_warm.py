@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -20,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from botbin.cli.warm import ask, request, socket_path
-from botbin.cli.warm_server import WarmServer
+from botbin.cli.warm_server import MAX_CONNECTIONS, READ_TIMEOUT_S, WarmServer
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.service import MemoryService
 from conftest import REPO
@@ -120,6 +121,61 @@ def test_another_workspace_or_other_settings_are_declined(
     assert asked is not None and asked["served"] is True and asked["code"] == 0
     out = botbin("search", QUERY, "-w", str(other), "-v", env=_env(runtime))
     assert "answered by the server" not in out.stderr and "no hits" in out.stdout
+
+
+def _threads(pid: int) -> int:
+    """How many threads process ``pid`` runs now (Linux /proc)."""
+    status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("Threads:")))
+
+
+def _closed_by_server(sock: socket.socket) -> bool:
+    """True when the server has closed ``sock`` (what it sent before, a "busy" line, is read first)."""
+    sock.settimeout(0.01)
+    try:
+        while data := sock.recv(1 << 16):
+            assert json.loads(data.splitlines()[0])["reason"] == "busy"
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        pass
+    return True
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="counts threads in /proc")
+def test_idle_connections_hold_a_bounded_number_of_threads_for_a_short_time(
+    ws: Path, runtime: Path, server: subprocess.Popen[str]
+) -> None:
+    path = socket_path(ws, {"XDG_RUNTIME_DIR": str(runtime)})
+    before = _threads(server.pid)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    count = min(2000, hard - 200)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, count + 200), hard))
+    idle: list[socket.socket] = []
+    try:
+        for _ in range(count):  # connect, then send nothing
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.connect(str(path))  # blocking: waits while the server's backlog is full
+            idle.append(sock)
+        time.sleep(0.5)
+        assert _threads(server.pid) <= before + MAX_CONNECTIONS
+        open_now = [s for s in idle if not _closed_by_server(s)]
+        assert len(open_now) <= MAX_CONNECTIONS  # the rest were declined at once
+        busy = botbin("search", QUERY, "-w", str(ws), "--json", "-v", env=_env(runtime))
+        assert busy.returncode == 0 and "declined (busy)" in busy.stderr  # answered in its own process
+        cold = botbin("search", QUERY, "-w", str(ws), "--json", env=_env(runtime, BOTBIN_NO_SERVER="1"))
+        assert _hits(busy.stdout) == _hits(cold.stdout) and _hits(busy.stdout)
+        time.sleep(READ_TIMEOUT_S + 0.5)
+        assert all(_closed_by_server(s) for s in open_now)  # idle ones are closed after the read timeout
+        assert _threads(server.pid) <= before + 1
+        warm = botbin("search", QUERY, "-w", str(ws), "--json", "-v", env=_env(runtime))
+        assert warm.returncode == 0 and "answered by the server" in warm.stderr
+        assert _hits(warm.stdout) == _hits(cold.stdout)
+    finally:
+        for sock in idle:
+            sock.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @pytest.mark.model

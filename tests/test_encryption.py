@@ -183,3 +183,21 @@ def test_passphrase_is_stretched_once_per_process(monkeypatch: pytest.MonkeyPatc
 def test_default_parameters_follow_rfc_9106() -> None:
     assert KdfParams() == KdfParams(time_cost=3, memory_cost=64 * 1024, parallelism=4)
     assert KdfParams().check() is None
+
+
+@pytest.mark.parametrize(
+    ("passphrase", "problem"),
+    [
+        ("x", "it has 1 characters; at least 8"),
+        ("hunter2", "it has 7 characters"),
+        ("aaaaaaaaaaaa", "it repeats 1 characters; at least 4 different"),
+        ("12121212", "it repeats 2 characters"),
+        ("        ", "it repeats 1 characters"),
+        ("correct horse", None),
+        ("otter-lantern-97", None),
+        ("ñandú über", None),  # characters, not bytes
+    ],
+)
+def test_the_passphrase_rule_of_a_new_store(passphrase: str, problem: str | None) -> None:
+    found = cipher_mod.passphrase_problem(passphrase)
+    assert found == problem if problem is None else found is not None and found.startswith(problem)

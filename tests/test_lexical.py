@@ -123,3 +123,13 @@ def test_sparse_scores_equal_the_dense_ones_at_their_slots() -> None:
         assert slots.tolist() == np.flatnonzero(dense).tolist()
         assert scores.tobytes() == dense[slots].tobytes(), query
     assert lex.sparse_scores(["alpha"], limit=10) is None  # a common term: the caller takes the dense scores
+
+
+def test_matchable_mass_leaves_out_terms_no_chunk_holds() -> None:
+    vocab = {"cat": 0, "dog": 1, "the": 2}
+    index = lexical.LexicalIndex(vocab)
+    index.put("a.md", [np.array([0, 2], dtype=np.int32), np.array([1, 2], dtype=np.int32)])
+    idf = index.idf(["cat", "the"])
+    assert index.matchable_mass(["cat", "cat", "the", "zebra"]) == pytest.approx(2 * idf["cat"] + idf["the"])
+    assert index.matchable_mass(["zebra"]) == 0.0 < index.idf_mass(["zebra"])
+    assert index.matchable_mass([]) == 0.0

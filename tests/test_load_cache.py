@@ -146,7 +146,8 @@ def test_an_encrypted_store_keeps_no_cache(synced: Path, caplog: pytest.LogCaptu
     _load(synced, caplog)
     assert b"espresso" in _cache_file(synced).read_bytes()  # chunk text in the clear
     (synced / "botbin.toml").write_text("encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\n")
-    service = MemoryService(synced, {"vault": True}, embedder=FakeEmbedder(), env={}, passphrase=lambda: "hunter2")
+    secret = "hunter2 horse"
+    service = MemoryService(synced, {"vault": True}, embedder=FakeEmbedder(), env={}, passphrase=lambda: secret)
     service.sync(encryption="encrypt")
     assert not _cache_file(synced).exists()  # removed as the store is encrypted
     index, _ = service.index()

@@ -1,4 +1,4 @@
-"""Tests for botbin.index.ranking: BM25 normalization, the hybrid score, top-k selection and snippets."""
+"""Tests for botbin.index.ranking: the keyword weight, the hybrid score, top-k selection and snippets."""
 
 from __future__ import annotations
 
@@ -10,26 +10,33 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from botbin.index.ranking import add_bm25, hybrid, normalize_bm25, snippet, top_k
+from botbin.index.ranking import KEYWORD_FULL_SHARE, add_bm25, hybrid, keyword_full, keyword_weight, snippet, top_k
 
 
 def f32(*values: float) -> np.ndarray:
     return np.asarray(values, dtype=np.float32)
 
 
-def test_normalize_bm25_divides_by_the_best() -> None:
-    np.testing.assert_allclose(normalize_bm25(f32(0.0, 2.0, 4.0, 1.0)), [0.0, 0.5, 1.0, 0.25])
+def test_a_strong_best_chunk_is_the_full_keyword_match() -> None:
+    # holding more than KEYWORD_FULL_SHARE of the matchable mass, the best chunk sets the scale as before
+    full = keyword_full(4.0, 10.0)
+    assert full == 4.0
+    np.testing.assert_allclose(keyword_weight(f32(0.0, 2.0, 4.0, 1.0), full), [0.0, 0.5, 1.0, 0.25])
 
 
-def test_normalize_bm25_all_zero_and_empty() -> None:
-    out = normalize_bm25(f32(0.0, 0.0))
+def test_the_best_of_weak_matches_is_not_a_full_keyword_match() -> None:
+    # issue 33: scaled to the best chunk alone, a chunk sharing one common word of ten got the whole keyword weight
+    full = keyword_full(1.0, 10.0)
+    assert full == pytest.approx(KEYWORD_FULL_SHARE * 10.0)
+    np.testing.assert_allclose(keyword_weight(f32(0.0, 1.0, 0.5), full), [0.0, 1 / 3, 1 / 6], rtol=1e-6)
+
+
+def test_keyword_weight_of_no_match_is_zero() -> None:
+    assert keyword_full(0.0, 10.0) == 0.0 and keyword_full(0.0, 0.0) == 0.0
+    out = keyword_weight(f32(0.0, 0.0), 0.0)
     np.testing.assert_array_equal(out, [0.0, 0.0])
     assert not np.isnan(out).any()
-    assert normalize_bm25(f32()).shape == (0,)
-
-
-def test_normalize_bm25_single_chunk() -> None:
-    np.testing.assert_array_equal(normalize_bm25(f32(3.7)), [1.0])
+    assert keyword_weight(f32(), 0.0).shape == (0,)
 
 
 def test_hybrid_formula() -> None:
@@ -46,10 +53,12 @@ def test_hybrid_formula() -> None:
     raw=hnp.arrays(np.float32, st.integers(1, 30), elements=st.floats(0, 50, width=32)),
     alpha=st.floats(0, 1),
 )
-def test_hybrid_of_normalized_bm25_stays_in_range(raw: np.ndarray, alpha: float) -> None:
-    bm = normalize_bm25(raw)
-    assert bm.min() >= 0.0 and bm.max() <= 1.0
+def test_hybrid_of_the_keyword_weight_stays_in_range(raw: np.ndarray, alpha: float) -> None:
+    for mass in (0.0, float(raw.max()), 10.0 * float(raw.max()), 1000.0):
+        bm = keyword_weight(raw, keyword_full(float(raw.max()), mass))
+        assert bm.min() >= 0.0 and bm.max() <= 1.0
     cos = np.clip(raw / 50.0, -1, 1).astype(np.float32)
+    bm = keyword_weight(raw, keyword_full(float(raw.max()), float(raw.sum())))
     score = hybrid(cos, bm, alpha)
     np.testing.assert_allclose(score, alpha * cos + (1 - alpha) * bm, rtol=1e-5, atol=1e-6)
 
@@ -146,9 +155,10 @@ def test_add_bm25_in_place_equals_the_dense_formula(alpha: float) -> None:
     rng = np.random.default_rng(7)
     cosine = rng.uniform(-1, 1, 500).astype(np.float32)
     raw = np.where(rng.random(500) < 0.1, rng.uniform(0, 9, 500), 0).astype(np.float32)
-    dense = hybrid(cosine, normalize_bm25(raw), alpha)
-    assert np.allclose(add_bm25(alpha * cosine, raw, alpha), dense, atol=1e-6)
-    assert np.allclose(add_bm25(alpha * cosine, np.zeros(500, np.float32), alpha), alpha * cosine, atol=1e-7)
+    for full in (float(raw.max()), 3.0 * float(raw.max())):
+        dense = hybrid(cosine, keyword_weight(raw, full), alpha)
+        assert np.allclose(add_bm25(alpha * cosine, raw, alpha, full), dense, atol=1e-6)
+    assert np.allclose(add_bm25(alpha * cosine, np.zeros(500, np.float32), alpha, 0.0), alpha * cosine, atol=1e-7)
 
 
 def _context(scores: list[float], cosine: list[float], note_cos: list[float], max_loss: float) -> list[float]:

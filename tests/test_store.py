@@ -384,3 +384,28 @@ def test_hits_per_note_are_capped_by_default() -> None:
     assert paths(idx.search("database", E0, k=5, max_hits_per_note=3)).count("long.md") == 3
     assert paths(idx.search("database", E0, k=5, best_per_note=True)) == ["long.md", "short.md"]
     assert idx.search("database", E0, k=0) == []
+
+
+def test_one_common_word_of_a_question_is_not_a_full_keyword_match() -> None:
+    # issue 33: BM25 scaled to the best chunk of each query gave a chunk sharing only "use" with a question the whole
+    # keyword weight (bm25 1.0) when no chunk shared more, and it beat the answer, which shares no word at all
+    idx = MemoryIndex(DIM)
+    answer = "Readings travel over gRPC with protobuf messages."
+    idx.upsert(doc("memory/a.md", [(answer, unit(0.6, 0.8, 0, 0))], title="x1", headings=()))
+    idx.upsert(doc("memory/b.md", [("We use a German sender number for texts.", unit(0.3, 0, 0.954, 0))], title="x2"))
+    idx.upsert(doc("memory/c.md", [("Weather is cold.", E3)], title="x3", headings=()))
+    idx.upsert(doc("memory/d.md", [("Stations are on farms.", E3)], title="x4", headings=()))
+    hits = idx.search("what protocol do the weather stations use", E0, k=4, note_weight=0.0, neighbour_weight=0.0)
+    assert texts(hits)[0] == answer
+    lone = {h.path: h for h in hits}["memory/b.md"]
+    assert 0.0 < lone.bm25 < 0.75
+    assert lone.score == pytest.approx(0.7 * lone.cosine + 0.3 * lone.bm25, abs=1e-6)
+
+
+def test_a_chunk_holding_most_of_the_question_is_a_full_keyword_match() -> None:
+    idx = MemoryIndex(DIM)
+    idx.upsert(doc("memory/a.md", [("The weather stations use gRPC.", E1)], title="x1", headings=()))
+    idx.upsert(doc("memory/b.md", [("Stations are on farms.", E2)], title="x2", headings=()))
+    hits = idx.search("what protocol do the weather stations use", E0, k=2, note_weight=0.0, neighbour_weight=0.0)
+    assert hits[0].path == "memory/a.md" and hits[0].bm25 == pytest.approx(1.0)
+    assert 0.0 < hits[1].bm25 < 1.0

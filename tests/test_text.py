@@ -102,10 +102,32 @@ def test_nul_after_the_sniff_window_is_text() -> None:
     assert decoded.warnings == ()
 
 
-def test_utf16_file_is_treated_as_binary() -> None:
-    # UTF-16 text is full of NUL bytes; it is not silently indexed as garbage.
-    with pytest.raises(ParseError):
-        decode_note("hello".encode("utf-16"), "a.md")
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be", "utf-32", "utf-32-le", "utf-32-be"])
+def test_utf16_and_utf32_with_a_bom_are_text(encoding: str) -> None:
+    # Issue 36: Windows editors save "Unicode" notes as UTF-16 with a byte order mark; they were skipped as binary.
+    text = "# Grüße\r\n\nBananas 😀, 世界\r\n"
+    bom = {"utf-16-le": "\ufeff", "utf-16-be": "\ufeff", "utf-32-le": "\ufeff", "utf-32-be": "\ufeff"}.get(encoding, "")
+    assert decode_note((bom + text).encode(encoding), "a.md") == DecodedText("# Grüße\n\nBananas 😀, 世界\n", ())
+
+
+def test_utf16_without_a_bom_is_still_binary() -> None:
+    # Without a BOM, NUL bytes are all there is to go by: not silently indexed as garbage.
+    with pytest.raises(ParseError, match="binary"):
+        decode_note("hello".encode("utf-16-le"), "a.md")
+
+
+def test_broken_utf16_is_repaired_and_named() -> None:
+    data = "ab".encode("utf-16") + b"\x00\xd8" + "c".encode("utf-16-le") + b"x"  # a lone surrogate, an odd byte
+    decoded = decode_note(data, "memory/a.md")
+    assert decoded.text.startswith("ab\ufffd") and "c" in decoded.text
+    assert decoded.warnings == (
+        "memory/a.md: invalid UTF-16 at byte 6; undecodable bytes indexed as U+FFFD (the note itself is untouched)",
+    )
+
+
+def test_nul_characters_in_utf16_are_binary() -> None:
+    with pytest.raises(ParseError, match="NUL characters in UTF-16"):
+        decode_note("a\x00b".encode("utf-16"), "a.md")
 
 
 def test_empty_file() -> None:

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from botbin.config_rules import DEFAULT_ROOTS_NOTE, check_ranges
 from botbin.config_rules import WORKSPACE_PATH_KEYS as WORKSPACE_PATH_KEYS  # re-exported
-from botbin.config_rules import check_ranges
 from botbin.config_rules import path_glob as path_glob
 from botbin.config_rules import safe_globs as safe_globs
 from botbin.config_rules import unsafe_glob_reason as unsafe_glob_reason
@@ -27,6 +27,12 @@ DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memo
 VAULT_INCLUDE: tuple[str, ...] = ("**/*.md",)
 #: Instruction notes (their list items are hard rules; see directives/partition.py); MEMORY.md is memory.
 DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = ("AGENTS.md", "CLAUDE.md", "**/AGENTS.md", "**/CLAUDE.md")
+#: The daily notes ``remember`` writes: ``memory/YYYY-MM-DD.md`` and its continuations ``memory/YYYY-MM-DD-N.md``
+#: (agent/remember.py).
+DAILY_NOTE_GLOBS: tuple[str, ...] = (
+    "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md",
+    "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]-[0-9]*.md",
+)
 #: Folders never scanned, whatever the globs say.
 ALWAYS_EXCLUDED_DIRS: frozenset[str] = frozenset({".git", ".obsidian", ".trash", "node_modules"})
 
@@ -130,7 +136,7 @@ class Settings:
     """A memo retrieved this many times is a consolidation candidate."""
     consolidate_duplicate_cosine: float = 0.85
     """Memos of different notes this similar (cosine) recur, and consolidate together."""
-    roots_note: str = "memory/roots.md"
+    roots_note: str = DEFAULT_ROOTS_NOTE
     """The note ``botbin consolidate`` writes durable roots to (inside its own marked block)."""
     distill_endpoint: str | None = None
     """An OpenAI-compatible base URL (e.g. http://localhost:8080/v1) for abstractive distillation; None
@@ -172,6 +178,20 @@ class Settings:
     nothing."""
 
     @property
+    def written_globs(self) -> tuple[str, ...]:
+        """Globs of the notes botbin writes itself: the daily notes of ``remember``, everything under
+        ``soul_dir`` (conversations) and ``roots_note`` (consolidation). They are memory, never instruction
+        notes, whatever ``instruction_notes`` or their frontmatter say: what they hold came from an agent or a
+        conversation, and a remembered line must never become a hard rule (directives/partition.py)."""
+        return (*DAILY_NOTE_GLOBS, f"{self.soul_dir.strip('/')}/**", self.roots_note)
+
+    @property
+    def instruction_globs(self) -> tuple[str, ...]:
+        """``instruction_notes``, then one ``!glob`` per ``written_globs`` (a ``!`` glob excludes): what every
+        instruction-note test of this workspace is given (directives/partition.py ``is_instruction_path``)."""
+        return (*self.instruction_notes, *(f"!{g}" for g in self.written_globs))
+
+    @property
     def tracked_globs(self) -> tuple[str, ...]:
         """The include globs in force (vault mode tracks every note)."""
         return VAULT_INCLUDE if self.vault else self.include
@@ -187,6 +207,8 @@ class LoadedSettings:
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Settings)}
 _DEFAULTS = Settings()
+#: ``instruction_globs`` of the default settings.
+DEFAULT_INSTRUCTION_GLOBS: tuple[str, ...] = _DEFAULTS.instruction_globs
 
 
 def _coerce(key: str, value: Any) -> Any:

@@ -24,6 +24,12 @@ def unsafe_glob_reason(pattern: str) -> str | None:
     return None
 
 
+def _names_instruction_note(rel: str, instruction_notes: tuple[str, ...]) -> bool:
+    """True when an ``instruction_notes`` glob names note ``rel`` (any case, as directives/partition.py reads them)."""
+    flags = wglob.GLOBSTAR | wglob.IGNORECASE | wglob.DOTGLOB | wglob.NEGATE
+    return bool(instruction_notes) and wglob.globmatch(rel, list(instruction_notes), flags=flags)
+
+
 def path_glob(pattern: str) -> Callable[[str], bool]:
     """A test of relative POSIX paths against a user's glob, as every botbin surface reads one: ``**`` spans
     folders, ``*`` and ``?`` stay inside one (``memory/*.md`` does not match ``memory/a/b.md``)."""
@@ -31,6 +37,8 @@ def path_glob(pattern: str) -> Callable[[str], bool]:
     return lambda path: bool(matcher.match(path))
 
 
+#: The ``roots_note`` setting's default.
+DEFAULT_ROOTS_NOTE = "memory/roots.md"
 #: Settings that name a path inside the workspace (POSIX, relative).
 WORKSPACE_PATH_KEYS = ("output_dir", "roots_note", "soul_dir")
 
@@ -115,6 +123,10 @@ def check_ranges(values: dict[str, Any]) -> dict[str, str]:
             bad[key] = "must be a path inside the workspace"
     if not values["roots_note"].endswith(".md"):
         bad["roots_note"] = "must be a .md note"
+    elif values["roots_note"] != DEFAULT_ROOTS_NOTE and _names_instruction_note(
+        values["roots_note"], values["instruction_notes"]
+    ):  # the default under a broad glob ("memory/**") stays: botbin's own notes are never instructions anyway
+        bad["roots_note"] = "is an instruction note (instruction_notes); botbin's roots are memory, never rules"
     if values["backend"] not in ("embedded", "postgres"):
         bad["backend"] = 'must be "embedded" or "postgres"'
     elif values["backend"] == "postgres" and not values["postgres_url"]:

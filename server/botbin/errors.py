@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 from typing import ClassVar
 
@@ -58,6 +59,41 @@ class WorkspaceError(BotbinError):
     """The workspace folder is missing or unreadable; nothing was changed."""
 
     kind = "workspace_missing"
+
+
+class StorageError(WorkspaceError):
+    """A file botbin writes (or reads) cannot be, for a reason of the disk or its permissions: full, over
+    quota, read-only, permission denied, an I/O error. Transient: botbin treats it as no damage, loses nothing
+    (the files it replaces are intact) and the same command works again once the cause is gone."""
+
+    kind = "storage"
+
+
+#: Why a write failed, in words, for the errors a disk or its permissions cause (the rest use strerror).
+_RESOURCE_REASONS = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+}
+
+
+def storage_error(exc: Exception, path: str | Path | None = None, doing: str = "write") -> StorageError:
+    """A StorageError for ``exc`` (an OSError, or an sqlite3.OperationalError whose message says why) naming
+    ``path`` (default: the file an OSError names) and its reason: "cannot write (the disk is full: No space
+    left on device); nothing was lost, ..."."""
+    if isinstance(exc, OSError):
+        why = exc.strerror or str(exc)
+        reason = f"{_RESOURCE_REASONS[exc.errno]}: {why}" if exc.errno in _RESOURCE_REASONS else why
+        path = path if path is not None else exc.filename
+    else:
+        reason = str(exc)
+    return StorageError(
+        f"cannot {doing} ({reason}); nothing was lost: files botbin replaces stay as they were, and the same "
+        "command works again once there is space or permission",
+        path,
+    )
 
 
 class DecryptionError(AifBinFormatError):

@@ -2,10 +2,11 @@
 
 Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``, ``observe_turn`` (conversation
 turns buffered and distilled into the user's soul file, memory/conversation/observer.py; the buffer is distilled on
-SIGINT/SIGTERM and when the client disconnects, before the server exits). Results are typed in botbin.wire
-(each tool's output schema). A tool's failure is returned as an MCP tool error whose structured content is
-``{kind, message}`` (botbin.wire.errors), never as a crash. The workspace is synced in the background at start,
-so the first call answers at once with what was already indexed.
+SIGINT/SIGTERM and when the client disconnects, before the server exits), ``expand_memory`` (the whole section and
+source turns of an item a host's hook put before the model with its ``[id]``: agent/expand.py). Results are typed
+in botbin.wire (each tool's output schema). A tool's failure is returned as an MCP tool error whose structured
+content is ``{kind, message}`` (botbin.wire.errors), never as a crash. The workspace is synced in the background at
+start, so the first call answers at once with what was already indexed.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
 from botbin import __version__
 from botbin.errors import BotbinError
+from botbin.mcp_stdio import BotbinMCPServer
 from botbin.service import (
     ISO_DAY_PATTERN,
     MAX_K,
@@ -36,7 +37,8 @@ from botbin.service import (
     single_threaded_blas,
 )
 from botbin.wire import agent as wire_agent
-from botbin.wire import convert
+from botbin.wire import convert, host_convert
+from botbin.wire import hosts as wire_hosts
 from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import error_data
@@ -52,7 +54,8 @@ memory/YYYY-MM-DD.md), searchable by meaning. Call get_context at the start of a
 (always follow them) plus the notes most relevant to the request, within a token budget. Use search_memory to
 look something up, and remember to save a fact, decision or preference the user will want kept. Pass each turn of the
 conversation (yours and the user's) to observe_turn: botbin distils them into the user's soul file
-(memory/soul/<user>.md), which search_memory and get_context then find."""
+(memory/soul/<user>.md), which search_memory and get_context then find. A memory shown to you with an [id] (botbin's
+hooks add them) expands to its whole note section, and its source turns, with expand_memory."""
 
 
 FIRST_SYNC_WAIT_S = 20.0
@@ -105,6 +108,9 @@ Session = Annotated[
     str | None, Field(description="An id of this conversation; a new session distils the previous one's buffer first.")
 ]
 Timestamp = Annotated[str | None, Field(description="When it was said, ISO 8601 (default: now).")]
+ItemId = Annotated[
+    str, Field(description="The [id] shown before a memory in your context (a unique prefix will do).", min_length=4)
+]
 
 
 class _BadArguments(BotbinError):
@@ -146,11 +152,11 @@ def _await_first_sync(service: MemoryService, first_sync: threading.Thread | Non
 
 def create_server(
     service: MemoryService, observer: TurnObserver | None = None, first_sync: threading.Thread | None = None
-) -> MCPServer:
-    """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
+) -> BotbinMCPServer:
+    """An MCP server over ``service`` with the six tools registered; ``observer`` (a TurnObserver that
     syncs after each block; one is made when None) receives the turns of ``observe_turn``; ``first_sync``: the
     start-up sync's thread, which a search on a still-empty index waits for (_await_first_sync)."""
-    server = MCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
+    server = BotbinMCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
     turns = observer if observer is not None else service.observer(sync_each_block=True)
 
     @server.tool()
@@ -195,9 +201,12 @@ def create_server(
             written, report = service.remember(text, tags or [])
             settings = service.ws.settings
             reads_db = settings.backend == "postgres"  # search reads the database: only a publish makes it findable
-            published = service.publish_error is None and (not reads_db or settings.postgres_publish)
-            searchable = not report.failed and published
-            return convert.remembered_tool(written, indexed=searchable)
+            why = [f.reason for f in report.failed if f.path == written.path]
+            if reads_db and not settings.postgres_publish:
+                why.append("this workspace only reads the team database (postgres_publish = false)")
+            elif reads_db and service.publish_error is not None:
+                why.append(f"not published to the team database: {service.publish_error}")
+            return convert.remembered_tool(written, indexed=not why, reason="; ".join(why) or None)
 
         return _answer(work)
 
@@ -221,6 +230,12 @@ def create_server(
         changes) into bullet facts appended to the user's soul file, memory/soul/<user>.md, which is then
         indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim."""
         return _answer(lambda: convert.observed(turns.observe_message(role, content, user, session, timestamp)))
+
+    @server.tool()
+    def expand_memory(id: ItemId) -> Annotated[CallToolResult, wire_hosts.ExpandResult]:
+        """The whole note section behind a memory shown with an [id] in your context (botbin's hooks add them), and
+        for a remembered conversation the turns it was distilled from. Use it when a memory's line is not enough."""
+        return _answer(lambda: host_convert.expanded(service.hosts().expand(id)))
 
     return server
 

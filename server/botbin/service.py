@@ -8,13 +8,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from botbin.agent.context import TIER_NUMBERS
 from botbin.config import Settings
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, LockedError
 from botbin.index.blas import single_threaded_blas
 from botbin.index.hits import SearchFilters
 from botbin.memory.lifecycle import Lifecycle
@@ -22,12 +21,14 @@ from botbin.notes_io import extract_source, read_document
 from botbin.search.params import ISO_DAY_PATTERN, MAX_K, check_alpha, check_filters, check_k
 from botbin.search.pipeline import Searcher, SearchResult, merge
 from botbin.search.pipeline import relevant as relevant  # re-exported for the surfaces
+from botbin.sync.report import NoteFailure, SyncReport
 from botbin.sync.scan import check_root
 from botbin.workspace import Workspace, open_workspace
 from botbin.workspace.status import Status, status
 
 if TYPE_CHECKING:
     from botbin.agent.context import ContextResult
+    from botbin.agent.hosts import HostMemory
     from botbin.agent.remember import Remembered
     from botbin.agent.rules import DirectiveReport
     from botbin.directives.paragraph import Paragraph
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from botbin.index.store import MemoryIndex
     from botbin.memory.conversation.observer import TurnObserver
     from botbin.sync.encryption import PassphraseFn
-    from botbin.sync.engine import ProgressFn, SyncReport
+    from botbin.sync.engine import ProgressFn
     from botbin.workspace.remote import PublishReport
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ class MemoryService:
         """Why the last sync's publish failed, None when it did not."""
         self._warming: threading.Event | None = None
         """Set when the index warm-up (``warm_in_background``) has ended; None when none was started."""
+        self._hosts: HostMemory | None = None
+        self._hosts_lock = threading.Lock()
 
     @property
     def root(self) -> Path:
@@ -121,8 +124,10 @@ class MemoryService:
     ) -> SyncReport:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
         notes no longer tracked even when they are most of the index (else the sync keeps them and says so).
-        ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note)."""
-        report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
+        ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note). The memo
+        sidecar follows an encryption or decryption (memory/lifecycle.py ``following_keys``)."""
+        with self.lifecycle.following_keys(encryption):
+            report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
         self.publish_after_sync()
         return report
 
@@ -277,32 +282,60 @@ class MemoryService:
 
     # -- agent memory (agent/) ------------------------------------------------------------------------
     def context(self, query: str, budget_tokens: int) -> ContextResult:
-        """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws).
-        Raises ContextBudgetError if the hard rules alone exceed the budget."""
-        from botbin.agent.context import assemble
-        from botbin.agent.gather import gather
+        """The context block for ``query`` within ``budget_tokens`` (agent/gather.py, agent/context.py for the tier
+        laws). Raises ContextBudgetError if the hard rules alone exceed the budget."""
+        from botbin.agent.gather import build_context
 
-        check_root(self.root)
-        busy = self.indexing
-        result = assemble(gather(self.searcher, query), budget_tokens, self.ws.models.counter.count)
-        if busy:
-            result = replace(result, indexing=True, partial=("guidance", "recalled"))
-        self.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
-        return result
+        return build_context(self.searcher, query, budget_tokens)
 
     def remember(self, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
-        """Append ``text`` to today's daily note and sync it at once. Raises BotbinError for bad input."""
+        """Append ``text`` to today's daily note (agent/remember.py) and sync it at once. Raises BotbinError for
+        bad input, PassphraseError before writing anything when the store is encrypted and its passphrase is
+        missing or wrong (the entry could not be indexed)."""
         from botbin.agent.remember import remember
+        from botbin.sync.encryption import check_writable
+        from botbin.sync.note_lock import LOCK_DIR
 
         check_root(self.root)
-        written = remember(self.root, text, list(tags or []), follow_symlinks=self.ws.settings.follow_symlinks)
-        return written, self.sync()
+        settings = self.ws.settings
+        check_writable(self.ws.output_dir, settings, self.ws.passphrase)
+        written = remember(
+            self.root,
+            text,
+            list(tags or []),
+            follow_symlinks=settings.follow_symlinks,
+            max_note_bytes=settings.max_note_bytes,
+            lock_dir=self.ws.output_dir / LOCK_DIR,
+            lock_timeout_s=settings.lock_timeout_s,
+        )
+        try:
+            return written, self.sync()
+        except LockedError as exc:  # the entry is on disk: say why it is not searchable yet, and that a sync will be
+            why = f"written, not indexed yet ({exc}); the next sync indexes it"
+            return written, SyncReport(failed=(NoteFailure(written.path, why),))
 
     def directives(self, path: str | None = None) -> DirectiveReport:
         """Directives and their conflicts, of the workspace or of ``path`` (agent/rules.py)."""
         from botbin.agent.rules import directive_report
 
         return directive_report(self.ws, path)
+
+    def hosts(self) -> HostMemory:
+        """The host ops of this workspace (agent/hosts.py: the Claude Code hooks, the OpenClaw context engine),
+        made on first use."""
+        from botbin.agent.hosts import HostMemory
+
+        with self._hosts_lock:
+            if self._hosts is None:
+                self._hosts = HostMemory(self.searcher)
+            return self._hosts
+
+    def close_hosts(self) -> None:
+        """Distil the host turns still buffered (a server stops); nothing when no host op ran."""
+        with self._hosts_lock:
+            hosts, self._hosts = self._hosts, None
+        if hosts is not None:
+            hosts.close()
 
     # -- conversations (memory/conversation/) ---------------------------------------------------------
     def observer(self, write: bool = True, sync_each_block: bool = False) -> TurnObserver:
@@ -317,7 +350,7 @@ def paragraph_at(text: str, path: str, line: int, settings: Settings | None = No
     ``settings`` (a folder's; default settings without one) (directives/paragraph.py)."""
     from botbin.directives.paragraph import paragraph_at as find
 
-    return find(text, path, line, (settings or Settings()).instruction_notes)
+    return find(text, path, line, (settings or Settings()).instruction_globs)
 
 
 def _logged(what: str, job: Callable[[], object]) -> None:

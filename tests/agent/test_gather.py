@@ -84,7 +84,8 @@ def test_remember_creates_todays_note_with_a_heading(tmp_path: Path) -> None:
     check_range(tmp_path, written)
     assert stat.S_IMODE((tmp_path / REL).stat().st_mode) == 0o600  # private, like everything botbin creates
     assert stat.S_IMODE((tmp_path / "memory").stat().st_mode) == 0o700
-    assert [p.name for p in (tmp_path / "memory").iterdir()] == [REL.split("/")[1]]  # no temp file left
+    left = sorted(p.name for p in (tmp_path / "memory").iterdir())
+    assert left == [REL.split("/")[1], "aifbin"]  # no temp file left; the output folder holds the note's lock
 
 
 def test_remember_appends_entries_in_order(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("search", ("botbin.search",)),
     ("agent", ("botbin.agent",)),
     ("service", ("botbin.service",)),
-    ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.wire", "botbin.__main__")),
+    ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.mcp_stdio", "botbin.wire", "botbin.__main__")),
 )
 #: What an adapter may import at run time besides its own package: the composition root, the errors, the
 #: version, another adapter (``botbin mcp`` starts the MCP server), the wire contract both the LSP and MCP adapters
@@ -38,6 +38,7 @@ ADAPTER_MAY_IMPORT = (
     "botbin.cli",
     "botbin.lsp",
     "botbin.mcp",
+    "botbin.mcp_stdio",
     "botbin.wire",
     "botbin.memory.conversation.turns",
 )

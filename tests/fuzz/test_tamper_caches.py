@@ -221,7 +221,9 @@ def test_a_truncated_spare_file_lends_nothing(service: MemoryService, fake_embed
 def test_a_truncated_memo_store_is_set_aside_with_a_warning(
     service: MemoryService, fake_embedder: FakeEmbedder
 ) -> None:
-    fresh(service, fake_embedder).search(QUERY, k=1)
+    first = fresh(service, fake_embedder)
+    first.search(QUERY, k=1)
+    first.lifecycle.close()  # as a process that ends: the store is whole on disk
     db_path = service.output_dir / MEMO_FILE
     for tail in ("-wal", "-shm"):
         (service.output_dir / (MEMO_FILE + tail)).unlink(missing_ok=True)
@@ -289,7 +291,9 @@ def test_a_memo_row_of_the_wrong_type_is_removed_and_made_again(
 def test_a_memo_file_planted_as_a_link_is_never_written_through(
     service: MemoryService, canaries: Canaries, fake_embedder: FakeEmbedder, name: str
 ) -> None:
-    fresh(service, fake_embedder).search(QUERY, k=1)
+    first = fresh(service, fake_embedder)
+    first.search(QUERY, k=1)
+    first.lifecycle.close()
     for tail in ("", "-wal", "-shm"):
         (service.output_dir / (MEMO_FILE + tail)).unlink(missing_ok=True)
     (service.output_dir / name).symlink_to(canaries.sqlite)

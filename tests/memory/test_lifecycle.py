@@ -181,6 +181,7 @@ def test_a_locked_sidecar_never_fails_a_search(make_service: ServiceFactory, cap
 
 def test_an_encrypted_store_keeps_no_chunk_digest_or_text_in_the_sidecar(tmp_path: Path) -> None:
     from botbin.memory.memos import memo_id
+    from botbin.memory.sealing import is_sealed
     from conftest import FakeEmbedder, write_notes
 
     ws = write_notes(
@@ -194,6 +195,7 @@ def test_an_encrypted_store_keeps_no_chunk_digest_or_text_in_the_sidecar(tmp_pat
     memos = service.lifecycle.store.all()
     assert memo_id(hit.path, hit.text_md5) not in {m.id for m in memos}  # keyed: not the plain digest
     report = service.lifecycle.prune(now=datetime.now().astimezone() + timedelta(days=400))
-    assert report.archived and all(m.archived_text is None for m in service.lifecycle.store.all())
+    archived = [m for m in service.lifecycle.store.all() if m.archived_at is not None]
+    assert report.archived and all(is_sealed(m.archived_text) for m in archived)  # kept for decrypt, sealed
     raw = (service.output_dir / MEMO_FILE).read_bytes() + (service.output_dir / "archive.md").read_bytes()
     assert b"kestrel-db-2" not in raw and hit.text_md5.encode() not in raw

@@ -6,7 +6,10 @@ import stat
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from botbin.memory.memos import MemoSeed, MemoStore, memo_id
+import pytest
+
+from botbin.errors import StorageError
+from botbin.memory.memos import MemoSeed, MemoStore, damaged, memo_id
 
 NOW = datetime(2026, 11, 29, 12, 0).astimezone()
 
@@ -68,3 +71,34 @@ def test_memo_ids_are_keyed_in_an_encrypted_store() -> None:
     assert plain == memo_id("memory/a.md", "0" * 32) and len(plain) == 32
     keyed = memo_id("memory/a.md", "0" * 32, b"k" * 32)
     assert keyed != plain and keyed != memo_id("memory/a.md", "0" * 32, b"j" * 32)
+
+
+def test_a_full_store_is_a_storage_error_that_rolls_back_and_leaves_it_usable(tmp_path: Path) -> None:
+    # Issue 36: a full disk mid-write. SQLite's own limit stands in for the disk (SQLITE_FULL, "database or disk
+    # is full", as a full disk gives); the transaction is rolled back whole and the store takes the next write.
+    store = MemoStore(tmp_path / "memos.sqlite")
+    store.seed([seed("a"), seed("b")])
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    with pytest.raises(StorageError, match=r"memos\.sqlite: cannot write \(database or disk is full"):
+        store.archive({"a": "x" * 200_000, "b": "small"}, NOW)
+    assert store.archived_ids() == set()  # neither archived: one transaction
+    store.reinforce(["a"], NOW)  # no transaction was left open
+    assert store.get(["a"])["a"].reinforcement_count == 1
+    store.close()
+    assert not (tmp_path / "memos.sqlite.damaged").exists()
+    assert MemoStore(tmp_path / "memos.sqlite").get(["a"])["a"].reinforcement_count == 1
+
+
+def test_only_a_corrupt_file_counts_as_damage(tmp_path: Path) -> None:
+    import sqlite3
+
+    (tmp_path / "not.sqlite").write_bytes(b"garbage" * 1000)
+    with pytest.raises(sqlite3.DatabaseError) as corrupt:
+        sqlite3.connect(tmp_path / "not.sqlite").execute("PRAGMA journal_mode=WAL")
+    (tmp_path / "wal.sqlite-wal").mkdir()  # SQLite cannot make its log: SQLITE_CANTOPEN, as on a full disk
+    with pytest.raises(sqlite3.OperationalError) as blocked:
+        db = sqlite3.connect(tmp_path / "wal.sqlite")
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE t (x)")
+    assert damaged(corrupt.value) and not damaged(blocked.value)

@@ -44,6 +44,11 @@ def test_same_hits_as_the_embedded_index(fresh_db: str, tmp_path: Path, fake_emb
         a, b = remote.search(query, k=10), local.search(query, k=10)
         assert _key(a.hits) == _key(b.hits) and any(h.bm25_share > 0 for h in b.hits), query
         assert [h.bm25_share for h in a.hits] == pytest.approx([h.bm25_share for h in b.hits], abs=1e-5)
+    # issue 33: a query whose best chunk holds little of it gets no full keyword match in SQL either
+    query = "when do we go live with the first users"
+    a, b = remote.search(query, k=10), local.search(query, k=10)
+    assert _key(a.hits) == _key(b.hits) and 0 < max(h.bm25 for h in b.hits) < 1
+    assert [h.bm25 for h in a.hits] == pytest.approx([h.bm25 for h in b.hits], abs=1e-4)
     db = remote.ws.remote
     assert db is not None
     keyword = db.search("connection pool exhausted", None, k=5)  # no query vector: BM25 alone

@@ -12,7 +12,7 @@ export const RELEVANCE_MIN_BM25_SHARE = 0.2;
 /**
  * True unless the hit is under the floor (keyword-only results, `degraded`, have no cosine to judge by). The
  * keyword arm reads `bm25Share`, the raw BM25 score as a share of the most the query could score: `bm25` is
- * 1 for the query's best chunk however weak its match.
+ * 1 for a best chunk that holds enough of the query's known words, however few they are.
  */
 export function relevant(hit: Pick<Hit, "cosine" | "bm25Share">, degraded = false): boolean {
   return degraded || hit.cosine >= RELEVANCE_MIN_COSINE || hit.bm25Share >= RELEVANCE_MIN_BM25_SHARE;

@@ -45,7 +45,7 @@ def directive_report(ws: Workspace, path: str | None = None) -> DirectiveReport:
         rel = relative_path(ws.root, path)
         chosen = [d for d in every if d.path == rel or d.path.startswith(rel.rstrip("/") + "/") or rel == "."]
         if not chosen and rel.lower().endswith(".md"):
-            chosen = directives_on_disk(ws.root, rel, ws.settings.instruction_notes)
+            chosen = directives_on_disk(ws.root, rel, ws.settings.instruction_globs)
             every = [*every, *chosen]
     keep = {id(d) for d in chosen}
     conflicts = [c for c in find_conflicts(every) if id(c.first.directive) in keep or id(c.second.directive) in keep]
@@ -61,20 +61,25 @@ def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
     """Rules of the instruction notes on disk that ``index`` does not hold yet, read and partitioned on the spot
     (no embedding; directives/rulebook.py): what an agent must get while the first sync is still embedding.
     A note that cannot be read is skipped (the sync reports it)."""
-    indexed = set(index.note_paths())
+    return rules_on_disk(ws, frozenset(index.note_paths()))
+
+
+def rules_on_disk(ws: Workspace, skip: frozenset[str] = frozenset()) -> list[Directive]:
+    """Hard and soft rules of the instruction notes on disk now (but those of ``skip``), read and partitioned on the
+    spot, in tier order: what a session starts with, current even when a note changed since the last sync."""
     try:
         tracked = scan_workspace(ws.root, ws.settings).files
     except BotbinError:
         return []
     texts: list[tuple[str, str]] = []
     for rel in tracked:
-        if rel in indexed:
+        if rel in skip:
             continue
         try:
             data = read_note(ws.root, rel, ws.settings.follow_symlinks)
-            if _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_notes):
+            if _may_instruct(rel, data[:_HEAD_BYTES], ws.settings.instruction_globs):
                 texts.append((rel, decode_note(data, rel).text))
         except (OSError, BotbinError):
             continue
-    book = collect_rules(texts, ws.settings.instruction_notes)
+    book = collect_rules(texts, ws.settings.instruction_globs)
     return [*book.hard, *book.instruction_soft]

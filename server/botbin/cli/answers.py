@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 from botbin.cli.common import EPILOG, EXIT_OK, common_flags, overrides
 from botbin.cli.output import print_hits
+from botbin.cli.terminal import shown
 from botbin.cli.warm import PROTOCOL, WARM_COMMANDS
 from botbin.service import MemoryService, SearchFilters, check_alpha, check_filters, check_k, relevant
 
@@ -200,5 +201,7 @@ def answer(memory: MemoryService, message: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # the command runs in-process then, and reports the error as it always does
         log.info("warm %s declined: %s", args.subcommand, exc)
         return _declined(f"{type(exc).__name__}: {exc}")
-    return {"v": PROTOCOL, "served": True, "code": code, "stdout": out.getvalue(), "stderr": err.getvalue(),
+    # escaped here as the command's own process escapes them (cli/terminal.py): the client prints them as they come
+    stdout = out.getvalue() if args.json else shown(out.getvalue())
+    return {"v": PROTOCOL, "served": True, "code": code, "stdout": stdout, "stderr": shown(err.getvalue()),
             "pid": os.getpid()}  # fmt: skip

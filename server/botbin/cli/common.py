@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.terminal import raw
 from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 
@@ -20,7 +21,8 @@ EPILOG = """exit codes:
   0  success
   1  some notes failed to sync (the rest synced)
   2  bad usage
-  3  workspace unreadable or locked by another sync
+  3  workspace unreadable or locked by another sync, or a file cannot be written
+     (disk full, quota, read-only, permission; nothing lost, run it again once fixed)
   4  embedding model unavailable
   5  bad AIF-BIN file
   6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)
@@ -129,7 +131,8 @@ def progress_bar(total_hint: int) -> Any:
         return None
     from tqdm import tqdm
 
-    bar = tqdm(total=total_hint, unit="chunk", desc="embedding", file=sys.stderr, leave=False, disable=None)
+    # drawn with carriage returns, and no note's text: on the stream under the escaping one (cli/terminal.py)
+    bar = tqdm(total=total_hint, unit="chunk", desc="embedding", file=raw(sys.stderr), leave=False, disable=None)
 
     def update(done: int, total: int) -> None:
         bar.total = total

@@ -50,6 +50,24 @@ MAX_TIME_COST = 16
 MAX_PARALLELISM = 16
 
 
+MIN_PASSPHRASE_CHARS = 8
+"""Least characters (code points) of a new store's passphrase: NIST SP 800-63B's minimum for a chosen secret."""
+MIN_PASSPHRASE_DISTINCT = 4
+"""Least different characters in it, so that "aaaaaaaa" or "12121212" is refused."""
+
+
+def passphrase_problem(passphrase: str) -> str | None:
+    """Why ``passphrase`` is too weak for a new store, or None. The rule (no dictionary, no composition rules):
+    at least MIN_PASSPHRASE_CHARS characters, of at least MIN_PASSPHRASE_DISTINCT different ones. An existing
+    store opens with whatever passphrase made it."""
+    if len(passphrase) < MIN_PASSPHRASE_CHARS:
+        return f"it has {len(passphrase)} characters; at least {MIN_PASSPHRASE_CHARS} are needed"
+    distinct = len(set(passphrase))
+    if distinct < MIN_PASSPHRASE_DISTINCT:
+        return f"it repeats {distinct} characters; at least {MIN_PASSPHRASE_DISTINCT} different ones are needed"
+    return None
+
+
 @dataclass(frozen=True)
 class KdfParams:
     """Argon2id cost parameters. Defaults: RFC 9106 section 4, second recommended option (t=3, 64 MiB,

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from botbin.directives import words as w
 from botbin.directives.addressee import binds_third_party
 from botbin.directives.cues import CUE_VERBS, FILLER, TRIGGERS, Found, Modality, Tok, explicit_cue
+from botbin.directives.leadins import is_lead_label
 from botbin.directives.openers import clause_start_cue
 from botbin.directives.register import counts_in_notes, has_standing_marker
 
@@ -248,7 +249,8 @@ def _sentence_cue(masked: str, s: int, e: int, line_start: int, instructions: bo
         if reported or binds_third_party(toks, found[1]):
             return None
         return found if instructions or counts_in_notes(found[0], toks, found[1]) else None
-    if label and len(toks) > 1 and not (name in _RULE_LABELS or name.split(" ")[0] in ("step", "rule", "todo")):
+    ruled = name in _RULE_LABELS or name.split(" ")[0] in ("step", "rule", "todo") or is_lead_label(name)
+    if label and len(toks) > 1 and not ruled:
         return None  # "**Felix Brandt**: contact at ...": a term and its description, not a command
     heading = _HEADING.match(masked, line_start) is not None
     if heading and len(toks) < 3:

@@ -11,12 +11,16 @@ from collections.abc import Sequence
 
 from botbin.directives import words as w
 from botbin.directives.cues import FILLER, Found, Tok, is_past, span, word_at
+from botbin.directives.leadins import lead_end
 from botbin.directives.register import STANDING_MARKERS
 
 
-def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
-    """Indices where a clause that may hold an imperative starts: the sentence start and after a lead clause."""
-    i = 0
+def _at_clause_starts(toks: Sequence[Tok], masked: str) -> list[int]:
+    """Indices where a clause that may hold an imperative starts: the sentence start (past its lead-ins: "By the
+    way, ...", leadins.py), after a lead clause, and after a standing marker that opens one of these ("Okay,
+    going forward, stop ...")."""
+    base = lead_end(toks)
+    i = base
     while (
         i < len(toks) - 1
         and toks[i].word in w.SKIP_OPENERS
@@ -25,9 +29,9 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
     ):  # "To avoid conflicts, disable X": a purpose clause leads, the command follows its comma
         i += 1
     starts = [i]
-    if toks[i].word in w.CLAUSE_OPENERS or toks[0].word in w.CLAUSE_OPENERS:
-        for j, tok in enumerate(toks[:-1]):
-            if tok.comma_after:
+    if toks[i].word in w.CLAUSE_OPENERS or toks[base].word in w.CLAUSE_OPENERS:
+        for j in range(base, len(toks) - 1):
+            if toks[j].comma_after:
                 k = j + 1
                 while k < len(toks) - 1 and toks[k].word in w.SKIP_OPENERS:
                     k += 1
@@ -37,10 +41,31 @@ def _at_clause_starts(toks: Sequence[Tok]) -> list[int]:
         lead = next((k for k in range(i, min(i + 3, len(toks) - 1)) if toks[k].comma_after), None)
         if lead is not None:
             starts.append(lead + 1)
-    marker = _standing_lead(toks, i)
-    if marker is not None and marker not in starts:
-        starts.append(marker)  # "From now on please book aisle seats": the marker leads without a comma
-    return starts
+    for start in list(starts):
+        marker = _standing_lead(toks, start)
+        if marker is not None and marker not in starts:
+            starts.append(marker)  # "From now on please book aisle seats": the marker leads without a comma
+    return starts + _coordinated(toks, masked, starts)
+
+
+#: Conjunctions that open a main clause after a comma ("..., so always loop him in").
+_COORDINATORS = frozenset("so and but then".split())
+#: Words that carry a rule on their own at the start of such a clause.
+_COORDINATED_OPENERS = frozenset("always never don't avoid stop remember make refrain".split())
+
+
+def _coordinated(toks: Sequence[Tok], masked: str, starts: list[int]) -> list[int]:
+    """Starts of main clauses joined by ", so" / ", and" / ", but" / ", then" that open with a deontic word:
+    "Jonas handles the contracts now, so always loop him in", "The standup is at 9:30, so always plan around it"."""
+    out: list[int] = []
+    for j in range(len(toks) - 2):
+        if toks[j + 1].word in _COORDINATORS and "," in masked[toks[j].end : toks[j + 1].start]:
+            k = j + 2
+            while k < len(toks) - 1 and toks[k].word in w.SKIP_OPENERS:
+                k += 1
+            if toks[k].word in _COORDINATED_OPENERS and k not in starts:
+                out.append(k)
+    return out
 
 
 def _standing_lead(toks: Sequence[Tok], i: int) -> int | None:
@@ -77,7 +102,7 @@ def clause_start_cue(toks: Sequence[Tok], masked: str, s: int, bare: bool = True
     lead = masked[s : toks[0].start]
     if any(ch.isalnum() or ch == FILLER for ch in lead):
         return None  # "- 14:00 sync with design", "`code` does": a time, a number or code opens it, not a verb
-    for i in _at_clause_starts(toks):
+    for i in _at_clause_starts(toks, masked):
         found = _opener(toks, i, bare)
         if found is None:
             continue
@@ -111,7 +136,8 @@ def _opener(toks: Sequence[Tok], i: int, bare: bool = True) -> Found | None:
         if found is not None and found[0] == "obligation":
             return ("recommendation", toks[i].start, found[2], True)  # "Perhaps use a dataclass"
         return found
-    if word in ("never", "always") and (is_past(nxt) or nxt in ("again", "been")):
+    reported = is_past(nxt) and nxt not in w.IMPERATIVE_VERBS  # "Always put ...", "Never set ...": rules
+    if word in ("never", "always") and (reported or nxt in ("again", "been")):
         return None  # "Never ran into this", "Always been a night owl": a report, not a rule
     if word == "never":
         return ("prohibition", *span(toks, i, i), False)

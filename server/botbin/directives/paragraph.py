@@ -22,7 +22,7 @@ def paragraph_at(
 ) -> Paragraph | None:
     """The block of note text holding 0-based ``line`` (headings and code count), or None on a blank line.
     Line numbers are LSP's: CRLF and CR end lines as LF does. ``instruction_globs``: the folder's
-    ``instruction_notes`` setting."""
+    ``Settings.instruction_globs``."""
     normalized = text.replace("\r\n", "\n").replace("\r", "\n")
     note = parse_source(normalized, path)
     for index, block in enumerate(note.blocks):

@@ -12,6 +12,12 @@ obligation or prohibition in it ("Never answer in prose.", "You must sign every 
 the note is addressed to the agent, so its rules are recalled by relevance (context tier 1.5), while hard
 invariants (always in context, an error when they do not fit) are what an instruction note states. Kinds
 follow the tier law of LibraVDB (hard invariants, soft directives, recalled lore).
+
+What botbin writes itself (daily notes, soul files, the roots note: ``Settings.written_globs``) is never an
+instruction note, whatever its name or frontmatter: the globs these functions get (``Settings.instruction_globs``)
+end with one ``!glob`` per such note, and a ``!`` glob that names a note vetoes both its path and its frontmatter.
+botbin recognises its own notes by where it writes them, not by a mark inside: their text comes from agents
+and conversations (anyone can write a mark there), and a person's edit must not turn them into rules.
 """
 
 from __future__ import annotations
@@ -31,12 +37,12 @@ from botbin.parsing.blocks import Block, ParsedNote
 
 Kind = Literal["hard", "soft", "lore"]
 KIND_RANK: dict[str, int] = {"lore": 0, "soft": 1, "hard": 2}
-#: Globs (relative POSIX paths, ``**`` spans folders, any case) of instruction notes: the default of the
-#: ``instruction_notes`` setting.
-DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = config.DEFAULT_INSTRUCTION_NOTES
+#: Globs (relative POSIX paths, ``**`` spans folders, any case) of instruction notes: the default settings'
+#: ``instruction_globs`` (the ``instruction_notes`` default, less the notes botbin writes: ``!`` globs).
+DEFAULT_INSTRUCTION_NOTES: tuple[str, ...] = config.DEFAULT_INSTRUCTION_GLOBS
 #: Modalities that make a block of an ordinary note a rule (advice and permissions stay memory there).
 RULE_MODALITIES = frozenset({"obligation", "prohibition"})
-_GLOB_FLAGS = wglob.GLOBSTAR | wglob.IGNORECASE | wglob.DOTGLOB
+_GLOB_FLAGS = wglob.GLOBSTAR | wglob.IGNORECASE | wglob.DOTGLOB | wglob.NEGATE
 #: Frontmatter keys that describe the note rather than instruct: a frontmatter of only these is not a rule.
 _META_KEYS = frozenset(
     {
@@ -152,16 +158,24 @@ class Partition:
 
 
 def is_instruction_path(path: str, globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> bool:
-    """True when the relative POSIX ``path`` matches one of ``globs`` (any case): "AGENTS.md", "docs/claude.md"."""
+    """True when the relative POSIX ``path`` matches one of ``globs`` (any case): "AGENTS.md", "docs/claude.md";
+    never when a ``!`` glob of ``globs`` matches it (a note botbin writes: ``is_botbin_note``)."""
     return bool(globs) and wglob.globmatch(path, list(globs), flags=_GLOB_FLAGS)
 
 
+def is_botbin_note(path: str, globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> bool:
+    """True when a ``!`` glob of ``globs`` (``Settings.instruction_globs``) names ``path``: a note botbin writes
+    itself, memory whatever its name or frontmatter."""
+    vetoes = [g[1:] for g in globs if g.startswith("!") and len(g) > 1]
+    return bool(vetoes) and wglob.globmatch(path, vetoes, flags=_GLOB_FLAGS & ~wglob.NEGATE)
+
+
 def is_instruction_note(note: ParsedNote, globs: Sequence[str] = DEFAULT_INSTRUCTION_NOTES) -> bool:
-    """True for a note whose path matches ``globs`` (the ``instruction_notes`` setting) or whose frontmatter
-    says ``botbin: instructions``."""
+    """True for a note whose path matches ``globs`` (``Settings.instruction_globs``) or whose frontmatter says
+    ``botbin: instructions``; never for a note botbin writes itself (``is_botbin_note``)."""
     marker = note.frontmatter.data.get("botbin")
     marked = marker == "instructions" or (isinstance(marker, list) and "instructions" in marker)
-    return marked or is_instruction_path(note.path, globs)
+    return (marked and not is_botbin_note(note.path, globs)) or is_instruction_path(note.path, globs)
 
 
 def block_cues(block: Block, instruction: bool) -> list[Cue]:

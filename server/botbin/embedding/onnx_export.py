@@ -145,7 +145,7 @@ def writable_dir(spec: ModelSpec, env: Mapping[str, str] | None = None) -> Path 
     """The first of ``cache_dirs`` that exists or can be made, and is writable; None if none is."""
     for folder in cache_dirs(spec, env):
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            _make_private(folder)
         except OSError:
             continue
         if os.access(folder, os.W_OK):
@@ -153,9 +153,22 @@ def writable_dir(spec: ModelSpec, env: Mapping[str, str] | None = None) -> Path 
     return None
 
 
+def _make_private(folder: Path) -> None:
+    """Create ``folder`` and its missing parents 0700 whatever the umask (a cache nobody else may write: it
+    holds the model a process runs). Raises OSError."""
+    if folder.is_dir():
+        return
+    _make_private(folder.parent)
+    try:
+        folder.mkdir(mode=0o700)
+    except FileExistsError:
+        if not folder.is_dir():  # a file of that name
+            raise
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as fh:
         fh.write(data)
         fh.flush()
         os.fsync(fh.fileno())
@@ -177,7 +190,7 @@ def export_and_verify(
         return ExportOutcome(None, None, "no writable cache folder", time.perf_counter() - start)
     key = model_key(spec)
     try:
-        with FileLock(str(folder / f".{key}.lock"), timeout=0):
+        with FileLock(str(folder / f".{key}.lock"), timeout=0, mode=0o600):
             _remove_stale_temps(folder)
             return _export_locked(spec, st_model, folder, key, batch_size, start)
     except Timeout:
@@ -219,6 +232,7 @@ def _export_locked(
         if not min_cos >= MIN_COSINE:
             return _failed(folder, key, f"ONNX output differs from torch (least cosine {min_cos:.6f})", min_cos, start)
         onnx = folder / f"{key}.onnx"
+        os.chmod(tmp, 0o600)  # the exporter's file follows the umask
         os.replace(tmp, onnx)
         record = {
             "verified": True,

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import numpy.typing as npt
 
-from botbin.sync.atomic import writer_temp
+from botbin.sync.atomic import open_private, writer_temp
 from botbin.sync.confine import Confined, read_confined
 
 log = logging.getLogger(__name__)
@@ -132,6 +132,7 @@ class AnnIndex:
         """Write the graph to ``path`` atomically, and ``path.json`` naming its size, keys' digest, ``model``
         (the embedding model of its vectors) and the file's CRC-32."""
         tmp = writer_temp(path)  # swept by the next sync once this process is gone (a kill mid-save)
+        open_private(tmp).close()  # usearch rewrites the file in place, so it keeps this 0600 (the umask's aside)
         self._index.save(str(tmp))
         os.replace(tmp, path)
         meta = {"count": len(self), "dim": self.dim, "keys_md5": _keys_digest(self.keys()), "model": model}
@@ -139,7 +140,8 @@ class AnnIndex:
             meta["crc32"] = _file_crc(written)  # checked before usearch reads the file back: a damaged graph crashes it
         side = path.with_name(path.name + ".json")
         tmp_side = writer_temp(side)
-        tmp_side.write_text(json.dumps(meta), encoding="utf-8")
+        with open_private(tmp_side) as out:
+            out.write(json.dumps(meta).encode("utf-8"))
         os.replace(tmp_side, side)
 
     def keys(self) -> npt.NDArray[np.int64]:

@@ -132,8 +132,10 @@ class LiveAnn:
         return True
 
     def _write(self, index: AnnIndex) -> bool:
-        if self.config.path is None:
-            return False
+        from botbin.sync.encryption import MARKER_FILE
+
+        if self.config.path is None or (self.config.path.parent / MARKER_FILE).exists():
+            return False  # a store encrypted since this index was loaded: its vectors stay in memory
         try:
             index.save(self.config.path, self.config.model)
         except (OSError, RuntimeError) as exc:  # usearch reports a failed write as RuntimeError

@@ -226,6 +226,10 @@ class Assembled:
         """The most BM25 score a row could reach for ``terms`` (``LexicalIndex.idf_mass``)."""
         return self._lexical.idf_mass(terms)
 
+    def matchable_mass(self, terms: list[str]) -> float:
+        """The IDF mass of ``terms`` that some row holds (``LexicalIndex.matchable_mass``)."""
+        return self._lexical.matchable_mass(terms)
+
     def rows_of(self, keys: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """Live rows whose ANN key is in ``keys`` (unknown keys are skipped)."""
         if self._key_order is None:

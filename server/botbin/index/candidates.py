@@ -14,7 +14,8 @@ Context = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], Neighbours, floa
 the last the raw BM25 score from which a row keeps its own hybrid score (ranking.keyword_floor)."""
 
 LEXICAL_CANDIDATES = 200
-"""Best BM25 rows added to the vector candidates (the best one fixes the BM25 normalization, as in a full scan)."""
+"""Best BM25 rows added to the vector candidates (a row's keyword weight needs the best raw score of all rows, as
+in a full scan: ranking.keyword_full)."""
 
 
 def rows_of_keys(
@@ -59,10 +60,12 @@ def candidate_scores(
     alpha: float,
     bm25_raw: npt.NDArray[np.float32],
     context: Context | None,
+    full: float,
 ) -> npt.NDArray[np.float32]:
     """float32 (len(rows),): the hybrid score of each of ``rows`` (sorted, holding the best BM25 row), as
-    ``exact_scores`` gives it; ``bm25_raw``: their raw BM25 scores. ``context``: None when the score has no
-    context part. Costs O(len(rows) x dim), whatever the size of ``matrix``."""
+    ``exact_scores`` gives it; ``bm25_raw``: their raw BM25 scores; ``full``: the raw score of a full keyword match
+    (ranking.keyword_full). ``context``: None when the score has no context part. Costs O(len(rows) x dim),
+    whatever the size of ``matrix``."""
     near_rows = rows
     if context is not None:
         near = context[2]
@@ -70,7 +73,7 @@ def candidate_scores(
     cos_near = matrix[near_rows] @ query
     at = np.searchsorted(near_rows, rows)
     scores = cos_near[at] * np.float32(alpha)
-    add_bm25(scores, bm25_raw, alpha)
+    add_bm25(scores, bm25_raw, alpha, full)
     if context is not None:
         note_vectors, note_of_row, near, note_weight, neighbour_weight, floor = context
         notes, local_note = np.unique(note_of_row[rows], return_inverse=True)
@@ -100,12 +103,14 @@ def exact_scores(
     alpha: float,
     bm25_raw: npt.NDArray[np.float32],
     context: Context | None,
+    full: float,
 ) -> npt.NDArray[np.float32]:
-    """float32 (len(matrix),): the hybrid score of every row, by a full scan (``query`` None: BM25 alone)."""
+    """float32 (len(matrix),): the hybrid score of every row, by a full scan (``query`` None: BM25 alone); ``full``:
+    the raw BM25 score of a full keyword match (ranking.keyword_full)."""
     # alpha * cosine in one pass over the matrix
     scores = np.zeros(len(matrix), dtype=np.float32) if query is None else matrix @ (query * np.float32(alpha))
     cosine = scores * np.float32(1.0 / alpha) if context is not None else scores
-    add_bm25(scores, bm25_raw, alpha)
+    add_bm25(scores, bm25_raw, alpha, full)
     if context is not None and query is not None:
         note_vectors, note_of_row, near, note_weight, neighbour_weight, floor = context
         keeps = bm25_raw >= floor

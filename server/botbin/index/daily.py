@@ -13,10 +13,18 @@ from __future__ import annotations
 
 import re
 
-_DAILY = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})\.md$")
+_DAILY = re.compile(r"(?:^|/)(\d{4}-\d{2}-\d{2})(?:-(\d{1,6}))?\.md$")
 
 
 def daily_date(path: str) -> str | None:
-    """The date of a daily note (``YYYY-MM-DD.md`` in any folder, e.g. ``memory/2026-11-03.md``), else None."""
+    """The date of a daily note (``YYYY-MM-DD.md`` in any folder, e.g. ``memory/2026-11-03.md``, or a continuation
+    ``remember`` opened when the day's note was full: ``memory/2026-11-03-2.md``), else None."""
     match = _DAILY.search(path)
     return match.group(1) if match else None
+
+
+def daily_order(path: str) -> tuple[str, int] | None:
+    """(date, part) of a daily note, part 1 for ``YYYY-MM-DD.md`` and N for its continuation ``YYYY-MM-DD-N.md``:
+    the later part holds the later entries. None for any other note."""
+    match = _DAILY.search(path)
+    return (match.group(1), int(match.group(2) or 1)) if match else None

@@ -78,7 +78,9 @@ class Hit:
     cosine: float
     """Cosine similarity of query and chunk embeddings, in [-1, 1]."""
     bm25: float
-    """BM25 score normalized to [0, 1] by the query's best chunk."""
+    """The keyword weight in the score, in [0, 1] (ranking.keyword_weight): the raw BM25 score over that of a full
+    keyword match, the query's best chunk's but at least a share of the query's matchable IDF mass, so the best
+    of weak matches stays under 1."""
     date: str | None = None
     """The note's date (frontmatter or file name), ISO 8601, if it has one."""
     instruction: bool = False
@@ -96,8 +98,9 @@ class Hit:
     """The team-database namespace the hit comes from (backend postgres); None for the embedded index."""
     bm25_share: float = 0.0
     """The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF,
-    LexicalIndex.idf_mass), in [0, 1]: an absolute keyword match, unlike ``bm25``, which is 1 for the query's
-    best chunk however weak (the relevance floor, search/pipeline.py, reads this one)."""
+    LexicalIndex.idf_mass, unknown terms included), in [0, 1]: an absolute keyword match, unlike ``bm25``, which is
+    1 for a query's best chunk that holds enough of its known terms (the relevance floor, search/pipeline.py,
+    reads this one)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

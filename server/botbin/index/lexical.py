@@ -280,6 +280,18 @@ class LexicalIndex:
             total += float(np.log1p((self._docs - df + 0.5) / (df + 0.5)))
         return total
 
+    def matchable_mass(self, query: list[str]) -> float:
+        """``idf_mass`` over the term occurrences of ``query`` that some live chunk holds: a term in no chunk tells
+        no chunk apart, so it does not raise the bar of a full keyword match (ranking.keyword_full)."""
+        self.flush()
+        total = 0.0
+        for token in query:
+            term = self._vocab.get(token)
+            df = int(self._df[term]) if term is not None and term < len(self._df) else 0
+            if df:
+                total += float(np.log1p((self._docs - df + 0.5) / (df + 0.5)))
+        return total
+
     def slot_scores(self, query: list[str]) -> npt.NDArray[np.float32]:
         """float32 (slot_count,): BM25 score of each slot for ``query`` tokens (unknown ones ignored; dead
         slots get scores too, which callers drop by gathering live slots only)."""

@@ -38,7 +38,7 @@ from botbin.index.cache_table import Stamp, Table, chunk_columns, note_columns
 from botbin.index.entry import NoteEntry
 from botbin.index.lexical import MainSegment, flat_main_segment
 from botbin.index.tokenize import bm25_terms
-from botbin.sync.atomic import writer_temp
+from botbin.sync.atomic import open_private, writer_temp
 from botbin.sync.confine import Confined
 
 log = logging.getLogger(__name__)
@@ -271,14 +271,26 @@ def write_cache(config: CacheConfig, dim: int, notes: list[tuple[str, Stamp, Not
     main = flat_main_segment(compact.astype(np.int64), lengths, len(used))
     arrays |= {"bm25_indptr": main.indptr, "bm25_slots": main.slots, "bm25_tfs": main.tfs}
     tmp = writer_temp(config.path)  # a full sync removes it once this process is gone (sync/atomic.py)
+    if _encrypted(config.path):
+        return
     try:
         savez: Any = np.savez  # numpy's stub takes the first keyword for allow_pickle
-        with open(tmp, "wb") as out:
+        with open_private(tmp) as out:  # 0600 under any umask: it holds the notes' words
             savez(out, **arrays)
         os.replace(tmp, config.path)
+        if _encrypted(config.path):  # encrypted while this was written: its chunks must not stay in the clear
+            drop_load_cache(config.path.parent)
     except OSError as exc:
         log.warning("%s: could not write the load cache (%s); the next start reads the AIF-BIN files", config.path, exc)
         tmp.unlink(missing_ok=True)
+
+
+def _encrypted(path: Path) -> bool:
+    """True when the store of the cache at ``path`` was encrypted (maybe since its index was read, by this
+    process or another): a write that waited for the first search must not put its chunks in the clear."""
+    from botbin.sync.encryption import MARKER_FILE
+
+    return (path.parent / MARKER_FILE).exists()
 
 
 def _stack(parts: list[npt.NDArray[Any]], empty: tuple[int, ...], dtype: type) -> npt.NDArray[Any]:

@@ -14,6 +14,7 @@ from botbin.index.ann import CANDIDATES, AnnIndex
 from botbin.index.assembled import Assembled, filter_mask, filter_rows
 from botbin.index.candidates import LEXICAL_CANDIDATES, Context, candidate_scores, exact_scores, gather, rank, top_rows
 from botbin.index.hits import SearchFilters
+from botbin.index.ranking import keyword_full
 
 MAX_CANDIDATES = 12_800
 """The most HNSW neighbours asked for when filters, hidden memos or the per-note cap leave too few of the first
@@ -30,8 +31,9 @@ class Ranked:
     """Each row's hybrid score (context included)."""
     bm25_raw: list[float]
     """Each row's raw BM25 score."""
-    bm25_best: float
-    """The best raw BM25 score of any live row for the query (the normalization; 0: no row matches)."""
+    bm25_full: float
+    """The raw BM25 score of a full keyword match for the query (ranking.keyword_full: the best live row's, at
+    least a share of the query's matchable IDF mass; 0: no row matches)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Query:
     """The note and neighbour terms (candidates.Context), or None when the score has none."""
     uncapped: npt.NDArray[np.bool_] | None = None
     """Notes (by position) the cap leaves alone: the daily notes when the default cap applies (index/daily.py)."""
+    matchable_mass: float = 0.0
+    """The IDF mass of ``terms`` that some row holds (LexicalIndex.matchable_mass; ranking.keyword_full)."""
 
 
 def exact_ranked(asm: Assembled, query: Query) -> Ranked:
@@ -63,10 +67,10 @@ def exact_ranked(asm: Assembled, query: Query) -> Ranked:
     visible = asm.visible()
     if visible is not None:
         mask = visible if mask is None else mask & visible
-    scores = exact_scores(asm.matrix, query.vector, query.alpha, bm25_raw, query.context)
+    full = keyword_full(float(bm25_raw.max()) if bm25_raw.size else 0.0, query.matchable_mass)
+    scores = exact_scores(asm.matrix, query.vector, query.alpha, bm25_raw, query.context, full)
     order = rank(scores, query.k, mask, asm.note_of_row, query.cap, query.uncapped)
-    best = float(bm25_raw.max()) if bm25_raw.size else 0.0
-    return Ranked(order, [float(scores[i]) for i in order], [float(bm25_raw[i]) for i in order], best)
+    return Ranked(order, [float(scores[i]) for i in order], [float(bm25_raw[i]) for i in order], full)
 
 
 def ann_ranked(asm: Assembled, index: AnnIndex, query: Query) -> Ranked | None:
@@ -78,7 +82,7 @@ def ann_ranked(asm: Assembled, index: AnnIndex, query: Query) -> Ranked | None:
     if q is None:
         return None
     lex_rows, lex_raw = asm.bm25_rows(query.terms)
-    best = float(lex_raw.max()) if lex_raw.size else 0.0
+    full = keyword_full(float(lex_raw.max()) if lex_raw.size else 0.0, query.matchable_mass)
     lexical = top_rows(lex_rows, lex_raw, LEXICAL_CANDIDATES)
     want = count = max(CANDIDATES, 10 * query.k)
     while True:
@@ -88,13 +92,13 @@ def ann_ranked(asm: Assembled, index: AnnIndex, query: Query) -> Ranked | None:
             near = np.concatenate((near, around.prev[near], around.next[near]))
         rows = np.union1d(near, lexical).astype(np.int64)
         raw = gather(lex_rows, lex_raw, rows)
-        scores = candidate_scores(rows, asm.matrix, q, query.alpha, raw, query.context)
+        scores = candidate_scores(rows, asm.matrix, q, query.alpha, raw, query.context, full)
         mask = filter_rows(asm, rows, query.filters)
         order = rank(scores, query.k, mask, asm.note_of_row[rows], query.cap, query.uncapped)
         share = 1.0 if mask is None else np.count_nonzero(mask) / max(len(rows), 1)
         if len(order) >= query.k and share * count >= want:
             picked = [int(rows[i]) for i in order]
-            return Ranked(picked, [float(scores[i]) for i in order], [float(raw[i]) for i in order], best)
+            return Ranked(picked, [float(scores[i]) for i in order], [float(raw[i]) for i in order], full)
         if count >= min(len(index), MAX_CANDIDATES):
             return None
         count = min(MAX_CANDIDATES, max(2 * count, int(np.ceil(want / max(share, 1e-6)))))

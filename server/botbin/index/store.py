@@ -291,13 +291,13 @@ class MemoryIndex:
         ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight, floor) if context else None
         cap = 1 if best_per_note else max_hits_per_note
         free = asm.daily if exempt_daily and not best_per_note else None
-        ask = Query(terms, q, alpha, k, cap, filters or SearchFilters(), ctx, free)
+        ask = Query(terms, q, alpha, k, cap, filters or SearchFilters(), ctx, free, asm.matchable_mass(terms))
         hnsw = self._ann_index() if q is not None and alpha > 0 else None
         found = None if hnsw is None else ann_ranked(asm, hnsw, ask)
         if found is None:
             found = exact_ranked(asm, ask)
         searched()  # a pending load-cache write may go now
-        best = found.bm25_best
+        full = found.bm25_full
         weights = asm.idf(terms) if found.rows else {}
         mass = asm.idf_mass(terms) if found.rows else 0.0
         return [
@@ -307,7 +307,7 @@ class MemoryIndex:
                 weights,
                 score,
                 0.0 if q is None else float(asm.matrix[i] @ q),
-                raw / best if best > 0 else 0.0,
+                raw / full if full > 0 else 0.0,
                 bm25_share(raw, mass),
             )
             for i, score, raw in zip(found.rows, found.scores, found.bm25_raw, strict=True)

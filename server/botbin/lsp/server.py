@@ -9,19 +9,23 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from botbin import __version__
 from botbin.errors import BotbinError, PassphraseError
 from botbin.lsp import protocol
+from botbin.lsp.errors import with_kinds
 from botbin.lsp.folders import Folder, Folders, uri_to_path
+from botbin.lsp.framing import FramedReader
 from botbin.lsp.guards import BotbinProtocol
 from botbin.lsp.positions import UTF16, encoding_name
 from botbin.wire.errors import ErrorReport
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class BotbinLanguageServer(LanguageServer):
@@ -56,7 +61,36 @@ class BotbinLanguageServer(LanguageServer):
         self.shut_down = False
         """True once ``shutdown`` was received."""
         self.exit_code = 0
-        """The process exit status: 1 for an ``exit`` without ``shutdown`` first (LSP 3.17), or a dead client."""
+        """The process exit status: 1 for an ``exit`` without ``shutdown`` first (LSP 3.17), a dead client, or
+        input that is not LSP framing (lsp/framing.py)."""
+        self.reader: FramedReader | None = None
+        """The framing check of stdin while ``start_io`` serves."""
+
+    def feature(self, feature_name: str, options: Any | None = None) -> Callable[[F], F]:
+        """pygls' ``feature``; every error of the handler carries a kind (lsp/errors.py ``with_kinds``)."""
+        register = super().feature(feature_name, options)
+        return lambda handler: register(with_kinds(handler))
+
+    def command(self, command_name: str) -> Callable[[F], F]:
+        """pygls' ``command``; every error of the handler carries a kind (lsp/errors.py ``with_kinds``)."""
+        register = super().command(command_name)
+        return lambda handler: register(with_kinds(handler))
+
+    # -- transport ------------------------------------------------------------------------------
+    def start_io(self, stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+        """Serve on stdio, reading through ``FramedReader``: a malformed header ends the connection (status 1)."""
+        self.reader = FramedReader(stdin if stdin is not None else sys.stdin.buffer)
+        super().start_io(self.reader, stdout)  # type: ignore[arg-type]  # pygls reads only readline and read
+        if self.reader.error is not None:
+            self.exit_code = 1
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls' report of an error no request waits on. A body that is not JSON (pygls' read loop reports it
+        with source JsonRpcException) means the framing is lost: the connection ends (lsp/framing.py)."""
+        if source is JsonRpcException and isinstance(error, ValueError) and self.reader is not None:
+            self.reader.lose(f"a message body is not JSON ({error})")
+            return
+        super().report_server_error(error, source)
 
     # -- capabilities ---------------------------------------------------------------------------
     def client_supports(self, path: str) -> bool:

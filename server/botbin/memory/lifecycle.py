@@ -5,51 +5,34 @@ restore and consolidate. The composition root (``botbin.service``) makes one per
 from __future__ import annotations
 
 import logging
-import os
 import threading
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from botbin.config import path_glob as compile_glob
+from botbin.errors import BotbinError
 from botbin.memory.memos import MEMO_FILE, Memo, MemoStore, memo_id
 from botbin.memory.reconcile import reconcile
 from botbin.memory.retention import DecayPolicy, age_days, decay_score, ranked
+from botbin.memory.sealing import PLAIN, MemoKeys, SidecarKeys, index_chunks
 
 if TYPE_CHECKING:
     from botbin.index.hits import ChunkRef, Hit
     from botbin.index.store import MemoryIndex
+    from botbin.memory.archive import PruneReport, RestoreReport
     from botbin.memory.consolidate import Candidate
     from botbin.memory.roots import ConsolidateReport
     from botbin.workspace import Workspace
 
 log = logging.getLogger(__name__)
-_MEMO_ID_SALT = b"botbin-memo-ids!"
 #: Notes a person curates as durable memory (Bot-BIN's MEMORY.md): their chunks are not memos, so they never
 #: decay or get archived, though they are not rules either.
 CURATED_NOTES = frozenset({"memory.md"})
 
 _MAX_PATCHED_NOTES = 256
 """Past this many notes changed since the last ``ensure``, it reconciles every memo in one pass instead."""
-
-
-@dataclass(frozen=True)
-class PruneReport:
-    archived: tuple[Memo, ...]
-    """Memos archived now (or, in a dry run, that would be)."""
-    threshold: float
-    live: int
-    """Memos left searchable."""
-    archive_note: str
-    dry_run: bool
-
-
-@dataclass(frozen=True)
-class RestoreReport:
-    restored: tuple[Memo, ...]
-    unknown: tuple[str, ...]
-    """Requested ids that match no archived memo."""
 
 
 def _now() -> datetime:
@@ -72,6 +55,9 @@ class Lifecycle:
         self._by_path: dict[str, list[str]] = {}
         """The live memos' ids by note path, in chunk order."""
         self._key: bytes | None = None
+        self.memo_keys: MemoKeys = PLAIN
+        """The keys of memo ids and archived texts, as of the last view (memory/sealing.py)."""
+        self._sidecar = SidecarKeys()
         self._warned = False
         self._pending: list[tuple[list[str], datetime]] = []
         self._writer: threading.Thread | None = None
@@ -132,13 +118,65 @@ class Lifecycle:
                 return index
             if not self.ws.output_dir.is_dir():
                 return None
-            keys = self.ws.keys()
-            self._key = keys.keyring.file_key(keys.marker.kdf, _MEMO_ID_SALT, "memo ids") if keys else None
+            self.memo_keys = self._sidecar.current(self.ws.keys())
+            self._key = self.memo_keys.ids
+            self._follow(lambda: index, self.memo_keys)
             self._refs = None
             if not self._ensure_changed(index, now or _now()):
                 self._full_view(index, now or _now())
             self._seen = stamp
             return index
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by commands that read and change the memos together (memory/archive.py)."""
+        return self._lock
+
+    def view_changed(self) -> None:
+        """The memos changed (archived, restored, converted): the next ``ensure`` rebuilds the view."""
+        self._seen = None
+
+    def _follow(self, index: Callable[[], MemoryIndex], target: MemoKeys) -> None:
+        """Convert the sidecar to ``target`` keys when it was made under others: the store was encrypted or
+        decrypted since, by this process or another (memory/sealing.py). ``index``: read only for a conversion.
+        Raises StorageError."""
+        if self._sidecar.keyed == target.tag:
+            return
+        self.flush()  # retrievals queued under the old ids
+        if self._sidecar.follow(self.store, lambda: index_chunks(index().entries()), target):
+            from botbin.memory.archive import write_archive
+
+            write_archive(self, _now())
+            self._seen = None
+
+    @contextmanager
+    def following_keys(self, request: str | None) -> Iterator[None]:
+        """Around a sync that may encrypt or decrypt the store: the sidecar follows its keys. Decrypting
+        converts it first, while the passphrase still opens it (a failed sync converts it back); the rest after
+        the sync. Raises StorageError when a conversion the sync made needed cannot be written."""
+        if request == "decrypt":
+            self._follow_store(PLAIN, strict=False)
+        try:
+            yield
+        except BaseException:
+            self._follow_store(None, strict=False)
+            raise
+        self._follow_store(None, strict=True)
+        if request == "encrypt" and (self.ws.output_dir / MEMO_FILE).exists():
+            self.store.compact()  # also when already encrypted: a rewrite an open editor kept from finishing
+
+    def _follow_store(self, target: MemoKeys | None, strict: bool) -> None:
+        """``_follow`` to ``target`` (None: the store's keys now); cheap when the keys did not change."""
+        if not (self.ws.output_dir / MEMO_FILE).exists():
+            return
+        try:
+            with self._lock:
+                current = self._sidecar.current(self.ws.keys())  # known, to convert from
+                self._follow(lambda: self.ws.index.get()[0], target or current)
+        except BotbinError as exc:
+            if strict:
+                raise
+            log.info("memo store %s not converted now (%s); the next search does it", MEMO_FILE, exc)
 
     def _full_view(self, index: MemoryIndex, now: datetime) -> None:
         """The view over every chunk, from memo ids and places alone (no ChunkRef per chunk): the notes whose
@@ -194,11 +232,9 @@ class Lifecycle:
         """Report once that the memo store cannot be used; search goes on without it."""
         if not self._warned:
             self._warned = True
-            log.warning(
-                "memo store %s unavailable (%s); searching without decay and reinforcement",
-                self.ws.output_dir / MEMO_FILE,
-                exc,
-            )
+            named = isinstance(exc, BotbinError) and exc.path
+            where = "" if named else f"memo store {self.ws.output_dir / MEMO_FILE}: "
+            log.warning("%s%s; searching without decay and reinforcement", where, exc)
 
     def hide_archived(self, index: MemoryIndex) -> None:
         """``ensure`` for a search: archived memos hidden; never raises (a read-only store is logged once)."""
@@ -263,7 +299,11 @@ class Lifecycle:
     def _enqueue(self, ids: list[str], now: datetime) -> None:
         if not ids:
             return
-        store = self.store  # opened here: the writer never takes self._lock, which a flush() caller may hold
+        try:  # opened here: the writer never takes self._lock, which a flush() caller may hold
+            store = self.store
+        except BotbinError as exc:  # a full or read-only disk: this search's retrievals are not counted
+            self._best_effort(exc)
+            return
         with self._pending_lock:
             self._pending.append((ids, now))
             if self._writer is None:  # not a daemon: a CLI search's retrievals are written before it exits
@@ -323,23 +363,10 @@ class Lifecycle:
         return [(replace(memos[i], decay_score=scores[i]), refs[i]) for i in refs if i in memos]
 
     def prune(self, dry_run: bool = False, now: datetime | None = None) -> PruneReport:
-        """Archive memos whose decay score is under ``prune_threshold`` (directives are never archived);
-        they leave search, the notes stay as they are. Rewrites the archive note. Raises BotbinError."""
-        from botbin.memory.notes import ARCHIVE_NOTE, archive_text, write_note
+        """Archive faded memos out of search and rewrite the archive note (memory/archive.py)."""
+        from botbin.memory.archive import prune
 
-        now = now or _now()
-        threshold = self.ws.settings.prune_threshold
-        with self._lock:
-            live = self.refresh(now)
-            chosen = [(m, r) for m, r in live if m.decay_score < threshold and r.kind == "lore"]
-            note = self.ws.output_dir / ARCHIVE_NOTE
-            if not dry_run and chosen:
-                self.store.archive({m.id: None if self._key else r.text for m, r in chosen}, now)
-                write_note(note, archive_text(self.store.all(), threshold, now))
-                self._seen = None
-                self.ensure(now=now)
-        archived = tuple(replace(m, archived_at=now) for m, _ in chosen)
-        return PruneReport(archived, threshold, len(live) - len(chosen), os.fspath(note), dry_run)
+        return prune(self, dry_run, now or _now())
 
     def restore(
         self,
@@ -348,34 +375,11 @@ class Lifecycle:
         everything: bool = False,
         now: datetime | None = None,
     ) -> RestoreReport:
-        """Bring archived memos back into search: those of ``ids`` (a unique prefix is enough), of notes
-        matching ``path_glob``, or all. Rewrites the archive note. Raises BotbinError."""
-        from botbin.memory.notes import ARCHIVE_NOTE, archive_text, write_note
+        """Bring archived memos back into search: ``ids`` (unique prefixes), notes matching ``path_glob``, or all
+        (memory/archive.py)."""
+        from botbin.memory.archive import restore
 
-        now = now or _now()
-        self.flush()
-        with self._lock:
-            archived = [m for m in self.store.all() if m.archived_at is not None]
-            chosen: dict[str, Memo] = {}
-            unknown = []
-            for want in ids:
-                match = [m for m in archived if m.id.startswith(want)]
-                if len(match) == 1:
-                    chosen[match[0].id] = match[0]
-                else:
-                    unknown.append(want)
-            matches = compile_glob(path_glob) if path_glob else None
-            for m in archived:
-                if everything or (matches is not None and matches(m.path)):
-                    chosen[m.id] = m
-            if chosen:
-                self.store.restore(chosen, now)
-                write_note(
-                    self.ws.output_dir / ARCHIVE_NOTE,
-                    archive_text(self.store.all(), self.ws.settings.prune_threshold, now),
-                )
-                self._seen = None
-        return RestoreReport(tuple(chosen.values()), tuple(unknown))
+        return restore(self, ids, path_glob, everything, now or _now())
 
     def candidates(self, now: datetime) -> list[Candidate]:
         from botbin.memory.consolidate import Candidate

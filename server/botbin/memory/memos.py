@@ -7,8 +7,13 @@ were archived and their text. The user's markdown is never touched. SQLite (stdl
 transactions and safe sharing between an editor's server and a CLI run on the same workspace.
 
 In an encrypted store, memo ids are HMAC-SHA256 of the key with a key derived from the passphrase, so they
-do not reveal chunk MD5s; tags (sealed in the AIF-BIN files) and archived text are not kept (the archive note
-lists places only). Paths and line numbers are kept: they are public in the AIF-BIN metadata too.
+do not reveal chunk MD5s; tags (sealed in the AIF-BIN files) are not kept and archived text is sealed
+(memory/sealing.py: the sidecar follows the store when it is encrypted or decrypted; the archive note lists
+places only). Paths and line numbers are kept: they are public in the AIF-BIN metadata too. Deleted content
+is overwritten (``secure_delete``), so no earlier text lingers in the file's free pages.
+
+Only a file SQLite finds corrupt is moved aside as damaged; a disk that is full, read-only or refuses
+permission is a StorageError naming the file, and the store is left as it is (its history is kept).
 """
 
 from __future__ import annotations
@@ -21,10 +26,13 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+from botbin.errors import storage_error
+from botbin.sync.atomic import FILE_MODE, make_private_dirs
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +52,7 @@ CREATE TABLE IF NOT EXISTS memos (
     archived_text TEXT
 );
 CREATE INDEX IF NOT EXISTS memos_path ON memos(path);
+CREATE TABLE IF NOT EXISTS sidecar (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _PLACE_OK = (
     "typeof(id) = 'text' AND typeof(path) = 'text' AND typeof(start_line) = 'integer' "
@@ -51,6 +60,8 @@ _PLACE_OK = (
 )
 """The rows whose place has the types botbin writes (SQLite keeps any value in any column; a place query leaves
 the others out, and the next reconcile writes their place again)."""
+#: SQLite's word for a file that is not a sound database: only these make a store "damaged".
+_DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 _COLUMNS = (
     "id, path, start_line, end_line, created, last_retrieved, tags, reinforcement_count, decay_score, "
     "archived_at, archived_text"
@@ -84,7 +95,7 @@ class Memo:
     """In (0, 1], as of the last lifecycle run (memory/retention.py)."""
     archived_at: datetime | None = None
     archived_text: str | None = None
-    """The chunk's text when it was archived (None in an encrypted store)."""
+    """The chunk's text when it was archived (sealed in an encrypted store, memory/sealing.py)."""
 
 
 @dataclass(frozen=True)
@@ -154,10 +165,18 @@ def _when(value: object) -> datetime:
     return when if when.tzinfo else when.astimezone()
 
 
+def damaged(exc: sqlite3.Error) -> bool:
+    """True when ``exc`` says the file is corrupt or not a database; False for a full or read-only disk, a
+    refused permission, a busy lock or an I/O error, which pass."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.DatabaseError) and code is not None and code & 0xFF in _DAMAGE_CODES
+
+
 class MemoStore:
     """The sidecar store of one workspace; thread-safe (one connection behind a lock).
 
-    Raises sqlite3.Error only for an unwritable folder; a damaged file is moved aside (``.damaged``) with a
+    Raises StorageError (naming the file) when it cannot be opened or written for a reason of the disk (full,
+    read-only, permission): the file is left as it is. A damaged file is moved aside (``.damaged``) with a
     warning and a fresh store is started, since every memo can be rebuilt from the index but its counts.
     """
 
@@ -177,31 +196,41 @@ class MemoStore:
             if link.is_symlink():
                 try:
                     os.replace(link, link.with_name(name + ".link"))
-                except OSError as exc:  # an unwritable folder: as sqlite3 would report it
-                    raise sqlite3.OperationalError(f"{link}: a symbolic link, not followed ({exc})") from exc
+                except OSError as exc:  # an unwritable folder: the store is left as it is
+                    raise storage_error(exc, link, "set aside a memo file that is a symbolic link") from exc
                 self.warnings.append(f"{link}: a symbolic link; renamed to {name}.link and not followed")
                 log.warning("%s", self.warnings[-1])
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
         try:
-            return self._connect()
-        except sqlite3.DatabaseError as exc:
-            aside = self.path.with_name(self.path.name + ".damaged")
-            os.replace(self.path, aside)
-            self.warnings.append(
-                f"{self.path}: damaged memo store ({exc}); moved to {aside.name}, starting afresh "
-                "(reinforcement counts are lost, notes and index are not)"
-            )
-            log.warning("%s", self.warnings[-1])
-            os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
-            return self._connect()
+            make_private_dirs(self.path.parent)
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
+            try:
+                return self._connect()
+            except sqlite3.DatabaseError as exc:
+                if not damaged(exc):  # a full or read-only disk is no damage: the store is kept as it is
+                    raise storage_error(exc, self.path, "open the memo store") from exc
+                self._set_aside(exc)
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
+                return self._connect()
+        except (OSError, sqlite3.OperationalError) as exc:
+            raise storage_error(exc, self.path, "open the memo store") from exc
+
+    def _set_aside(self, exc: sqlite3.Error) -> None:
+        """Move a corrupt store to ``.damaged`` (a warning says so): every memo but its counts is rebuilt."""
+        aside = self.path.with_name(self.path.name + ".damaged")
+        os.replace(self.path, aside)
+        self.warnings.append(
+            f"{self.path}: damaged memo store ({exc}); moved to {aside.name}, starting afresh "
+            "(reinforcement counts are lost, notes and index are not)"
+        )
+        log.warning("%s", self.warnings[-1])
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=10.0, check_same_thread=False, isolation_level=None)
         try:
+            db.execute("PRAGMA secure_delete=ON")  # a removed text leaves no copy in a free page
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)
@@ -217,14 +246,20 @@ class MemoStore:
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a full or read-only disk rolls it back whole and raises StorageError."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._db
+                    self._db.execute("COMMIT")  # inside: a failed COMMIT (disk full) must not leave it open
+                except BaseException:
+                    if self._db.in_transaction:
+                        with suppress(sqlite3.Error):
+                            self._db.execute("ROLLBACK")
+                    raise
+            except sqlite3.OperationalError as exc:
+                raise storage_error(exc, self.path) from exc
 
     # -- reads --------------------------------------------------------------------------------
     def get(self, ids: Iterable[str]) -> dict[str, Memo]:
@@ -364,6 +399,46 @@ class MemoStore:
                 "decay_score = 1.0 WHERE id = ?",
                 [(now.isoformat(), i) for i in ids],
             )
+
+    def keyed_for(self) -> str | None:
+        """The tag of the keys the memo ids were made with (memory/sealing.py), None in a store from before tags."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM sidecar WHERE name = 'keys'").fetchone()
+        return None if row is None else str(row[0])
+
+    def rekey(self, changes: Iterable[tuple[str, str, str, str | None]], tag: str) -> None:
+        """In one transaction: each (old id, new id, tags JSON, archived text) applied to its memo, and the
+        store marked as keyed by ``tag``. A memo already under a new id (made meanwhile, without history)
+        gives way to the one that carries the history."""
+        with self._tx() as db:
+            for old, new, tags, text in changes:
+                if new != old:
+                    db.execute("DELETE FROM memos WHERE id = ?", (new,))
+                db.execute("UPDATE memos SET id = ?, tags = ?, archived_text = ? WHERE id = ?", (new, tags, text, old))
+            db.execute(
+                "INSERT INTO sidecar (name, value) VALUES ('keys', ?) ON CONFLICT(name) DO UPDATE SET value = ?",
+                (tag, tag),
+            )
+
+    def compact(self) -> bool:
+        """Rewrite the file whole and empty its write-ahead log, so no page keeps a text replaced or removed
+        before ``secure_delete`` (or under other keys). False (logged) when another process's open read keeps
+        it from finishing. Raises StorageError."""
+        with self._lock:
+            try:
+                self._db.execute("VACUUM")
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.OperationalError as exc:
+                if getattr(exc, "sqlite_errorcode", 0) & 0xFF not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+                    raise storage_error(exc, self.path) from exc
+                busy = 1
+        if busy:
+            log.warning(
+                "%s: another botbin process is reading it, so older pages may keep text until it is rewritten: "
+                "run `botbin encrypt` again once no editor or server has this workspace open",
+                self.path,
+            )
+        return not busy
 
     def remove(self, ids: Iterable[str]) -> None:
         with self._tx() as db:

@@ -13,7 +13,7 @@ import stat
 from datetime import datetime
 from pathlib import Path
 
-from botbin.errors import BotbinError
+from botbin.errors import BotbinError, storage_error
 from botbin.memory.consolidate import Root
 from botbin.memory.memos import Memo
 from botbin.sync.atomic import atomic_write
@@ -70,15 +70,16 @@ def with_roots(old: str | None, lines: list[str], title: str = "Roots") -> str:
 
 
 def write_note(path: Path, text: str) -> None:
-    """Replace ``path`` atomically, keeping an existing note's permissions. Raises BotbinError."""
+    """Replace ``path`` atomically, keeping an existing note's permissions. Raises BotbinError for a read-only
+    note, StorageError when the disk refuses the write."""
     try:
         mode = stat.S_IMODE(path.stat().st_mode) if path.exists() else 0o600
         if path.exists() and not mode & stat.S_IWUSR:
             raise BotbinError("the note is read-only; botbin leaves it as it is", path)
         atomic_write(path, text.encode("utf-8"))
         os.chmod(path, mode)
-    except OSError as exc:
-        raise BotbinError(f"cannot write ({exc.strerror or exc})", path) from exc
+    except OSError as exc:  # disk full, read-only, permission: StorageError (exit 3); the old note is intact
+        raise storage_error(exc, path) from exc
 
 
 def archive_text(memos: list[Memo], threshold: float, now: datetime) -> str:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
+from botbin.parsing.bounded_yaml import MAX_DEPTH, BaseLoader, YamlBoundsError, bounded_load
 
 _DATE_IN_NAME = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
@@ -33,7 +33,7 @@ class FrontMatter:
 #: MessagePack integers are 64-bit; larger YAML integers are kept as strings.
 _INT_RANGE = (-(2**63), 2**64 - 1)
 #: Deeper YAML nesting (or a self-referencing alias) is cut off and shown as a string.
-_MAX_DEPTH = 32
+_MAX_DEPTH = MAX_DEPTH
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -124,7 +124,7 @@ def _comment_tags(yaml_text: str) -> list[str]:
 def _raw(yaml_text: str) -> Any:
     """``yaml_text`` read by the base loader (every scalar its text), None if that fails."""
     try:
-        return yaml.load(yaml_text, Loader=yaml.BaseLoader)
+        return bounded_load(yaml_text, BaseLoader)
     except Exception:  # it parsed as safe YAML a moment ago; the resolved values are kept
         return None
 
@@ -150,13 +150,20 @@ def _note_date(data: dict[str, Any], path: str) -> str | None:
 def parse_frontmatter(yaml_text: str | None, path: str, first_line: int = 0) -> FrontMatter:
     """Parse the YAML between the ``---`` fences of ``path``; ``first_line`` is the opening fence (0-based).
 
-    Never raises: malformed YAML or a non-mapping gives empty metadata and a warning with the line.
+    Never raises: malformed YAML, a non-mapping, or YAML over the bounds of ``parsing/bounded_yaml.py`` (an
+    alias bomb: measured before it is expanded) gives empty metadata and a warning with the line; the body is
+    still indexed, as for any frontmatter botbin cannot use.
     """
     warnings: list[str] = []
     data: dict[str, Any] = {}
     if yaml_text is not None and yaml_text.strip():
         try:
-            loaded = yaml.safe_load(yaml_text)
+            loaded = bounded_load(yaml_text)
+        except YamlBoundsError as exc:  # an alias bomb, or more data than any note's metadata needs
+            warnings.append(
+                f"{path}:{first_line + 1}: YAML frontmatter not loaded ({exc.reason}); metadata ignored, body indexed"
+            )
+            loaded = None
         except Exception as exc:
             # Not only YAMLError: PyYAML raises ValueError for impossible dates such as 2026-13-45,
             # AttributeError for "!!timestamp x", TypeError, RecursionError... All mean malformed YAML.

@@ -3,11 +3,11 @@
 Stages, in order:
 
 1. **candidates**: the index (the in-memory one, or the team database for backend "postgres": the same
-   formula, index/postgres/) scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm``
-   averaged with the query's cosine to the chunk's note and neighbours (index/store.py, index/ranking.py),
-   filtered (path, tag, kind, dates), without archived memos, at most ``max_hits_per_note`` per note (daily
-   notes exempt: each entry is its own memory, index/daily.py); it fetches more than asked so that later
-   stages can re-order.
+   formula, index/postgres/) scores every chunk by ``alpha * cosine + (1 - alpha) * bm25_norm`` (the keyword
+   weight: raw BM25 over that of a full match, ranking.keyword_full) averaged with the query's cosine to the
+   chunk's note and neighbours (index/store.py, index/ranking.py), filtered (path, tag, kind, dates), without
+   archived memos, at most ``max_hits_per_note`` per note (daily notes exempt: each entry is its own memory,
+   index/daily.py); it fetches more than asked so that later stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
    relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, TypeVar
 
@@ -99,7 +99,9 @@ def agent_policy(ws: Workspace) -> RecencyPolicy:
 
 def _union(a: Freshness, b: Freshness) -> Freshness:
     """Both checks' findings, each path once, ``a``'s first."""
-    return Freshness(tuple(dict.fromkeys((*a.gone, *b.gone))), tuple(dict.fromkeys((*a.excluded, *b.excluded))))
+    return Freshness(
+        *(tuple(dict.fromkeys((*x, *y))) for x, y in zip(astuple(a), astuple(b), strict=True))  # every field
+    )
 
 
 class Searcher:

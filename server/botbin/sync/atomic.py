@@ -1,7 +1,8 @@
 """Atomic file writes (temp file in the same folder, fsync, rename) and removal of stale temp files.
 
-Everything botbin creates is private on POSIX: folders 0700, files 0600 (mkstemp's mode, kept by the
-rename); folders that already exist keep their permissions.
+Everything botbin creates is private on POSIX, under any umask (000 included): folders 0700, files 0600
+(mkstemp's mode, kept by the rename; ``open_private`` for writers that name their own temp file); folders
+that already exist keep their permissions. An OSError of a write names the file it was for, not the temp file.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import os
 import tempfile
 import threading
 from pathlib import Path
+from typing import BinaryIO
 
 TEMP_PREFIX = ".botbin-tmp-"
 DIR_MODE = 0o700
@@ -44,20 +46,45 @@ def atomic_write(path: Path, data: bytes, sync_dir: bool = True) -> None:
     leaves the folder's fsync (which makes the rename durable) to the caller, who can then do it once for
     many files with fsync_dir. Raises OSError if the folder cannot be written; the old file is then intact.
     """
-    make_private_dirs(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    try:
+        make_private_dirs(path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from exc
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise _naming(exc, path) from exc
         raise
     if sync_dir:
         fsync_dir(path.parent)
+
+
+def _naming(exc: OSError, path: Path) -> OSError:
+    """``exc`` naming ``path`` (a failed flush of the temp file names no file at all); same errno and class."""
+    if exc.filename == str(path):
+        return exc
+    return OSError(exc.errno, exc.strerror or str(exc), str(path))
+
+
+def open_private(path: Path) -> BinaryIO:
+    """``path`` opened for writing (created, or truncated) with mode 0600 whatever the umask, for a writer that
+    names its own temp file (``writer_temp``); its folder must exist. Raises OSError."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+    try:
+        if hasattr(os, "fchmod"):  # a file left by an earlier writer keeps its mode through O_TRUNC
+            os.fchmod(fd, FILE_MODE)
+        return os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def fsync_dir(folder: Path) -> None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from botbin.aifbin import decode
 from botbin.errors import AifBinFormatError
 from botbin.sync.confine import Confined
+from botbin.sync.output_paths import output_moved
 from botbin.sync.scan import ScanResult
 from botbin.sync.state import FileEntry, SyncState
 
@@ -96,6 +97,7 @@ def candidates(
             and entry is not None
             and entry.matches(st.size, st.mtime_ns, st.ino, st.ctime_ns)
             and output_intact(root / entry.output, entry)
+            and not output_moved(rel, entry.output)
         ):
             unchanged += 1
         else:

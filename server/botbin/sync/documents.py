@@ -14,6 +14,7 @@ import numpy.typing as npt
 from botbin import TOOL_NAME, __version__
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.chunking import Chunk, ChunkerParams, TokenCounter, chunk_note
+from botbin.sync.output_paths import mirrored
 
 if TYPE_CHECKING:
     from botbin.directives.partition import Partition
@@ -26,13 +27,9 @@ def utc_now() -> str:
 
 
 def output_rel(rel: str, output_dir: str) -> str:
-    """Relative path of the AIF-BIN file for note ``rel``: the note's path mirrored under ``output_dir``.
-
-    ``memory/2026-11-03.md`` -> ``memory/aifbin/memory/2026-11-03.aif-bin``. Only ``*.md`` notes are
-    tracked, so swapping the suffix cannot make two notes collide.
-    """
-    stem = rel[:-3] if rel.endswith(".md") else rel
-    return f"{output_dir.strip('/')}/{stem}.aif-bin"
+    """Relative path of the AIF-BIN file for note ``rel``: the note's path mirrored under ``output_dir``
+    (``memory/2026-11-03.md`` -> ``memory/aifbin/memory/2026-11-03.aif-bin``; see ``mirrored``)."""
+    return f"{output_dir.strip('/')}/{mirrored(rel)}"
 
 
 @dataclass(frozen=True)
@@ -64,7 +61,7 @@ def prepare_note(
     instruction_globs: Sequence[str] | None = None,
 ) -> PreparedNote:
     """Decode, parse and chunk the bytes of note ``rel`` (``md5``: their MD5 hex, if already known;
-    ``instruction_globs``: the ``instruction_notes`` setting, default when None).
+    ``instruction_globs``: ``Settings.instruction_globs``, default when None).
 
     Raises ParseError for a binary file.
     """

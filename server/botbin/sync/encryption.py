@@ -23,7 +23,7 @@ from pathlib import Path
 
 from botbin.aifbin import FLAG_COMPRESSED, decode, encode
 from botbin.config import Settings
-from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf
+from botbin.crypto.cipher import KdfParams, Keyring, StoreCipher, StoreKdf, passphrase_problem
 from botbin.errors import AifBinFormatError, PassphraseError, WrongPassphraseError
 from botbin.sync.atomic import atomic_write
 from botbin.sync.confine import Confined, remove_output
@@ -136,6 +136,13 @@ def writer_keys(
         secret = passphrase()
         if not secret:
             raise PassphraseError(f"encryption is on for this store; {NEEDS_PASSPHRASE}", output_dir / MARKER_FILE)
+        weak = passphrase_problem(secret)
+        if weak is not None:
+            raise PassphraseError(
+                f"the passphrase is too weak for a new encrypted store ({weak}; a few words make a good one); "
+                "nothing was encrypted",
+                output_dir / MARKER_FILE,
+            )
         params = KdfParams(settings.kdf_time_cost, settings.kdf_memory_kib, settings.kdf_parallelism)
         kdf = StoreKdf.new(params)
         keyring = Keyring(secret, only=kdf)
@@ -207,3 +214,18 @@ def encryption_mode(output_dir: Path, state: SyncState) -> str:
         return "off"
     converting = marker is None or marker.mode != "encrypted" or not state.encrypted
     return "converting" if converting and state.files else "on"
+
+
+def check_writable(output_dir: Path, settings: Settings, passphrase: PassphraseFn) -> None:
+    """Raise PassphraseError when a sync could not index a note botbin is about to write (``remember``, a soul
+    file): the store is encrypted, or ``encryption`` asks for it, and the passphrase is missing or wrong. Asked
+    before the note is written, so a refused call leaves nothing behind."""
+    try:
+        keys = open_keys(output_dir, passphrase)
+    except PassphraseError as exc:
+        done = "" if "nothing was" in exc.reason else "; nothing was written"
+        raise type(exc)(exc.reason + done, exc.path) from None
+    if keys is None and settings.encryption and not passphrase():
+        raise PassphraseError(
+            f"encryption is on for this store; {NEEDS_PASSPHRASE}; nothing was written", output_dir / MARKER_FILE
+        )

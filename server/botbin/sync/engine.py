@@ -18,6 +18,7 @@ from botbin.sync.candidates import output_intact as output_intact  # re-exported
 from botbin.sync.documents import utc_now
 from botbin.sync.encryption import convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
+from botbin.sync.names import BAD_NAME_REASON
 from botbin.sync.progress import ProgressFn as ProgressFn  # re-exported
 from botbin.sync.removal import plan_removal, remove_outputs, sweep_orphans
 from botbin.sync.report import NoteFailure as NoteFailure  # re-exported: callers import them from here
@@ -160,7 +161,7 @@ def sync_workspace(
         rechunked=tuple(run.rechunked),
         renamed=tuple(renamed),
         unchanged=unchanged,
-        failed=tuple(run.failed),
+        failed=(*run.failed, *(NoteFailure(name, BAD_NAME_REASON) for name in scan.bad_names)),
         warnings=tuple(run.warnings),
         chunks_embedded=run.embedded,
         chunks_reused=run.reused,

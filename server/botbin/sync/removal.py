@@ -12,6 +12,7 @@ from botbin.config import Settings
 from botbin.sync.atomic import remove_empty_dirs
 from botbin.sync.cache import vectors_of
 from botbin.sync.confine import Confined, is_output, remove_output
+from botbin.sync.output_paths import note_of
 from botbin.sync.spare import Vectors, add_spare
 from botbin.sync.state import SyncState
 
@@ -115,7 +116,7 @@ def sweep_orphans(
     orphans = []
     for path in out_dir.rglob("*.aif-bin"):
         rel = path.relative_to(root).as_posix()
-        source = rel[len(output_dir.strip("/")) + 1 : -len(".aif-bin")] + ".md"
+        source = note_of(rel[len(output_dir.strip("/")) + 1 :])
         if rel not in owned and not covers(source) and guard.real_path(path) is not None and is_output(path):
             orphans.append(path)  # only what botbin wrote: a link, or a file without the AIF-BIN magic, stays
     if spare is not None and orphans:

@@ -19,12 +19,13 @@ from botbin.chunking import Chunk, ChunkerParams, TokenCounter
 from botbin.config import Settings
 from botbin.embedding import Embedder
 from botbin.errors import BotbinError
-from botbin.sync.atomic import atomic_write, fsync_dir
+from botbin.sync.atomic import atomic_write, fsync_dir, remove_empty_dirs
 from botbin.sync.cache import EmbeddingCache
 from botbin.sync.candidates import OutputCheck, output_change, output_problem
-from botbin.sync.confine import Confined
+from botbin.sync.confine import Confined, remove_output
 from botbin.sync.documents import ModelMeta, PreparedNote, build_document, output_rel, prepare_note, utc_now
 from botbin.sync.encryption import PassphraseFn, StoreKeys
+from botbin.sync.output_paths import output_moved, unescaped_output_rel
 from botbin.sync.progress import ChunkProgress, ProgressFn, embed_in_steps
 from botbin.sync.removal import SpareTarget
 from botbin.sync.report import NoteFailure
@@ -140,23 +141,33 @@ class SyncRun:
             return True
         entry = self.state.files.get(rel)
         md5 = hashlib.md5(data).hexdigest()
-        if entry is not None and entry.hash == md5 and not force and self._output_kept(rel, entry):
+        if (
+            entry is not None
+            and entry.hash == md5
+            and not force
+            and not output_moved(rel, entry.output)
+            and self._output_kept(rel, entry)
+        ):
             entry.restat(len(data), st.mtime_ns, st.ino, st.ctime_ns)
             self.dirty = True
             return True
         try:
             prep = prepare_note(
-                rel, data, self.ctx.counter(), self.ctx.params, md5, self.ctx.settings.instruction_notes
+                rel, data, self.ctx.counter(), self.ctx.params, md5, self.ctx.settings.instruction_globs
             )
         except BotbinError as exc:
             self.failed.append(NoteFailure(rel, exc.reason))
             return True
         self.warnings.extend(prep.warnings)
-        # Same bytes under ``full``: re-chunked (vectors reused), unless another model re-embeds every chunk.
-        same = entry is not None and entry.hash == md5 and self.full and not self.new_model
+        # Same bytes under ``full`` (or an output moving to its escaped path): re-chunked (vectors reused), unless
+        # another model re-embeds every chunk.
+        moved = entry is not None and output_moved(rel, entry.output)
+        same = entry is not None and entry.hash == md5 and (self.full or moved) and not self.new_model
         changed = self.added if entry is None else self.rechunked if same else self.modified
         changed.append(rel)
         self.cache.add_file(self.ctx.root / output_rel(rel, self.ctx.settings.output_dir))
+        if moved:  # its vectors are at the old path
+            self.cache.add_file(self.ctx.root / unescaped_output_rel(rel, self.ctx.settings.output_dir))
         self.group.append((prep, st))
         self.group_chunks += len(prep.chunks)
         self._plan(prep)
@@ -271,6 +282,8 @@ class SyncRun:
                 st.ctime_ns,
                 written_ctime,
             )
+            if old is not None and output_moved(prep.rel, old.output):
+                self._drop_unescaped(prep.rel)
             if self.keep_documents:
                 self.documents[prep.rel] = doc
             if self.written is not None:
@@ -288,6 +301,16 @@ class SyncRun:
         if real is None:
             raise OSError(errno.EXDEV, "a symbolic link leads out of the output folder; not followed")
         return Path(real)
+
+    def _drop_unescaped(self, rel: str) -> None:
+        """Remove note ``rel``'s output at the path it had before its folder was escaped (``documents.mirrored``):
+        the path comes from the note's own, never from the state file, and its folder, once empty, would be the
+        very name a sibling note's output needs."""
+        old = self.ctx.root / unescaped_output_rel(rel, self.ctx.settings.output_dir)
+        if (problem := remove_output(self.expect.guard, old)) is not None:  # only what botbin wrote, inside
+            self.warnings.append(problem)
+            return
+        remove_empty_dirs(old.parent, self.ctx.output_dir)
 
     def save(self) -> None:
         save_state(self.ctx.output_dir / STATE_FILE, self.state, self.only)

@@ -15,6 +15,7 @@ from wcmatch import glob as wglob
 
 from botbin.config import ALWAYS_EXCLUDED_DIRS, Settings, safe_globs
 from botbin.errors import BotbinError, WorkspaceError
+from botbin.sync.names import KEPT, blocked_folder, shown_name, valid_name
 
 _GLOB_FLAGS = wglob.GLOBSTAR
 _MAGIC = re.compile(r"[*?\[{]")
@@ -54,6 +55,9 @@ class ScanResult:
     """Problems found, each naming the path and the reason."""
     folders: tuple[str, ...] = ()
     """Relative POSIX paths of the folders walked ("" is the root), a followed link under its own name."""
+    bad_names: tuple[str, ...] = ()
+    """Tracked notes whose path is not valid UTF-8, shown as ``shown_name`` writes them; never in ``files`` (no
+    state file, AIF-BIN file or tokenizer can hold such a name), each a failed note of the sync."""
 
     def covers(self, rel: str) -> bool:
         """True if ``rel`` lies under a folder that could not be read (so its absence proves nothing)."""
@@ -194,6 +198,7 @@ class _Walk:
         self.folders: list[str] = []
         self.unreadable: list[str] = []
         self.warnings: list[str] = []
+        self.bad_names: list[str] = []
         self._seen: set[tuple[bool, int, int]] = set()
         """(through a link, st_dev, st_ino) of each folder walked."""
         self._real_notes: dict[tuple[int, int], str] = {}
@@ -258,7 +263,7 @@ class _Walk:
             return  # a folder removed while scanning: its notes are simply gone
         except OSError as exc:
             self.unreadable.append(rel_dir)
-            self.warnings.append(f"{path}: folder cannot be read ({exc.strerror}); its notes are kept as they were")
+            self.warnings.append(f"{path}: folder cannot be read ({exc.strerror}); {KEPT}")
             return
         self.folders.append(rel_dir)
         subdirs: list[str] = []
@@ -272,11 +277,18 @@ class _Walk:
                         subdirs.append(rel)
                 elif entry.is_file(follow_symlinks=False) and self.tracked(rel):
                     self._note(rel, entry.stat(follow_symlinks=False), linked)
+            except PermissionError as exc:  # listed but not searchable (r--): its notes are there, unseen
+                if rel_dir not in self.unreadable:
+                    self.unreadable.append(rel_dir)
+                    self.warnings.append(f"{path}: folder cannot be read ({exc.strerror}); {KEPT}")
             except OSError:
                 continue  # vanished meanwhile
         self._stack.extend((d, linked) for d in reversed(subdirs))
 
     def _note(self, rel: str, st: os.stat_result, linked: bool) -> None:
+        if not valid_name(rel):
+            self.bad_names.append(shown_name(rel))
+            return
         key = (st.st_dev, st.st_ino)
         if key in self._real_notes:
             return  # found already (at its real path, or as another hard link): one file, one note
@@ -319,7 +331,11 @@ def scan_workspace(root: Path, settings: Settings) -> ScanResult:
     walk = _Walk(root, settings)
     walk.run(walk_roots(settings.tracked_globs))
     return ScanResult(
-        dict(sorted(walk.files.items())), tuple(walk.unreadable), tuple(walk.warnings), tuple(walk.folders)
+        dict(sorted(walk.files.items())),
+        tuple(walk.unreadable),
+        tuple(walk.warnings),
+        tuple(walk.folders),
+        tuple(sorted(walk.bad_names)),
     )
 
 
@@ -331,13 +347,23 @@ def scan_notes(root: Path, settings: Settings, rels: frozenset[str]) -> ScanResu
     tracked, real_root = TrackedMatcher(settings), os.path.realpath(root)
     files: dict[str, FileStat] = {}
     warnings: list[str] = []
+    unreadable: list[str] = []
+    bad: list[str] = []
     for rel in sorted(rels):
         if not tracked(rel) or any(p.startswith(".") or p in ("", "..") for p in rel.split("/")):
             continue
         path = os.path.join(root, rel)
         try:
             st = os.stat(path)
+        except PermissionError as exc:  # a folder above it lost its permissions: the note may well be there
+            folder = blocked_folder(root, rel)
+            unreadable.append(folder)
+            warnings.append(f"{os.path.join(root, folder)}: folder cannot be read ({exc.strerror}); {KEPT}")
+            continue
         except OSError:
+            continue
+        if not valid_name(rel):
+            bad.append(shown_name(rel))
             continue
         if not stat.S_ISREG(st.st_mode):
             continue
@@ -346,7 +372,7 @@ def scan_notes(root: Path, settings: Settings, rels: frozenset[str]) -> ScanResu
             files[rel] = FileStat.of(st)
         else:
             warnings.append(f"{path}: symbolic link to {real}, outside the workspace; not followed ({_HINT})")
-    return ScanResult(files, (), tuple(warnings), ())
+    return ScanResult(files, tuple(dict.fromkeys(unreadable)), tuple(dict.fromkeys(warnings)), (), tuple(bad))
 
 
 #: Most folder entries looked at when counting untracked notes (a huge tree is not walked to the end).
@@ -356,7 +382,7 @@ HINT_WALK_LIMIT = 20_000
 def untracked_notes_hint(root: Path, settings: Settings, scan: ScanResult) -> str | None:
     """One line naming ``--vault`` / ``vault = true`` when no note is tracked but ``root`` holds markdown
     notes that no include glob matches (a fresh vault synced without vault mode); None otherwise."""
-    if scan.files or settings.vault:
+    if scan.files or scan.bad_names or settings.vault:
         return None
     found, seen, more = 0, 0, False
     out = settings.output_dir.strip("/")

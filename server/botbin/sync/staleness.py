@@ -7,6 +7,7 @@ from pathlib import Path
 
 from botbin.config import Settings
 from botbin.sync.candidates import output_change
+from botbin.sync.names import BAD_NAME_REASON
 from botbin.sync.removal import on_disk
 from botbin.sync.scan import scan_workspace, untracked_notes_hint
 from botbin.sync.state import SyncState
@@ -59,4 +60,5 @@ def find_stale(root: Path, settings: Settings, state: SyncState) -> Staleness:
         if rel not in scan.files and not scan.covers(rel)
     ]
     hint = untracked_notes_hint(root, settings, scan)
-    return Staleness(len(scan.files), tuple(stale), (*scan.warnings, *([hint] if hint else [])))
+    bad = tuple(f"{name}: {BAD_NAME_REASON}" for name in scan.bad_names)
+    return Staleness(len(scan.files), tuple(stale), (*scan.warnings, *bad, *([hint] if hint else [])))

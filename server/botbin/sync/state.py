@@ -28,6 +28,8 @@ from botbin.sync.atomic import atomic_write
 from botbin.sync.confine import read_confined
 from botbin.sync.documents import output_rel
 from botbin.sync.output_header import guess_output_rel, read_header
+from botbin.sync.output_paths import mirrored as mirror
+from botbin.sync.output_paths import unescaped_output_rel
 from botbin.sync.state_check import BadValue, Fields, note_key, pinned_output, plain_entry
 
 STATE_FILE = "sync-state.json"
@@ -152,7 +154,7 @@ def _entry(rel: object, raw: object, output_dir: str | None) -> tuple[str, FileE
         hash=f.md5("hash"),
         synced_at=f.text("synced_at"),
         chunks=f.integer("chunks", low=0, high=2**31 - 1),
-        output=pinned_output(f, note, None if output_dir is None else output_rel(note, output_dir)),
+        output=pinned_output(f, note, _outputs(note, output_dir)),
         size=f.integer("size", **stat_field),
         mtime_ns=mtime_ns,
         created_at=f.text("created_at", ""),
@@ -161,6 +163,14 @@ def _entry(rel: object, raw: object, output_dir: str | None) -> tuple[str, FileE
         ctime_ns=f.integer("ctime_ns", mtime_ns),
         output_ctime_ns=f.integer("output_ctime_ns", -1),
     )
+
+
+def _outputs(rel: str, output_dir: str | None) -> tuple[str, ...]:
+    """Where note ``rel``'s output may be, relative to the workspace: its mirrored path, or the one it had before
+    folders named like outputs were escaped (sync/output_paths.py); () when the output folder is not known."""
+    if output_dir is None:
+        return ()
+    return tuple(dict.fromkeys((output_rel(rel, output_dir), unescaped_output_rel(rel, output_dir))))
 
 
 _Stamp = tuple[int, int, int, int, int]
@@ -333,7 +343,7 @@ def _output_entry(path: Path, out_dir: Path, output_rel: str) -> tuple[str, File
         and isinstance(md5, str)
         and isinstance(source_bytes, int)
         and source.endswith(".md")
-        and mirrored == source[:-3] + ".aif-bin"
+        and mirrored in (mirror(source), source[:-3] + ".aif-bin")  # (the second: before folders were escaped)
     ):
         return None
     synced = meta.get("synced_at") if isinstance(meta.get("synced_at"), str) else ""

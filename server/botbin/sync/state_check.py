@@ -12,6 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from botbin.sync.confine import note_path_problem
+from botbin.sync.output_paths import mirrored
 
 INT_MIN, INT_MAX = -(2**63), 2**63 - 1
 """What a stat field (ns times, inodes, sizes) can be: a signed 64-bit integer."""
@@ -104,18 +105,20 @@ def note_key(rel: object, where: str) -> str:
     return str(rel)
 
 
-def pinned_output(fields: Fields, rel: str, expected: str | None) -> str:
-    """The entry's ``output``: exactly ``expected`` (the note's mirrored path under the output folder), or,
-    when the output folder is not known, a relative path ending with the note's mirrored name and free of '..'.
-    Raises BadValue for anything else (an absolute path, '../x', another note's output)."""
+def pinned_output(fields: Fields, rel: str, expected: tuple[str, ...]) -> str:
+    """The entry's ``output``: one of ``expected`` (the note's mirrored path under the output folder, or the one
+    it had before folders were escaped), or, when the output folder is not known (``()``), a relative path
+    ending with the note's plain mirrored name and free of '..'. Raises BadValue for anything else (an absolute
+    path, '../x', another note's output)."""
     output = fields.text("output")
-    mirrored = "/" + rel[:-3] + ".aif-bin"
-    if expected is not None:
-        ok = output == expected
+    tails = ("/" + mirrored(rel), "/" + rel[:-3] + ".aif-bin")
+    if expected:
+        ok = output in expected
     else:
-        ok = output.endswith(mirrored) and not output.startswith("/") and ".." not in output.split("/")
+        ok = output.endswith(tails) and not output.startswith("/") and ".." not in output.split("/")
     if not ok:
-        raise fields.bad("output", f"is {output[:80]!r}, not this note's output ({expected or '...' + mirrored})")
+        wanted = " or ".join(expected) or "..." + tails[0]
+        raise fields.bad("output", f"is {output[:80]!r}, not this note's output ({wanted})")
     return output
 
 

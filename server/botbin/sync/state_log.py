@@ -53,18 +53,24 @@ def needs_compaction(state_path: Path) -> bool:
 
 
 def append(state_path: Path, base: str, header: dict[str, Any], files: dict[str, dict[str, Any] | None]) -> None:
-    """Append one line to the journal and flush it to disk. Raises OSError if it cannot be written."""
+    """Append one line to the journal and flush it to disk. Raises OSError naming the journal if it cannot be
+    written."""
     line = json.dumps({"base": base, "header": header, "files": files}, ensure_ascii=False, separators=(",", ":"))
-    fd = os.open(log_path(state_path), os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)  # private, as the state file
-    with os.fdopen(fd, "rb+") as handle:
-        handle.seek(0, os.SEEK_END)
-        if handle.tell() > 0:  # a line cut short by a kill must not swallow this one
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                handle.write(b"\n")
-        handle.write(line.encode("utf-8") + b"\n")
-        handle.flush()
-        os.fsync(handle.fileno())
+    path = log_path(state_path)
+    try:
+        # private, as the state file; never through a link planted in its place (it would append to its target)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(fd, "rb+") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() > 0:  # a line cut short by a kill must not swallow this one
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":
+                    handle.write(b"\n")
+            handle.write(line.encode("utf-8") + b"\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:  # a failed flush names no file; a line cut short is skipped by replay
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from exc
 
 
 def replay(state_path: Path, base: str) -> list[tuple[int, dict[str, Any]]]:

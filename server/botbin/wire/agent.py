@@ -103,6 +103,8 @@ class RememberToolResult(Remembered):
     """0-based line after it (exclusive)."""
     indexed: bool
     """True when the note was indexed at once (search finds it; on the postgres backend: published too)."""
+    reason: str | None = None
+    """Why the entry, which is written, is not indexed yet (None when ``indexed``)."""
 
 
 class DistilledBlock(WireModel):

@@ -151,10 +151,15 @@ def remembered(written: Remembered, uri: str) -> agent.RememberResult:
     )
 
 
-def remembered_tool(written: Remembered, indexed: bool) -> agent.RememberToolResult:
-    """MCP ``remember`` result."""
+def remembered_tool(written: Remembered, indexed: bool, reason: str | None = None) -> agent.RememberToolResult:
+    """MCP ``remember`` result; ``reason``: why it is not indexed (None when ``indexed``)."""
     return agent.RememberToolResult(
-        path=written.path, text=written.text, start_line=written.start_line, end_line=written.end_line, indexed=indexed
+        path=written.path,
+        text=written.text,
+        start_line=written.start_line,
+        end_line=written.end_line,
+        indexed=indexed,
+        reason=None if indexed else reason,
     )
 
 

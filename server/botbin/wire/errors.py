@@ -24,6 +24,7 @@ ErrorKind = Literal[
     "locked",
     "wrong_passphrase",
     "remote_unavailable",
+    "storage",
 ]
 ERROR_KINDS: tuple[str, ...] = get_args(ErrorKind)
 
@@ -36,7 +37,8 @@ class ErrorData(WireModel):
     """What went wrong: ``locked`` (an encrypted store without its passphrase), ``wrong_passphrase``,
     ``model_unavailable``, ``workspace_missing``, ``busy`` (another process syncs), ``bad_request`` (the params),
     ``bad_config``, ``bad_file``, ``decryption_failed``, ``parse_error``, ``remote_unavailable`` (the team
-    database, backend "postgres"), ``internal`` (a bug), ``error``."""
+    database, backend "postgres"), ``storage`` (a file cannot be written: disk full, quota, read-only,
+    permission; nothing was lost, retry once it is fixed), ``internal`` (a bug), ``error``."""
     message: str
     """The reason in words, for people (may change between versions: never match on it)."""
 

@@ -101,10 +101,12 @@ class HitFields(WireModel):
     cosine: float
     """Cosine similarity of query and chunk, in [-1, 1]."""
     bm25: float
-    """BM25 score normalized to [0, 1] over the candidates."""
+    """The keyword weight in the score, in [0, 1]: the raw BM25 score over that of a full keyword match (the
+    query's best chunk's, but at least 0.3 of the IDF of the query's terms that some chunk holds)."""
     bm25_share: float
     """The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
-    [0, 1]: an absolute keyword match (the relevance floor reads it; ``bm25`` is 1 for the best chunk)."""
+    [0, 1]: an absolute keyword match (the relevance floor reads it; ``bm25`` is 1 for a best chunk that holds
+    enough of the query)."""
     components: dict[str, float] = Field(default_factory=dict)
     """How the ranking stages made ``score``, by stage (``hybrid``, ``decay``, ``recency``, ``scope``); may be
     empty."""

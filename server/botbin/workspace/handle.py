@@ -142,10 +142,20 @@ class IndexHandle:
 
     def _drop_cache_if_encrypted(self) -> None:
         """An encrypted store (or one being converted) keeps no load cache: its chunks would lie in the clear."""
+        if self._marked_encrypted():
+            self._drop_plain_caches()
+
+    def _drop_plain_caches(self) -> None:
+        """Remove the load cache (chunk texts) and the HNSW cache (vectors, which reveal the text) of a store
+        made before it was encrypted."""
         from botbin.index.load_cache import drop_load_cache
 
-        if self._marked_encrypted():
-            drop_load_cache(self._state_path.parent)
+        drop_load_cache(self._state_path.parent)
+        for name in (ANN_FILE, ANN_FILE + ".json"):
+            try:
+                self._state_path.with_name(name).unlink(missing_ok=True)
+            except OSError as exc:
+                log.warning("%s: could not remove the plaintext ANN cache of an encrypted store (%s)", name, exc)
 
     def _marked_encrypted(self) -> bool:
         from botbin.sync.encryption import MARKER_FILE
@@ -171,7 +181,7 @@ class IndexHandle:
     def _load(self) -> tuple[MemoryIndex, list[str]]:
         from botbin.index.ann_live import AnnConfig
         from botbin.index.load import Owner, load_index  # bm25s and scipy load on the first search, not a sync
-        from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, drop_load_cache
+        from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig
 
         if self._index is not None:
             return self._index, []
@@ -195,7 +205,7 @@ class IndexHandle:
         plain = not sealed and self._use_cache
         cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
         if sealed:  # one left from before the store was encrypted holds its chunks in the clear
-            drop_load_cache(self._state_path.parent)
+            self._drop_plain_caches()
         owner = Owner(self._state_path.parent, list(state.files))  # files read back are untrusted: checked
         self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache, owner)
         if damaged:  # 20k Path joins cost 0.6 s at 10k notes: only when a file failed

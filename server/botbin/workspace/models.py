@@ -6,6 +6,7 @@ loaded only when first needed (a no-op sync never loads torch).
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from functools import cached_property
@@ -20,6 +21,7 @@ from botbin.sync.documents import ModelMeta
 
 #: Query vectors kept per model (a hover or a repeated search skips the model).
 QUERY_CACHE_SIZE = 256
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class QueryCache:
@@ -96,6 +98,7 @@ class Models:
         cache = query_cache(embedder.model_id)
         vector = cache.get(query)
         if vector is None:
-            vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
+            # a lone surrogate (JSON "\ud800", an undecodable command-line byte) is no text the tokenizer takes
+            vector = np.asarray(embedder.embed([_LONE_SURROGATE.sub("\ufffd", query)])[0], dtype=np.float32)
             cache.put(query, vector)
         return vector

@@ -131,8 +131,7 @@ def publisher_id(ws: Workspace) -> str:
     path = ws.output_dir / PUBLISHER_FILE
     found = uuid.uuid4().hex
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, f"{found}\n{ws.root}\n".encode())
+        atomic_write(path, f"{found}\n{ws.root}\n".encode())  # a missing output folder is made 0700
     except OSError as exc:
         raise RemoteIndexError(
             f"{path}: cannot write this workspace's publisher id ({exc}): nothing was published"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from botbin.errors import storage_error
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
 
 if TYPE_CHECKING:
@@ -28,7 +29,26 @@ def sync(
     sync_workspace (notes no longer tracked leave the index even when most of it goes). ``only``: sync just
     these notes (relative paths), no folder scan (see sync_workspace). A second sync of
     this process waits for the first (``ws.sync_lock``), rather than failing on the workspace's file lock.
+    A file the sync cannot write (disk full, read-only, permission) raises StorageError naming it: the state
+    file and every output stay as they were or as this sync wrote them whole, and the next sync goes on.
     """
+    try:
+        return _sync(ws, progress, full, keep_documents, encryption, prune, only)
+    except BrokenPipeError:  # a progress reader went away: not the disk
+        raise
+    except OSError as exc:  # the state file, its journal, the marker: a disk problem is no traceback and no damage
+        raise storage_error(exc) from exc
+
+
+def _sync(
+    ws: Workspace,
+    progress: ProgressFn | None,
+    full: bool,
+    keep_documents: bool,
+    encryption: str | None,
+    prune: bool,
+    only: frozenset[str] | None,
+) -> SyncReport:
     ctx = SyncContext(
         ws.root, ws.settings, ws.models.meta, lambda: ws.models.counter, lambda: ws.models.embedder, ws.passphrase
     )

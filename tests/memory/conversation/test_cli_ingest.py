@@ -39,7 +39,7 @@ def test_ingest_search_and_reingest(tmp_path: Path) -> None:
     assert out["blocksWritten"] == 1 and out["soulFiles"] == ["memory/soul/ana.md"]
     soul = (tmp_path / "memory/soul/ana.md").read_text()
     assert "## [Turns 1-3] session 1 · 2023-05-08" in soul
-    assert "- Never share my sister's address with anyone. _(user: rule, verbatim)_" in soul
+    assert "- Never share my sister's address with anyone. _(Ana: rule, verbatim)_" in soul  # the user's name
     hits = json.loads(ok("search", "what is the dog called", "--json", "-k", "1", cwd=tmp_path))["hits"]
     assert hits[0]["path"] == "memory/soul/ana.md"
     again = json.loads(ok("ingest", "chat.jsonl", "--user", "Ana", "--json", cwd=tmp_path))
@@ -92,3 +92,19 @@ def test_a_signal_mid_buffer_distils_the_buffer_first(tmp_path: Path, sig: signa
     assert b"blocks written      1" in out
     hits = json.loads(ok("search", "Pretzel", "--json", "-k", "1", cwd=tmp_path))["hits"]  # synced before exit
     assert hits[0]["path"] == "memory/soul/ana.md"
+
+
+def test_ingest_keeps_the_lead_in_rule_and_leaves_the_greeting_out(tmp_path: Path) -> None:
+    """Issue 32, as a new user tried it: the greeting became a bullet and the lead-in instruction was missed."""
+    rows: list[dict[str, object]] = [
+        {"role": "assistant", "content": "Good morning! How can I help today?"},
+        {"role": "user", "content": "By the way, from now on, call me Sam."},
+        {"role": "assistant", "content": "Of course, Sam. Anything else I can help with?"},
+        {"role": "user", "content": "thanks!"},
+    ]
+    _log(tmp_path / "chat.jsonl", rows)
+    out = json.loads(ok("ingest", "chat.jsonl", "--user", "Sam", "--json", cwd=tmp_path))
+    assert out["protectedRules"] == 1 and out["soulFiles"] == ["memory/soul/sam.md"]
+    soul = (tmp_path / "memory/soul/sam.md").read_text()
+    bullets = [line for line in soul.splitlines() if line.startswith("- ")]
+    assert bullets == ["- By the way, from now on, call me Sam. _(Sam: rule, verbatim)_"]

@@ -45,7 +45,7 @@ def test_block_text() -> None:
     assert block.text == (
         "## [Turns 12-15] session 3 · 2023-05-08\n\n"
         "- Caroline: I moved to Berlin in May.\n"
-        "- Never call me before 9am. _(user: rule, verbatim)_\n  Not even on Sundays.\n"
+        "- Never call me before 9am. _(caroline: rule, verbatim)_\n  Not even on Sundays.\n"  # the user's name
     )
     assert build_block([_item(1, "hi", admitted=False)], {}) is None
     assert build_block([], {}) is None

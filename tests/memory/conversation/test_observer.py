@@ -72,8 +72,8 @@ def test_rules_are_kept_verbatim_even_when_the_gate_says_no(make_service: Callab
     assert rule.protected and not rule.admitted
     observer.flush()
     text = (service.root / SOUL).read_text()
-    assert "- Never   push to main. _(user: rule, verbatim)_\n  Not even on Fridays.\n" in text
-    assert "- user: ok" not in text
+    assert "- Never   push to main. _(Ana: rule, verbatim)_\n  Not even on Fridays.\n" in text
+    assert "- Ana: ok" not in text and "- user: ok" not in text
     assert observer.stats.protected == 1
 
 

@@ -104,7 +104,7 @@ async def test_observe_turn_over_a_real_mcp_session(tmp_path: Path, real_embedde
         blocks = [b for r in replies for b in r["distilled"]]  # a full buffer, or drift, distilled at least one
         assert blocks and all(b["status"] == "written" for b in blocks)
         assert blocks[0]["text"].startswith("## [Turns 1-") and " session s1 · " in blocks[0]["text"]
-        assert "- Never give Pretzel the dog any chocolate, remember that. _(user: rule, verbatim)_" in (
+        assert "- Never give Pretzel the dog any chocolate, remember that. _(Ana: rule, verbatim)_" in (
             root / "memory/soul/ana.md"
         ).read_text(encoding="utf-8")
         found = _data(await session.call_tool("search_memory", {"query": "what is my sister's dog called", "k": 1}))
@@ -180,7 +180,7 @@ def test_a_signal_to_the_mcp_server_distils_the_buffer(tmp_path: Path, sig: sign
         proc.kill()
     assert proc.returncode == 0, err
     soul = (root / "memory/soul/ana.md").read_text(encoding="utf-8")
-    assert "## [Turns 1-2]" in soul and "- user: My sister's dog is called Pretzel." in soul
+    assert "## [Turns 1-2]" in soul and "- Ana: My sister's dog is called Pretzel." in soul
 
 
 def _observed_rule(tmp_path: Path, real_embedder: Any, rule: str) -> MemoryService:

@@ -178,11 +178,11 @@ class PostgresIndex:
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
         cands = [query.candidate(r, has_vector) for r in rows]
-        score, best = query.scores(cands, alpha, note_weight, neighbour_weight, has_vector)
+        score, full = query.scores(cands, alpha, note_weight, neighbour_weight, has_vector)
         exempt = exempt_daily and not best_per_note
         order = query.pick(cands, score, k, 1 if best_per_note else max_hits_per_note, f, exempt)
         weights = dict.fromkeys(bm25_terms(query_text), 1.0)
-        return [self._hit(cands[i], float(score[i]), best, weights) for i in order]
+        return [self._hit(cands[i], float(score[i]), full, weights) for i in order]
 
     def _params(self, text: str, vector: npt.NDArray[np.float32] | None, kind: str | None, size: int) -> dict[str, Any]:
         vec = np.zeros(384, dtype=np.float32) if vector is None else vector.astype(np.float32, copy=False)
@@ -199,7 +199,7 @@ class PostgresIndex:
             "fpaths": None,
         }
 
-    def _hit(self, c: query.Candidate, score: float, best: float, weights: dict[str, float]) -> Hit:
+    def _hit(self, c: query.Candidate, score: float, full: float, weights: dict[str, float]) -> Hit:
         shown = note_snippet(c.text, c.start_line, c.end_line, weights)
         return Hit(
             path=c.path,
@@ -212,7 +212,7 @@ class PostgresIndex:
             text=c.text,
             score=score,
             cosine=c.cosine,
-            bm25=c.lexical / best if best > 0 else 0.0,
+            bm25=c.lexical / full if full > 0 else 0.0,
             date=c.date,
             instruction=c.instruction,
             text_md5=c.text_md5,

@@ -1,6 +1,7 @@
 """Hybrid search in the team database: HNSW cosine candidates and BM25 candidates (GIN over each chunk's terms)
 in one statement (one snapshot), scored in Python with the embedded index's formula (index/ranking.py): alpha * cosine +
-(1 - alpha) * lexical (normalized by the best), averaged with the note's and the neighbours' cosine."""
+(1 - alpha) * lexical (ranking.keyword_weight: over the best chunk's, at least a share of the query's matchable IDF
+mass), averaged with the note's and the neighbours' cosine."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import numpy.typing as npt
 from botbin.index.bm25 import K1, B
 from botbin.index.daily import daily_date
 from botbin.index.hits import SearchFilters
-from botbin.index.ranking import add_bm25, blend_context, keyword_floor
+from botbin.index.ranking import add_bm25, blend_context, keyword_floor, keyword_full
 from botbin.index.tokenize import bm25_terms
 
 #: One statement, so the candidates and their notes come from one snapshot (no half-published note). The lexical
@@ -29,7 +30,7 @@ stats AS (
            COALESCE(sum(term_total), 0)::float8 / GREATEST(sum(chunk_count), 1) AS avg_len
     FROM botbin_notes WHERE namespace = ANY(%(ns)s)
 ), idf AS (
-    SELECT qt.t, qt.w, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+    SELECT qt.t, qt.w, d.df, ln(1 + (stats.n - d.df + 0.5) / (d.df + 0.5)) AS idf
     FROM qt CROSS JOIN stats CROSS JOIN LATERAL (
         SELECT count(*)::float8 AS df FROM botbin_chunks c WHERE c.namespace = ANY(%(ns)s) AND c.terms @> ARRAY[qt.t]
     ) d
@@ -60,7 +61,8 @@ SELECT c.namespace, c.path, c.ord, c.text, c.text_md5, c.kind, c.start_line, c.e
        1 - (c.embedding <=> %(vec)s::vector), COALESCE(cand.bm25, 0),
        1 - (p.embedding <=> %(vec)s::vector), 1 - (x.embedding <=> %(vec)s::vector),
        COALESCE(1 - (n.centroid <=> %(vec)s::vector), 0),
-       n.title, n.tags, n.date, n.instruction, (SELECT COALESCE(sum(w * idf), 0) FROM idf)
+       n.title, n.tags, n.date, n.instruction, (SELECT COALESCE(sum(w * idf), 0) FROM idf),
+       (SELECT COALESCE(sum(w * idf) FILTER (WHERE df > 0), 0) FROM idf)
 FROM cand
 JOIN botbin_chunks c USING (namespace, path, ord)
 JOIN botbin_notes n ON n.namespace = c.namespace AND n.path = c.path
@@ -116,6 +118,8 @@ class Candidate:
     idf_mass: float = 0.0
     """The most BM25 score a chunk could reach for the query (the sum of its term occurrences' IDF, a term
     in no chunk counting with the largest; LexicalIndex.idf_mass)."""
+    matchable_mass: float = 0.0
+    """The same sum over the term occurrences some chunk holds (LexicalIndex.matchable_mass; ranking.keyword_full)."""
 
 
 def candidate(row: tuple[Any, ...], has_vector: bool) -> Candidate:
@@ -140,6 +144,7 @@ def candidate(row: tuple[Any, ...], has_vector: bool) -> Candidate:
         date,
         instr,
         mass,
+        matchable,
     ) = row
     cosine = float(cos) if has_vector and cos is not None else 0.0
     around = [float(v) for v in (prev, nxt) if v is not None] if has_vector else []
@@ -162,25 +167,27 @@ def candidate(row: tuple[Any, ...], has_vector: bool) -> Candidate:
         date,
         bool(instr),
         float(mass or 0.0),
+        float(matchable or 0.0),
     )
 
 
 def scores(
     cands: list[Candidate], alpha: float, note_weight: float, neighbour_weight: float, has_vector: bool
 ) -> tuple[npt.NDArray[np.float32], float]:
-    """float32 (len(cands),) hybrid scores, as MemoryIndex.search makes them, and the best lexical rank."""
+    """float32 (len(cands),) hybrid scores, as MemoryIndex.search makes them, and the raw lexical score of a full
+    keyword match (ranking.keyword_full)."""
     cos = np.array([c.cosine for c in cands], dtype=np.float32)
     lex = np.array([c.lexical for c in cands], dtype=np.float32)
-    best = float(lex.max()) if lex.size else 0.0
+    full = keyword_full(float(lex.max()) if lex.size else 0.0, cands[0].matchable_mass if cands else 0.0)
     if not has_vector:
         alpha = 0.0
-    out = add_bm25(cos * np.float32(alpha), lex, alpha)
+    out = add_bm25(cos * np.float32(alpha), lex, alpha, full)
     if has_vector and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0):
         note_cos = np.array([c.note_cosine for c in cands], dtype=np.float32)
         near_cos = np.array([c.neighbours for c in cands], dtype=np.float32)
         floor = keyword_floor(cands[0].idf_mass) if cands else float("inf")
         blend_context(out, note_cos, near_cos, note_weight, neighbour_weight, keeps=lex >= floor)
-    return out, best
+    return out, full
 
 
 def pick(

@@ -4,12 +4,13 @@ daily note and index it). Both act on the folder of ``uri`` when given, else on 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from botbin.errors import BotbinError, WorkspaceError
 from botbin.lsp import protocol
 from botbin.lsp.errors import bad_request, request_failed
-from botbin.lsp.features.search import plain
+from botbin.lsp.features.search import params_object
 from botbin.wire import convert
 from botbin.wire.model import dump
 
@@ -18,8 +19,10 @@ if TYPE_CHECKING:
     from botbin.lsp.server import BotbinLanguageServer
 
 
-def _folder(ls: BotbinLanguageServer, raw: dict[str, Any]) -> Folder:
+def _folder(ls: BotbinLanguageServer, raw: Mapping[str, Any]) -> Folder:
     uri = raw.get("uri")
+    if uri is not None and not isinstance(uri, str):
+        raise bad_request("uri must be a string")
     found = ls.folders.folder_of(uri) if isinstance(uri, str) else None
     if found is not None:
         return found[0]
@@ -31,7 +34,7 @@ def _folder(ls: BotbinLanguageServer, raw: dict[str, Any]) -> Folder:
 def register(server: BotbinLanguageServer) -> None:
     @server.feature(protocol.CONTEXT)
     async def botbin_context(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
-        raw = plain(params) or {}
+        raw = params_object(params)
         query, budget = raw.get("query"), raw.get("budgetTokens", 2000)
         if not isinstance(query, str):
             raise bad_request("query must be a string")
@@ -46,7 +49,7 @@ def register(server: BotbinLanguageServer) -> None:
 
     @server.feature(protocol.REMEMBER)
     async def botbin_remember(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
-        raw = plain(params) or {}
+        raw = params_object(params)
         text, tags = raw.get("text"), raw.get("tags") or []
         if not isinstance(text, str) or not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
             raise bad_request("give {text: string, tags?: string[]}")

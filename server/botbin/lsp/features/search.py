@@ -43,6 +43,15 @@ def plain(value: Any) -> Any:
     return value
 
 
+def params_object(params: Any) -> Mapping[str, Any]:
+    """A custom request's params as a JSON object (none given: an empty one). Raises InvalidParams for anything
+    else (a string, a number, an array with items)."""
+    raw = plain(params) or {}
+    if not isinstance(raw, Mapping):
+        raise bad_request("params must be an object")
+    return raw
+
+
 def _filters(raw: Any) -> SearchFilters:
     if raw is None:
         return SearchFilters()
@@ -148,16 +157,16 @@ def register(server: BotbinLanguageServer) -> None:
 
     @server.feature(protocol.SEARCH)
     async def botbin_search(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
-        raw = plain(params) or {}
-        if not isinstance(raw, Mapping):
-            raise bad_request("params must be an object")
+        raw = params_object(params)
         query = raw.get("query")
         if not isinstance(query, str) or not query.strip():
             raise bad_request("query must be a non-empty string")
         default_k = next(iter(ls.folders.folders.values())).service.settings.top_k if ls.folders.folders else 10
-        k, filters = _k(raw.get("k"), default_k), _filters(raw.get("filters"))
+        k, filters, best_per_note = _k(raw.get("k"), default_k), _filters(raw.get("filters")), raw.get("bestPerNote")
+        if best_per_note is not None and not isinstance(best_per_note, bool):
+            raise bad_request("bestPerNote must be true or false")
         result = await asyncio.get_running_loop().run_in_executor(
-            None, search_all, ls, query, k, filters, bool(raw.get("bestPerNote", False))
+            None, search_all, ls, query, k, filters, bool(best_per_note)
         )
         return dump(
             wire.SearchResult(
@@ -171,7 +180,9 @@ def register(server: BotbinLanguageServer) -> None:
 
     @server.feature(protocol.RELATED)
     async def botbin_related(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
-        raw = plain(params) or {}
+        raw = params_object(params)
+        if not isinstance(raw.get("uri") or "", str):
+            raise bad_request("uri must be a string")
         uri, k = raw.get("uri") or "", _k(raw.get("k"), HOVER_HITS)
         text, lines, source = raw.get("text"), None, None
         if not isinstance(text, str):

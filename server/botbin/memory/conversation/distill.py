@@ -9,7 +9,8 @@ A block looks like::
 
 Turn numbers are 1-based per user and run on across sessions and runs. Each turn the admission gate let in
 gives one bullet, prefixed with its speaker: its own words when short, else its MAX_SENTENCES sentences
-closest to the buffer's centroid (in their original order). A directive turn (a rule the user gave) is kept
+closest to the buffer's centroid (in their original order), less its small talk ("Good morning! ...").
+A directive turn (a rule the user gave) is kept
 whole and verbatim, whatever the gate said, its provenance after its first line (a leading label would hide
 the rule's cue from the lexer and the partition, which then would not see a rule). A buffer with nothing
 admitted gives no block.
@@ -25,6 +26,7 @@ import numpy.typing as npt
 
 from botbin.directives.lexer import sentence_spans
 from botbin.memory.conversation.gate import GateScore
+from botbin.memory.conversation.smalltalk import strip_small_talk
 from botbin.memory.conversation.turns import Turn
 
 #: A turn longer than this (words) with more than MAX_SENTENCES sentences is cut to its best sentences.
@@ -144,8 +146,8 @@ def build_block(buffer: Sequence[BufferedTurn], facts: Mapping[int, str]) -> Blo
     for item in buffer:
         if item.protected:
             bullets.append(rule_bullet(item.turn.speaker, item.turn.content))
-        elif item.admitted:
-            bullets.append(fact_bullet(item.turn.speaker, facts.get(item.number, item.turn.content)))
+        elif item.admitted:  # a greeting or a thanks around the content is not kept with it
+            bullets.append(fact_bullet(item.turn.speaker, strip_small_talk(facts.get(item.number, item.turn.content))))
     if not bullets:
         return None
     dated = next((t.turn.timestamp for t in buffer if t.turn.timestamp is not None), None)

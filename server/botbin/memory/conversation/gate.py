@@ -17,7 +17,8 @@ The score is a convex mix of two scorers, blended by a technical-density detecto
   repeats in the conversation only (not in the soul file) makes a second ingestion of the same log score
   every turn at most as high as the first did, so it admits nothing the first did not (and writes nothing).
   ``substance`` (content words, saturating at
-  SUBSTANCE_WORDS) keeps "ok, thanks!" out however novel it is.
+  SUBSTANCE_WORDS; 0 for small talk, smalltalk.py) keeps "ok, thanks!" and "Good morning! How can I help
+  today?" out however novel they are.
 * **technical** = 1 - exp(-signals / TECH_SCALE), where signals count file paths, error codes, code
   identifiers and decision phrases ("we decided", "let's go with").
 * **density** ``d`` = min(1, DENSITY_GAIN * signals / words): a quarter of the words being technical gives the
@@ -42,6 +43,10 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+
+from botbin.directives.register import STANDING_MARKERS
+from botbin.memory.conversation.smalltalk import is_small_talk
+from botbin.memory.conversation.turns import USER_ROLES as _USER_ROLES
 
 NOVELTY_WEIGHT = 0.75
 REPETITION_WEIGHT = 0.25
@@ -247,7 +252,7 @@ class GateScore:
     """Near-repeats among the conversation's earlier turns (cosine >= REPEAT_COSINE), over
     REPEAT_SATURATION, capped at 1."""
     substance: float
-    """Content words over SUBSTANCE_WORDS, capped at 1."""
+    """Content words over SUBSTANCE_WORDS, capped at 1; 0 for small talk (smalltalk.py)."""
     conversational: float
     """substance * (NOVELTY_WEIGHT * novelty + REPETITION_WEIGHT * repetition)."""
     technical: float
@@ -347,7 +352,7 @@ def score_turn(
     words = content_words(text)
     lexical = 0.0 if known_words is None else _share_new(words, known_words)
     novelty = max(semantic, lexical)
-    sub = _substance(words)
+    sub = 0.0 if is_small_talk(text) else _substance(words)
     conversational = _unit(sub * (NOVELTY_WEIGHT * novelty + REPETITION_WEIGHT * repetition))
     signals = technical_signals(text)
     technical = _unit(1.0 - math.exp(-signals.total / TECH_SCALE))
@@ -366,12 +371,15 @@ def score_turn(
 
 
 #: Roles whose directives are the user's own rules (an assistant's "you should" is advice, not a rule; in a
-#: chat between named people, role = a name, directives are ordinary talk: "don't worry!").
-USER_ROLES = frozenset({"user", "human"})
-#: A rule meant to last says so; a one-off request ("fix the test") does not become a protected memory.
+#: chat between named people, role = a name, directives are ordinary talk: "don't worry!"): turns.USER_ROLES.
+USER_ROLES = _USER_ROLES
+#: A rule meant to last says so; a one-off request ("fix the test") does not become a protected memory. The
+#: standing markers are the lexer's (directives/register.py), then words that make a rule last on their own.
 _DURABLE = re.compile(
-    r"\b(?:always|never|from now on|every time|whenever|going forward|in (?:the )?future|"
-    r"remember|must|mustn'?t|do not|don'?t|ever again)\b",
+    r"\b(?:"
+    + "|".join(r"\s+".join(marker) for marker in STANDING_MARKERS)
+    + r"|always|never|every time|whenever|each time|remember|must|mustn'?t|do not|don'?t|ever again"
+    r"|stop|avoid|refrain)\b",
     re.IGNORECASE,
 )
 

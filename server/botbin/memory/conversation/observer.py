@@ -177,7 +177,7 @@ class TurnObserver:
         if state is not None:
             return state
         settings = self.ws.settings
-        rel = soul_rel(settings.soul_dir, user)
+        rel = soul_rel(settings.soul_dir, user, settings.instruction_notes)
         text = read_soul(self.ws.root, rel, settings.follow_symlinks) or ""
         blocks = parse_soul(text)
         dim = self.ws.models.meta.dim
@@ -304,8 +304,7 @@ class TurnObserver:
             state.buffer, state.vectors = [], []
             return [DistilledBlock(state.user, state.rel, block, "duplicate", cosine)]
         if self.write:  # the buffer is kept until the block is on disk: a failed write loses nothing
-            append_blocks(self.ws.root, state.rel, state.user, block.text, self.ws.settings.follow_symlinks)
-            self.stats.soul_files.add(state.rel)
+            self._write(state, block.text)
         state.buffer, state.vectors = [], []
         state.blocks.add(vector)
         state.bullets.update(fresh)
@@ -313,6 +312,18 @@ class TurnObserver:
         if self.write and self.sync_each_block:
             self.ws.sync()
         return [DistilledBlock(state.user, state.rel, block, "written" if self.write else "dry-run", cosine)]
+
+    def _write(self, state: _UserState, text: str) -> None:
+        """Append ``text`` to ``state``'s soul file, one writer at a time; refused before writing when the store is
+        encrypted and its passphrase is missing (the block could not be indexed)."""
+        from botbin.sync.encryption import check_writable
+        from botbin.sync.note_lock import LOCK_DIR
+
+        ws, settings = self.ws, self.ws.settings
+        check_writable(ws.output_dir, settings, ws.passphrase)
+        lock_dir = ws.output_dir / LOCK_DIR
+        append_blocks(ws.root, state.rel, state.user, text, settings.follow_symlinks, lock_dir, settings.lock_timeout_s)
+        self.stats.soul_files.add(state.rel)
 
 
 def tool_turn(

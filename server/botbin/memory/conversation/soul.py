@@ -4,6 +4,11 @@ The file is plain markdown a person may edit: a title, then blocks headed ``## [
 facts (distill.py). botbin only appends: the old bytes are kept exactly (a new file is written atomically, an
 existing one appended to). Reading back is lenient: headers are found by the ``## [Turns a-b]`` prefix,
 bullets are lines starting with ``- ``; anything else a person wrote is left alone and ignored.
+
+A soul file is memory, never an instruction note (``Settings.written_globs`` exempts the whole soul folder), and
+its name never looks like one either: a user named "agents" or "Claude" gets ``agents-soul.md``, not a file that
+an ``instruction_notes`` glob or an agent host (which reads AGENTS.md, CLAUDE.md, GEMINI.md in any folder, in any
+case on macOS and Windows) would take for instructions. One writer at a time per soul file (sync/note_lock.py).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import contextlib
 import os
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,9 +52,25 @@ def user_slug(user: str) -> str:
     return slug or "user"
 
 
-def soul_rel(soul_dir: str, user: str) -> str:
-    """Relative POSIX path of ``user``'s soul file under ``soul_dir``."""
-    return f"{soul_dir.strip('/')}/{user_slug(user)}.md"
+#: Note names (lowercase, no ``.md``) that agent hosts read as instructions in any folder: Claude Code's CLAUDE.md,
+#: the AGENTS.md of Codex and others, Gemini CLI's GEMINI.md. No soul file takes one.
+HOST_INSTRUCTION_NAMES = frozenset({"agents", "claude", "gemini"})
+#: What a soul file's slug gets when its name would make an instruction note.
+SAFE_SUFFIX = "-soul"
+
+
+def soul_rel(soul_dir: str, user: str, instruction_notes: Sequence[str] = ()) -> str:
+    """Relative POSIX path of ``user``'s soul file under ``soul_dir``: ``<slug>.md``, or ``<slug>-soul.md`` when
+    that name is one of HOST_INSTRUCTION_NAMES or an ``instruction_notes`` glob (the setting; ``!`` globs are
+    ignored) matches the path."""
+    from botbin.directives.partition import is_instruction_path
+
+    folder, slug = soul_dir.strip("/"), user_slug(user)
+    positive = [g for g in instruction_notes if not g.startswith("!")]
+    rel = f"{folder}/{slug}.md"
+    if slug in HOST_INSTRUCTION_NAMES or is_instruction_path(rel, positive):
+        rel = f"{folder}/{slug}{SAFE_SUFFIX}.md"
+    return rel
 
 
 def title(user: str) -> str:
@@ -101,18 +123,39 @@ def read_soul(root: Path, rel: str, follow_symlinks: bool = False) -> str | None
     return data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def append_blocks(root: Path, rel: str, user: str, text: str, follow_symlinks: bool = False) -> int:
+def append_blocks(
+    root: Path,
+    rel: str,
+    user: str,
+    text: str,
+    follow_symlinks: bool = False,
+    lock_dir: Path | None = None,
+    lock_timeout_s: float = 10.0,
+) -> int:
     """Append ``text`` (blocks, each ending with a newline) to soul file ``rel``, created with a title if
     new; a blank line separates it from what was there. The existing bytes are never rewritten: a new file
     is written atomically, an existing one is opened for appending and the new bytes fsynced, so each block
     writes its own bytes only (the file is read, to place the block, but never rewritten: a 10,000-turn
     conversation would otherwise rewrite its soul file about 2,000 times). A failed write is cut back to the
-    old size; a crash mid-append can leave the old bytes plus the start of the new block.
+    old size; a crash mid-append can leave the old bytes plus the start of the new block. One writer at a time
+    (the note's lock in ``lock_dir``, default: the default output folder's ``.locks/``; ``lock_timeout_s``).
     Returns the 0-based line where ``text`` starts.
 
     Raises BotbinError for a link outside the workspace (unless ``follow_symlinks``), a read-only soul
-    file, or a failed write.
+    file, a failed write, or the lock held too long (LockedError).
     """
+    from botbin.config import Settings
+    from botbin.sync.note_lock import LOCK_DIR, note_lock
+    from botbin.sync.scan import write_target
+
+    write_target(root, rel, follow_symlinks, "the soul file")  # a link out: refused before any lock
+    folder = lock_dir if lock_dir is not None else root / Settings.output_dir / LOCK_DIR
+    with note_lock(folder, rel, lock_timeout_s):
+        return _append_block(root, rel, user, text, follow_symlinks)
+
+
+def _append_block(root: Path, rel: str, user: str, text: str, follow_symlinks: bool) -> int:
+    """``append_blocks``' work under the soul file's lock."""
     from botbin.sync.atomic import atomic_write
     from botbin.sync.scan import write_target
 

@@ -21,6 +21,8 @@ from botbin.errors import BotbinError
 
 #: The user of a turn that names none (and no ``--user`` was given).
 DEFAULT_USER = "user"
+#: Roles of the user's own turns (the user's directives are rules; gate.py).
+USER_ROLES = frozenset({"user", "human"})
 #: Timestamps outside these years are treated as mistakes (a millisecond value read as seconds, say).
 _YEARS = (1970, 2200)
 
@@ -46,8 +48,12 @@ class Turn:
 
     @property
     def speaker(self) -> str:
-        """The label written before the turn's words in the soul file."""
-        return self.name or self.role
+        """The label written before the turn's words in the soul file: ``name``, else the user's name for the
+        user's own turn (role ``user`` or ``human`` of a ``user`` the host named), else the role."""
+        if self.name:
+            return self.name
+        mine = self.role.casefold() in USER_ROLES and self.user != DEFAULT_USER
+        return self.user if mine else self.role
 
 
 @dataclass(frozen=True)
