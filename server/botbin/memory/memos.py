@@ -32,6 +32,7 @@ from datetime import datetime
 from pathlib import Path
 
 from botbin.errors import storage_error
+from botbin.memory.memo_rows import PLACE_OK, checked
 from botbin.sync.atomic import FILE_MODE, make_private_dirs
 
 log = logging.getLogger(__name__)
@@ -54,12 +55,6 @@ CREATE TABLE IF NOT EXISTS memos (
 CREATE INDEX IF NOT EXISTS memos_path ON memos(path);
 CREATE TABLE IF NOT EXISTS sidecar (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_PLACE_OK = (
-    "typeof(id) = 'text' AND typeof(path) = 'text' AND typeof(start_line) = 'integer' "
-    "AND typeof(end_line) = 'integer' AND start_line >= 0 AND end_line >= start_line"
-)
-"""The rows whose place has the types botbin writes (SQLite keeps any value in any column; a place query leaves
-the others out, and the next reconcile writes their place again)."""
 #: SQLite's word for a file that is not a sound database: only these make a store "damaged".
 _DAMAGE_CODES = frozenset({sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB})
 _COLUMNS = (
@@ -125,44 +120,8 @@ class MemoSeed:
 
 
 def _row(r: tuple[object, ...]) -> Memo:
-    """The memo of one row. The file is read back, so untrusted (SQLite keeps any value in any column): raises
-    ValueError for a value of the wrong type or range."""
-    (mid, path, start, end, created, last, tags, count, decay, archived, text) = r
-    if not _place_ok(mid, path, start, end):
-        raise ValueError("id, path or line range of the wrong type")
-    if not (isinstance(count, int) and count >= 0 and isinstance(decay, int | float) and 0.0 <= decay <= 1.0):
-        raise ValueError("reinforcement_count or decay_score out of range")  # NaN fails 0 <= decay too
-    parsed = json.loads(tags) if isinstance(tags, str) else None
-    if not (isinstance(parsed, list) and all(isinstance(t, str) for t in parsed)):
-        raise ValueError("tags are not a JSON list of strings")
-    return Memo(
-        str(mid),
-        str(path),
-        int(str(start)),
-        int(str(end)),
-        _when(created),
-        _when(last) if last is not None else None,
-        tuple(parsed),
-        count,
-        float(decay),
-        _when(archived) if archived is not None else None,
-        None if text is None else str(text),
-    )
-
-
-def _place_ok(mid: object, path: object, start: object, end: object) -> bool:
-    """True if a row's id, path and line range have the types and order botbin writes."""
-    lines = isinstance(start, int) and isinstance(end, int) and 0 <= start <= end
-    return isinstance(mid, str) and isinstance(path, str) and lines
-
-
-def _when(value: object) -> datetime:
-    """A time column read back, with its time zone (a naive one is taken as local, as reconcile does); raises
-    ValueError unless it is an ISO 8601 string."""
-    if not isinstance(value, str):
-        raise ValueError("a time that is not a string")
-    when = datetime.fromisoformat(value)
-    return when if when.tzinfo else when.astimezone()
+    """The memo of one row; raises ValueError for a value of the wrong type or range (memo_rows.checked)."""
+    return Memo(*checked(r))
 
 
 def damaged(exc: sqlite3.Error) -> bool:
@@ -282,7 +241,7 @@ class MemoStore:
     def places(self, paths: Iterable[str] | None = None) -> list[MemoPlace]:
         """Where every memo (or those of notes ``paths``) sits, archived ones included, in no order: five columns,
         no parsing, so a full reconcile at start reads 27k memos in a fraction of ``all``'s time."""
-        columns = f"SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos WHERE {_PLACE_OK}"
+        columns = f"SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos WHERE {PLACE_OK}"
         with self._lock:  # unordered (sorting 27k rows tripled the read): callers order what they need
             if paths is None:
                 return [MemoPlace(i, p, s, e, bool(a)) for i, p, s, e, a in self._db.execute(columns)]
@@ -298,7 +257,7 @@ class MemoStore:
     def place_map(self) -> dict[str, tuple[str, int, int, bool]]:
         """Every memo's place, archived ones included: id -> (path, start_line, end_line, archived); plain
         tuples, what a whole-workspace check at start compares with the index (``places`` builds objects)."""
-        columns = f"SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos WHERE {_PLACE_OK}"
+        columns = f"SELECT id, path, start_line, end_line, archived_at IS NOT NULL FROM memos WHERE {PLACE_OK}"
         with self._lock:
             return {i: (p, s, e, bool(a)) for i, p, s, e, a in self._db.execute(columns)}
 
