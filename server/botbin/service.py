@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +34,11 @@ if TYPE_CHECKING:
     from botbin.agent.rules import DirectiveReport
     from botbin.directives.paragraph import Paragraph
     from botbin.embedding import Embedder
+    from botbin.index.hits import Hit
     from botbin.index.store import MemoryIndex
     from botbin.memory.conversation.observer import TurnObserver
+    from botbin.memory.overview import Overview
+    from botbin.search.explain import ScorePart
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn
     from botbin.workspace.remote import PublishReport
@@ -75,6 +79,8 @@ class MemoryService:
         """What the last sync published to the team database (backend "postgres")."""
         self.publish_error: str | None = None
         """Why the last sync's publish failed, None when it did not."""
+        self.last_sync: SyncReport | None = None
+        """What the last sync of this service did (its failed notes and why), None before one."""
         self._warming: threading.Event | None = None
         """Set when the index warm-up (``warm_in_background``) has ended; None when none was started."""
         self._hosts: HostMemory | None = None
@@ -128,6 +134,7 @@ class MemoryService:
         sidecar follows an encryption or decryption (memory/lifecycle.py ``following_keys``)."""
         with self.lifecycle.following_keys(encryption):
             report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
+        self.last_sync = report
         self.publish_after_sync()
         return report
 
@@ -280,13 +287,28 @@ class MemoryService:
         """Search re-ranked by similarity, recency and scope for agents; scores in [0, 1]."""
         return self.searcher.recall(query, k or self.ws.settings.top_k, filters)
 
+    def explain(self, hit: Hit, degraded: bool = False) -> tuple[ScorePart, ...]:
+        """What each ranking term added to ``hit``'s score, under this workspace's weights (search/explain.py)."""
+        from botbin.search.explain import Weights, score_parts
+
+        s = self.ws.settings
+        return score_parts(hit, Weights(s.alpha, s.note_weight, s.neighbour_weight, s.decay_weight), degraded)
+
+    def memory_overview(self, limit: int, now: datetime | None = None) -> Overview:
+        """The memos now, nothing written: the ``limit`` most faded with their retention curves, what the next prune
+        would archive, the archived ones, the roots and their sources (memory/overview.py)."""
+        from botbin.memory.overview import overview
+
+        return overview(self.lifecycle, limit, now or datetime.now().astimezone())
+
     # -- agent memory (agent/) ------------------------------------------------------------------------
-    def context(self, query: str, budget_tokens: int) -> ContextResult:
+    def context(self, query: str, budget_tokens: int, reinforce: bool = True) -> ContextResult:
         """The context block for ``query`` within ``budget_tokens`` (agent/gather.py, agent/context.py for the tier
-        laws). Raises ContextBudgetError if the hard rules alone exceed the budget."""
+        laws); ``reinforce``: count what it holds as retrieved (False: a preview). Raises ContextBudgetError if the
+        hard rules alone exceed the budget."""
         from botbin.agent.gather import build_context
 
-        return build_context(self.searcher, query, budget_tokens)
+        return build_context(self.searcher, query, budget_tokens, reinforce=reinforce)
 
     def remember(self, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
         """Append ``text`` to today's daily note (agent/remember.py) and sync it at once. Raises BotbinError for

@@ -87,12 +87,14 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
     return Candidates(hard, guidance, soft, recent, recalled)
 
 
-def build_context(searcher: Searcher, query: str, budget_tokens: int, max_chars: int | None = None) -> ContextResult:
+def build_context(
+    searcher: Searcher, query: str, budget_tokens: int, max_chars: int | None = None, reinforce: bool = True
+) -> ContextResult:
     """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws) and, when given,
     ``max_chars`` characters (for a host that counts characters: a smaller token budget until it fits, so whole
     items are left out, never cut), marked partial while the notes are being indexed; what it holds is counted as
-    retrieved. Raises ContextBudgetError if the hard rules alone exceed the budget, WorkspaceError if the folder is
-    gone."""
+    retrieved unless ``reinforce`` is False (a preview, which must not change the memos). Raises ContextBudgetError
+    if the hard rules alone exceed the budget, WorkspaceError if the folder is gone."""
     from botbin.agent.context import ContextBudgetError, assemble
     from botbin.sync.scan import check_root
 
@@ -109,5 +111,6 @@ def build_context(searcher: Searcher, query: str, budget_tokens: int, max_chars:
         result = replace(assemble(candidates, budget, ws.models.counter.count), budget_tokens=budget_tokens)
     if busy:
         result = replace(result, indexing=True, partial=("guidance", "recalled"))
-    searcher.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
+    if reinforce:
+        searcher.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
     return result

@@ -101,6 +101,11 @@ class Hit:
     LexicalIndex.idf_mass, unknown terms included), in [0, 1]: an absolute keyword match, unlike ``bm25``, which is
     1 for a query's best chunk that holds enough of its known terms (the relevance floor, search/pipeline.py,
     reads this one)."""
+    note_cosine: float = 0.0
+    """Cosine of the query and the chunk's note (its normalized mean chunk vector); 0 without a query vector."""
+    neighbour_cosine: float = 0.0
+    """Mean cosine of the query and the chunks before and after it in its note (its own cosine when it has
+    none); 0 without a query vector. With ``note_cosine``, the terms ranking.add_context averaged into ``score``."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

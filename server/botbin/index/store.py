@@ -302,21 +302,22 @@ class MemoryIndex:
         mass = asm.idf_mass(terms) if found.rows else 0.0
         return [
             self._hit(
-                asm,
-                i,
-                weights,
-                score,
-                0.0 if q is None else float(asm.matrix[i] @ q),
-                raw / full if full > 0 else 0.0,
-                bm25_share(raw, mass),
+                asm, i, weights, score, raw / full if full > 0 else 0.0, bm25_share(raw, mass), _cosines(asm, i, q)
             )
             for i, score, raw in zip(found.rows, found.scores, found.bm25_raw, strict=True)
         ]
 
     @staticmethod
     def _hit(
-        asm: Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float, share: float
+        asm: Assembled,
+        i: int,
+        weights: dict[str, float],
+        score: float,
+        bm25: float,
+        share: float,
+        cosines: tuple[float, float, float],
     ) -> Hit:
+        """The hit of row ``i``; ``cosines``: its own, its note's and its neighbours' cosine to the query."""
         note, chunk = asm.rows[i]
         shown = note_snippet(chunk.text, chunk.start_line, chunk.end_line, weights)
         return Hit(
@@ -329,7 +330,7 @@ class MemoryIndex:
             snippet=shown.text,
             text=chunk.text,
             score=score,
-            cosine=cosine,
+            cosine=cosines[0],
             bm25=bm25,
             date=note.date,
             instruction=note.instruction,
@@ -337,4 +338,18 @@ class MemoryIndex:
             snippet_start_line=shown.start_line,
             snippet_end_line=shown.end_line,
             bm25_share=share,
+            note_cosine=cosines[1],
+            neighbour_cosine=cosines[2],
         )
+
+
+def _cosines(asm: Assembled, i: int, q: npt.NDArray[np.float32] | None) -> tuple[float, float, float]:
+    """Row ``i``'s cosine to the query, its note's and its neighbours' mean (ranking.add_context's terms); zeros
+    without a query vector."""
+    if q is None:
+        return 0.0, 0.0, 0.0
+    near = asm.near
+    own = float(asm.matrix[i] @ q)
+    around = float(near.w_prev[i] * (asm.matrix[near.prev[i]] @ q) + near.w_next[i] * (asm.matrix[near.next[i]] @ q))
+    note = float(asm.note_vectors[asm.note_of_row[i]] @ q)
+    return own, note, around

@@ -16,6 +16,7 @@ from botbin.memory.notes import ARCHIVE_NOTE, archive_text, write_note
 from botbin.memory.sealing import is_sealed, seal_text
 
 if TYPE_CHECKING:
+    from botbin.index.hits import ChunkRef
     from botbin.memory.lifecycle import Lifecycle
 
 
@@ -44,13 +45,19 @@ def write_archive(lc: Lifecycle, now: datetime) -> None:
     write_note(lc.ws.output_dir / ARCHIVE_NOTE, archive_text(memos, lc.ws.settings.prune_threshold, now))
 
 
+def prunable(live: Iterable[tuple[Memo, ChunkRef]], threshold: float) -> list[tuple[Memo, ChunkRef]]:
+    """Of ``live`` memos (decay scores as of now), those a prune archives: under ``threshold``, and lore (a
+    directive is never archived)."""
+    return [(m, r) for m, r in live if m.decay_score < threshold and r.kind == "lore"]
+
+
 def prune(lc: Lifecycle, dry_run: bool, now: datetime) -> PruneReport:
     """Archive memos whose decay score is under ``prune_threshold`` (directives are never archived); they
     leave search, the notes stay as they are. Rewrites the archive note. Raises BotbinError."""
     threshold = lc.ws.settings.prune_threshold
     with lc.lock:
         live = lc.refresh(now)
-        chosen = [(m, r) for m, r in live if m.decay_score < threshold and r.kind == "lore"]
+        chosen = prunable(live, threshold)
         if not dry_run and chosen:
             key = lc.memo_keys.text
             lc.store.archive({m.id: seal_text(key, r.text) if key else r.text for m, r in chosen}, now)

@@ -353,14 +353,18 @@ class Lifecycle:
         self._enqueue(wanted, now or _now())
 
     # -- commands -------------------------------------------------------------------------------
-    def refresh(self, now: datetime) -> list[tuple[Memo, ChunkRef]]:
-        """Every live memo with its chunk, its stored decay score brought up to ``now``."""
+    def live(self, now: datetime) -> list[tuple[Memo, ChunkRef]]:
+        """Every live memo with its chunk and its decay score at ``now``; the stored scores are left as they are."""
         self.flush()
         refs = self.ensure(now=now)
         memos = self.store.get(refs)
-        scores = {i: self.decay(m, now) for i, m in memos.items()}
-        self.store.set_decay(scores)
-        return [(replace(memos[i], decay_score=scores[i]), refs[i]) for i in refs if i in memos]
+        return [(replace(memos[i], decay_score=self.decay(memos[i], now)), refs[i]) for i in refs if i in memos]
+
+    def refresh(self, now: datetime) -> list[tuple[Memo, ChunkRef]]:
+        """Every live memo with its chunk, its stored decay score brought up to ``now``."""
+        live = self.live(now)
+        self.store.set_decay({m.id: m.decay_score for m, _ in live})
+        return live
 
     def prune(self, dry_run: bool = False, now: datetime | None = None) -> PruneReport:
         """Archive faded memos out of search and rewrite the archive note (memory/archive.py)."""

@@ -220,4 +220,6 @@ class PostgresIndex:
             snippet_end_line=shown.end_line,
             namespace=c.namespace,
             bm25_share=bm25_share(c.lexical, c.idf_mass),
+            note_cosine=c.note_cosine,
+            neighbour_cosine=c.neighbours,
         )
