@@ -27,11 +27,22 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("search", ("botbin.search",)),
     ("agent", ("botbin.agent",)),
     ("service", ("botbin.service",)),
-    ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.mcp_stdio", "botbin.wire", "botbin.__main__")),
+    (
+        "adapters",
+        (
+            "botbin.cli",
+            "botbin.lsp",
+            "botbin.mcp",
+            "botbin.mcp_stdio",
+            "botbin.studio",
+            "botbin.wire",
+            "botbin.__main__",
+        ),
+    ),
 )
 #: What an adapter may import at run time besides its own package: the composition root, the errors, the
-#: version, another adapter (``botbin mcp`` starts the MCP server), the wire contract both the LSP and MCP adapters
-#: answer with, and the turn reader of ``botbin ingest``.
+#: version, another adapter (``botbin mcp`` starts the MCP server, ``botbin studio`` Recall Studio), the wire contract
+#: the adapters answer with, and the turn reader of ``botbin ingest``.
 ADAPTER_MAY_IMPORT = (
     "botbin.service",
     "botbin.errors",
@@ -39,6 +50,7 @@ ADAPTER_MAY_IMPORT = (
     "botbin.lsp",
     "botbin.mcp",
     "botbin.mcp_stdio",
+    "botbin.studio",
     "botbin.wire",
     "botbin.memory.conversation.turns",
 )

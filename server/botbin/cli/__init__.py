@@ -30,7 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from botbin import __version__
-    from botbin.cli import commands, db, ingest, lifecycle
+    from botbin.cli import commands, db, ingest, lifecycle, studio
     from botbin.cli.common import EPILOG, common_flags
 
     common = common_flags()
@@ -43,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"botbin {__version__}")
     sub = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
-    for module in (commands, lifecycle, ingest, db):
+    for module in (commands, lifecycle, ingest, db, studio):
         module.register(sub, common)
     return parser
 

@@ -33,6 +33,14 @@ class ContextItem(WireModel):
     """The verbatim source text."""
 
 
+class CutItem(ContextItem):
+    """A candidate a tier left out, and why."""
+
+    reason: str
+    """``duplicate`` (it repeats a passage already chosen), ``budget`` (over the whole budget), ``share`` (over the
+    tier's share of it) or ``after_cut`` (soft and recent are prefixes: an entry before it was left out)."""
+
+
 class ContextTier(WireModel):
     """One tier of an assembled context."""
 
@@ -44,8 +52,8 @@ class ContextTier(WireModel):
     """Tokens of this tier's rendered text."""
     items: list[ContextItem]
     """What the tier holds."""
-    cut: list[ContextItem]
-    """Candidates left out (budget, share, or duplicates of a higher tier)."""
+    cut: list[CutItem]
+    """Candidates left out, each with why."""
 
 
 class ContextResult(WireModel):

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from botbin.service import TIER_NUMBERS
+from botbin.service import TIER_NUMBERS, SearchFilters, check_filters
 from botbin.wire import agent, search, status
+from botbin.wire.errors import BadRequest
 
 if TYPE_CHECKING:
     from botbin.agent.context import ContextResult, Item
@@ -24,7 +25,21 @@ def lines_range(start_line: int, end_line: int) -> search.Range:
     return search.Range(start=search.Position(line=start_line, character=0), end=search.Position(line=end, character=0))
 
 
-def _hit_fields(hit: Hit) -> dict[str, object]:
+def search_filters(given: search.SearchFilters | None) -> SearchFilters:
+    """The domain's filters of a request's ``filters`` (none: no filter). Raises BadRequest for a bad kind or date."""
+    if given is None:
+        return SearchFilters()
+    filters = SearchFilters(
+        given.path_glob or None, given.tag or None, given.kind, given.date_from or None, given.date_to or None
+    )
+    problem = check_filters(filters, ("filters.kind", "filters.dateFrom", "filters.dateTo"))
+    if problem:
+        raise BadRequest(problem)
+    return filters
+
+
+def hit_fields(hit: Hit) -> dict[str, object]:
+    """The fields every surface sends of a hit (HitFields)."""
     return {
         "path": hit.path,
         "start_line": hit.start_line,
@@ -47,13 +62,13 @@ def _hit_fields(hit: Hit) -> dict[str, object]:
 def lsp_hit(hit: Hit, uri: str) -> search.Hit:
     """A hit of ``botbin/search`` and ``botbin/related``."""
     return search.Hit.model_validate(
-        {**_hit_fields(hit), "uri": uri, "range": lines_range(hit.start_line, hit.end_line)}, by_name=True
+        {**hit_fields(hit), "uri": uri, "range": lines_range(hit.start_line, hit.end_line)}, by_name=True
     )
 
 
 def memory_hit(hit: Hit) -> search.MemoryHit:
     """A hit of MCP ``search_memory``."""
-    return search.MemoryHit.model_validate({**_hit_fields(hit), "text": hit.text}, by_name=True)
+    return search.MemoryHit.model_validate({**hit_fields(hit), "text": hit.text}, by_name=True)
 
 
 def _rule(ref: RuleRef) -> status.RuleRef:
@@ -122,6 +137,12 @@ def _item(item: Item) -> agent.ContextItem:
     return agent.ContextItem(path=item.path, start_line=item.start_line, end_line=item.end_line, text=item.text)
 
 
+def _cut(item: Item, reason: str) -> agent.CutItem:
+    return agent.CutItem(
+        path=item.path, start_line=item.start_line, end_line=item.end_line, text=item.text, reason=reason
+    )
+
+
 def context(result: ContextResult) -> agent.ContextResult:
     """An assembled context (``botbin/context``, MCP ``get_context``)."""
     tiers = [
@@ -130,7 +151,7 @@ def context(result: ContextResult) -> agent.ContextResult:
             tier=TIER_NUMBERS[t.name],
             tokens=t.tokens,
             items=[_item(i) for i in t.items],
-            cut=[_item(i) for i in t.cut],
+            cut=[_cut(i, why) for i, why in zip(t.cut, t.cut_reasons, strict=True)],
         )
         for t in result.tiers
     ]

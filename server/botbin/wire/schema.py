@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import agent, hosts, search, status
+from botbin.wire import agent, hosts, search, status, studio
 from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
@@ -24,6 +24,7 @@ PARAMS: tuple[type[WireModel], ...] = (
     agent.ServerSettings,
     agent.ServerOptions,
     *hosts.HOST_PARAMS,
+    *studio.STUDIO_PARAMS,
 )
 #: Results the server sends (LSP and MCP).
 RESULTS: tuple[type[WireModel], ...] = (
@@ -40,6 +41,7 @@ RESULTS: tuple[type[WireModel], ...] = (
     ErrorData,
     ErrorReport,
     *hosts.HOST_RESULTS,
+    *studio.STUDIO_RESULTS,
 )
 #: Named unions of string literals, and unions of models (TypeScript type aliases).
 LITERALS: dict[str, Any] = {
@@ -48,6 +50,7 @@ LITERALS: dict[str, Any] = {
     "ErrorKind": ErrorKind,
     "HostOp": hosts.HostOp,
     "TierName": hosts.TierName,
+    "EditorKind": studio.EditorKind,
 }
 UNIONS: dict[str, tuple[str, ...]] = {"RelatedParams": ("RelatedAtParams", "RelatedTextParams")}
 #: Constants a client needs (TypeScript ``export const``).
