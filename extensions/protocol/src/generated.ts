@@ -1118,6 +1118,12 @@ export interface StudioMemo {
   editorUrl: string | null;
 }
 
+/** The `botbin.studio` command's result (LSP): where the studio over the open folders listens. */
+export interface StudioOpened {
+  /** The page's URL on 127.0.0.1, with the session's token: open it in a browser, show it to no one. */
+  url: string;
+}
+
 /** A root of the roots note and the branches it came from. */
 export interface StudioRoot {
   /** The root's text. */

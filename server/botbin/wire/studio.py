@@ -353,6 +353,13 @@ class StudioSyncResult(WireModel):
     """Why publishing to the team database failed; null when it did not (or there is none)."""
 
 
+class StudioOpened(WireModel):
+    """The ``botbin.studio`` command's result (LSP): where the studio over the open folders listens."""
+
+    url: str
+    """The page's URL on 127.0.0.1, with the session's token: open it in a browser, show it to no one."""
+
+
 #: The studio's params, for the contract (wire/schema.py).
 STUDIO_PARAMS: tuple[type[WireModel], ...] = (RestoreParams, ConsolidateParams)
 #: The studio's results.
@@ -366,4 +373,5 @@ STUDIO_RESULTS: tuple[type[WireModel], ...] = (
     RestoreResult,
     ConsolidateResult,
     StudioSyncResult,
+    StudioOpened,
 )
