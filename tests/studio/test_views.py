@@ -153,12 +153,24 @@ def test_prune_then_restore_go_through_the_lifecycle(own_studio: Callable[..., R
 
 def test_consolidate_previews_then_writes_the_roots_note(own_studio: Callable[..., Running]) -> None:
     studio = own_studio()
+    fact = "- The staging database moved to host kestrel-db-2 in the blue rack.\n"
+    for day in ("2026-11-23", "2026-11-24"):  # a memo that recurs in two notes is a root
+        (studio.service.root / "memory" / f"{day}.md").write_text(f"# {day}\n\n{fact}", encoding="utf-8")
+    studio.json("POST", F + "/sync", {})
     roots_note = studio.service.root / studio.service.settings.roots_note
     preview = studio.json("POST", F + "/consolidate", {"dryRun": True})
     assert preview["dryRun"] is True and not roots_note.exists()
+    recurring = [r for r in preview["roots"] if "kestrel-db-2" in r["text"]]
+    assert recurring and {s["path"] for s in recurring[0]["sources"]} >= {
+        "memory/2026-11-23.md",
+        "memory/2026-11-24.md",
+    }
     done = studio.json("POST", F + "/consolidate", {"dryRun": False})
-    assert [r["text"] for r in done["roots"]] == [r["text"] for r in preview["roots"]]
-    if done["roots"]:
-        view = studio.json("GET", F + "/lifecycle")
-        assert [r["text"] for r in view["roots"]] == [r["text"] for r in done["roots"]]
-        assert all(r["sources"] for r in view["roots"])
+    assert [r["text"] for r in done["roots"]] == [r["text"] for r in preview["roots"]] and roots_note.is_file()
+    view = studio.json("GET", F + "/lifecycle")
+    assert [r["text"] for r in view["roots"]] == [r["text"] for r in done["roots"]]
+    [shown] = [r for r in view["roots"] if "kestrel-db-2" in r["text"]]
+    assert [(s["path"], s["startLine"]) for s in shown["sources"]] == [
+        (s["path"], s["startLine"]) for s in recurring[0]["sources"]
+    ]
+    assert shown["reason"].startswith("recurs in 2 notes")
