@@ -1,0 +1,190 @@
+// botbin as an OpenClaw context engine: every accepted turn goes to botbin's conversation capture (commitTurn),
+// every model call gets botbin's tiers as systemPromptAddition within the host's budget (assemble), older messages
+// fold into botbin's summary when its confidence is high enough (compact). botbin is a sidecar (`botbin serve`):
+// when it is absent, slow or locked, the turn goes on with the plain messages, one log line says why, the turns
+// wait in the spool, and the next turn tries again. No method ever throws: a throw would make OpenClaw quarantine
+// the engine.
+import { applyCompaction, CompactionStore, coveredKeys, hostMessages, splitForCompaction } from "./compaction";
+import type {
+  AfterTurnParams,
+  AgentMessage,
+  AssembleParams,
+  AssembleResult,
+  CommitTurnParams,
+  CompactParams,
+  CompactResult,
+  ContextEngine,
+  ContextEngineInfo,
+  PluginLogger,
+  RuntimeCompaction,
+} from "./host";
+import { fitLines, hostTokens, messagesTokens, messageText, turnsOf } from "./messages";
+import { MemoryLink } from "./link";
+import type { Settings } from "./settings";
+import { Spool } from "./spool";
+
+export const ENGINE_ID = "botbin";
+/** A memory budget under this many tokens is not worth a round trip. */
+const MIN_BUDGET_TOKENS = 16;
+/** Messages of the conversation sent with `assemble` (its query context); the rest stays in the host. */
+const ASSEMBLE_TAIL = 4;
+
+export interface EngineParts {
+  settings: Settings;
+  link: MemoryLink;
+  spool: Spool;
+  compactions: CompactionStore;
+  logger: PluginLogger;
+  /** OpenClaw's own compaction (openclaw/plugin-sdk/core), loaded when first needed; undefined when unavailable. */
+  runtimeCompaction: () => Promise<RuntimeCompaction | undefined>;
+  now?: () => number;
+}
+
+interface Item {
+  tier?: unknown;
+  text?: unknown;
+}
+
+/** The addition cut to `budget` host tokens, or "" when a cut would drop a rule (rules are never cut). */
+export function fitAddition(text: string, items: readonly Item[], budget: number): string {
+  const fitted = fitLines(text, budget);
+  const rules = items
+    .filter((i) => i.tier === "hard" && typeof i.text === "string")
+    .map((i) => (i.text as string).trim());
+  return rules.every((rule) => fitted.includes(rule)) ? fitted : "";
+}
+
+export class BotbinEngine implements ContextEngine {
+  readonly info: ContextEngineInfo = {
+    id: ENGINE_ID,
+    name: "botbin memory",
+    ownsCompaction: false,
+    acceptedHostParams: ["sessionKey", "prompt"],
+    transcriptSemantics: {
+      currentTurnFence: "before-current-turn-entry-v1",
+      turnAdvancementIdempotency: "atomic-idempotent-v1",
+    },
+  };
+  /** The messages of each session's last assemble (what a compaction in this process folds). */
+  private readonly lastMessages = new Map<string, AgentMessage[]>();
+
+  constructor(private readonly parts: EngineParts) {}
+
+  private now(): number {
+    return (this.parts.now ?? Date.now)();
+  }
+
+  async ingest(): Promise<{ ingested: boolean }> {
+    // commitTurn is the durable path (the host calls it once per accepted turn, and again after a crash)
+    return { ingested: false };
+  }
+
+  async commitTurn(params: CommitTurnParams): Promise<{ status: "committed" | "duplicate" }> {
+    try {
+      if (params.isHeartbeat !== true) this.parts.spool.append(turnsOf(params.messages, params.sessionId));
+      await this.parts.link.deliver(this.parts.spool, false);
+    } catch (err) {
+      this.parts.logger.warn(`botbin: capture of a turn failed (${String(err)}); the turn goes on`);
+    }
+    return { status: "committed" };
+  }
+
+  async afterTurn(_params: AfterTurnParams): Promise<void> {
+    try {
+      await this.parts.link.deliver(this.parts.spool, false);
+    } catch (err) {
+      this.parts.logger.warn(`botbin: delivery of captured turns failed (${String(err)})`);
+    }
+  }
+
+  async assemble(params: AssembleParams): Promise<AssembleResult> {
+    const messages = applyCompaction(params.messages, this.parts.compactions.get(params.sessionId));
+    this.lastMessages.set(params.sessionId, messages);
+    const used = messagesTokens(messages);
+    const plain = { messages, estimatedTokens: used };
+    try {
+      const room = params.tokenBudget === undefined ? Infinity : params.tokenBudget - used;
+      const budget = Math.floor(Math.min(this.parts.settings.budgetTokens, room));
+      if (budget < MIN_BUDGET_TOKENS) return plain;
+      if (this.parts.link.sessionChanged(params.sessionId)) await this.parts.link.deliver(this.parts.spool, true);
+      const tail = messages
+        .filter((m) => m.role === "user" || m.role === "assistant")
+        .slice(-ASSEMBLE_TAIL)
+        .map((m) => ({ role: m.role, content: messageText(m) }));
+      const request = {
+        budgetTokens: budget,
+        session: params.sessionId,
+        messages: tail,
+        ...(params.prompt ? { prompt: params.prompt } : {}),
+      };
+      const value = await this.parts.link.call("assemble", request, this.parts.settings.assembleTimeoutMs);
+      if (value === undefined) return plain;
+      const items = Array.isArray(value.items) ? (value.items as Item[]) : [];
+      const text = fitAddition(String(value.systemPromptAddition ?? "").trim(), items, budget);
+      if (!text) return plain;
+      return { messages, estimatedTokens: used + hostTokens(text), systemPromptAddition: text };
+    } catch (err) {
+      this.parts.logger.warn(`botbin: no memory for this turn (${String(err)}); the turn goes on without it`);
+      return plain;
+    }
+  }
+
+  async compact(params: CompactParams): Promise<CompactResult> {
+    try {
+      const ours = await this.compactWithBotbin(params);
+      if (ours !== undefined) return ours;
+    } catch (err) {
+      this.parts.logger.warn(`botbin: compaction failed (${String(err)}); OpenClaw compacts instead`);
+    }
+    const runtime = await this.parts.runtimeCompaction().catch(() => undefined);
+    if (runtime === undefined)
+      return {
+        ok: true,
+        compacted: false,
+        reason: "botbin could not compact and the host's compaction is unavailable",
+      };
+    return runtime(params);
+  }
+
+  /** botbin's compaction of the session's older messages; undefined when the host's should run instead. */
+  private async compactWithBotbin(params: CompactParams): Promise<CompactResult | undefined> {
+    const messages = this.lastMessages.get(params.sessionId);
+    const { settings, link, compactions, logger } = this.parts;
+    if (messages === undefined) return undefined;
+    const { fold } = splitForCompaction(messages, settings.keepRecentMessages);
+    const folded = hostMessages(fold);
+    if (folded.length < 2) return undefined;
+    const tokensBefore = messagesTokens(fold);
+    const budget = Math.max(MIN_BUDGET_TOKENS, Math.min(settings.budgetTokens, Math.floor(tokensBefore / 2)));
+    const value = await link.call("compact", { messages: folded, budgetTokens: budget }, settings.ingestTimeoutMs);
+    if (value === undefined) return undefined;
+    const summary = fitLines(String(value.summary ?? "").trim(), budget);
+    const confidence = typeof value.confidence === "number" ? value.confidence : -1;
+    if (!summary || confidence < settings.minCompactionConfidence) {
+      logger.info(
+        `botbin: summary confidence ${confidence.toFixed(2)} is under ${settings.minCompactionConfidence}; OpenClaw compacts instead`,
+      );
+      return undefined;
+    }
+    const previous = compactions.get(params.sessionId);
+    const record = {
+      covered: coveredKeys(fold, previous),
+      summary,
+      tokensBefore,
+      tokensAfter: hostTokens(summary),
+      confidence,
+      timestamp: this.now(),
+    };
+    compactions.set(params.sessionId, record);
+    this.lastMessages.set(params.sessionId, applyCompaction(messages, record));
+    logger.info(
+      `botbin: folded ${fold.length} messages (${tokensBefore} tokens) into ${record.tokensAfter} (confidence ${confidence.toFixed(2)})`,
+    );
+    const details = { engine: ENGINE_ID, confidence, coverage: value.coverage, rulesKept: value.rulesKept };
+    return { ok: true, compacted: true, result: { summary, tokensBefore, tokensAfter: record.tokensAfter, details } };
+  }
+
+  async dispose(): Promise<void> {
+    this.lastMessages.clear();
+  }
+}

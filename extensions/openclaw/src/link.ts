@@ -1,0 +1,107 @@
+// The engine's line to botbin: each op under its time limit, a server started when none answers, one log line
+// when memory goes away (naming why) and one when it is back, the spool delivered, and which session was last seen.
+import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { PluginLogger } from "./host";
+import type { Settings } from "./settings";
+import { ask as askSocket, type Failure, startServer as startBotbin, type StartRequest } from "./sidecar";
+import type { Spool } from "./spool";
+
+export interface LinkParts {
+  socket: string;
+  settings: Settings;
+  /** The engine's own folder (spool, session, compactions, serve.log). */
+  stateDir: string;
+  logger: PluginLogger;
+  ask?: typeof askSocket;
+  start?: (req: StartRequest) => Promise<string | null>;
+  now?: () => number;
+}
+
+/** What a user reads when memory is off for a turn. */
+export function describeFailure(op: string, failure: Failure, timeoutMs: number): string {
+  switch (failure.kind) {
+    case "absent":
+      return failure.message;
+    case "timeout":
+      return `botbin did not answer ${op} within ${timeoutMs} ms`;
+    case "declined":
+      return failure.message;
+    case "error":
+      if (failure.errorKind === "locked" || failure.errorKind === "wrong_passphrase") {
+        return `the botbin store is encrypted and locked (give the server BOTBIN_PASSPHRASE): ${failure.message}`;
+      }
+      return `botbin answered ${op} with ${failure.errorKind ?? "an error"}: ${failure.message}`;
+  }
+}
+
+export class MemoryLink {
+  private down: string | undefined;
+  private readonly ask: typeof askSocket;
+  private readonly start: (req: StartRequest) => Promise<string | null>;
+
+  constructor(private readonly parts: LinkParts) {
+    this.ask = parts.ask ?? askSocket;
+    this.start = parts.start ?? startBotbin;
+  }
+
+  /** The op's result fields, or undefined (logged) when botbin gave none. */
+  async call(op: string, params: object, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+    const answer = await this.ask(this.parts.socket, op, params, timeoutMs);
+    if (answer.ok) {
+      if (this.down !== undefined) this.parts.logger.info(`botbin: memory is back (${this.parts.settings.workspace})`);
+      this.down = undefined;
+      return answer.value;
+    }
+    let reason = describeFailure(op, answer.failure, timeoutMs);
+    if (answer.failure.kind === "absent" && this.parts.settings.startServer) reason += await this.startServer();
+    if (this.down !== reason) {
+      this.parts.logger.warn(
+        `botbin: no memory for this turn: ${reason}; the turn goes on without it, turns wait in ${this.parts.stateDir}`,
+      );
+    }
+    this.down = reason;
+    return undefined;
+  }
+
+  private async startServer(): Promise<string> {
+    const { settings, stateDir } = this.parts;
+    const now = (this.parts.now ?? Date.now)();
+    const why = await this.start({
+      botbinPath: settings.botbinPath,
+      workspace: settings.workspace,
+      stateDir,
+      nowMs: now,
+    });
+    return why === null
+      ? `; starting \`${settings.botbinPath} serve\` (log: ${join(stateDir, "serve.log")})`
+      : `; ${why}`;
+  }
+
+  /** Send the spool's turns (and distil what the server buffers when `flush`); drop those written. */
+  async deliver(spool: Spool, flush: boolean): Promise<void> {
+    const turns = spool.read();
+    if (turns.length === 0 && !flush) return;
+    const user = this.parts.settings.user;
+    const params = { turns, flush, ...(user !== undefined ? { user } : {}) };
+    const value = await this.call("ingest", params, this.parts.settings.ingestTimeoutMs);
+    if (value === undefined) return;
+    const pending = new Set(Array.isArray(value.pending) ? value.pending.map(String) : []);
+    spool.remove(new Set(turns.map((t) => t.id).filter((id) => !pending.has(id))));
+  }
+
+  /** True (once) when `sessionId` is not the session this workspace's engine saw last: the previous session is over. */
+  sessionChanged(sessionId: string): boolean {
+    const path = join(this.parts.stateDir, "session");
+    let last = "";
+    try {
+      last = readFileSync(path, "utf8").trim();
+    } catch {
+      // first session here
+    }
+    if (last === sessionId) return false;
+    mkdirSync(this.parts.stateDir, { recursive: true, mode: 0o700 });
+    writeFileSync(path, sessionId);
+    return last !== "";
+  }
+}
