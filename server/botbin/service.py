@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +27,7 @@ from botbin.workspace.status import Status, status
 
 if TYPE_CHECKING:
     from botbin.agent.context import ContextResult
+    from botbin.agent.hosts import HostMemory
     from botbin.agent.remember import Remembered
     from botbin.agent.rules import DirectiveReport
     from botbin.directives.paragraph import Paragraph
@@ -76,6 +76,8 @@ class MemoryService:
         """Why the last sync's publish failed, None when it did not."""
         self._warming: threading.Event | None = None
         """Set when the index warm-up (``warm_in_background``) has ended; None when none was started."""
+        self._hosts: HostMemory | None = None
+        self._hosts_lock = threading.Lock()
 
     @property
     def root(self) -> Path:
@@ -277,18 +279,11 @@ class MemoryService:
 
     # -- agent memory (agent/) ------------------------------------------------------------------------
     def context(self, query: str, budget_tokens: int) -> ContextResult:
-        """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws).
-        Raises ContextBudgetError if the hard rules alone exceed the budget."""
-        from botbin.agent.context import assemble
-        from botbin.agent.gather import gather
+        """The context block for ``query`` within ``budget_tokens`` (agent/gather.py, agent/context.py for the tier
+        laws). Raises ContextBudgetError if the hard rules alone exceed the budget."""
+        from botbin.agent.gather import build_context
 
-        check_root(self.root)
-        busy = self.indexing
-        result = assemble(gather(self.searcher, query), budget_tokens, self.ws.models.counter.count)
-        if busy:
-            result = replace(result, indexing=True, partial=("guidance", "recalled"))
-        self.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
-        return result
+        return build_context(self.searcher, query, budget_tokens)
 
     def remember(self, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
         """Append ``text`` to today's daily note and sync it at once. Raises BotbinError for bad input."""
@@ -303,6 +298,23 @@ class MemoryService:
         from botbin.agent.rules import directive_report
 
         return directive_report(self.ws, path)
+
+    def hosts(self) -> HostMemory:
+        """The host ops of this workspace (agent/hosts.py: the Claude Code hooks, the OpenClaw context engine),
+        made on first use."""
+        from botbin.agent.hosts import HostMemory
+
+        with self._hosts_lock:
+            if self._hosts is None:
+                self._hosts = HostMemory(self.searcher)
+            return self._hosts
+
+    def close_hosts(self) -> None:
+        """Distil the host turns still buffered (a server stops); nothing when no host op ran."""
+        with self._hosts_lock:
+            hosts, self._hosts = self._hosts, None
+        if hosts is not None:
+            hosts.close()
 
     # -- conversations (memory/conversation/) ---------------------------------------------------------
     def observer(self, write: bool = True, sync_each_block: bool = False) -> TurnObserver:

@@ -4,6 +4,8 @@
  * Lines are 0-based; a range's end is exclusive.
  */
 
+export const HOST_PROTOCOL = 1;
+
 export type ChunkKind = "hard" | "soft" | "lore";
 
 export type EncryptionState = "on" | "off" | "converting";
@@ -23,7 +25,61 @@ export type ErrorKind =
   | "wrong_passphrase"
   | "remote_unavailable";
 
+export type HostOp = "session_context" | "recall" | "ingest" | "expand" | "assemble" | "compact";
+
+export type TierName = "hard" | "guidance" | "soft" | "recent" | "recalled";
+
 export type RelatedParams = RelatedAtParams | RelatedTextParams;
+
+/** `assemble`: the memory for the next model call, as a system prompt addition within the budget. */
+export interface AssembleParams {
+  /** The conversation so far (the last user message is the query unless `prompt` is given). */
+  messages?: HostMessage[];
+  /** The most tokens the addition may use. */
+  budgetTokens: number;
+  /** The query (default: the last user message). */
+  prompt?: string | null;
+}
+
+/** `assemble` result. */
+export interface AssembleResult {
+  /** Rules, guidance, preferences, the recent tail and recalled memories (markdown); never over the budget. */
+  systemPromptAddition: string;
+  /** Tokens it uses. */
+  estimatedTokens: number;
+  /** The budget asked for. */
+  budgetTokens: number;
+  /** What it holds. */
+  items: HostItem[];
+  /** True while notes are still being indexed. */
+  indexing: boolean;
+}
+
+/** `compact`: older messages folded into one extractive summary (rules kept verbatim). */
+export interface CompactParams {
+  /** The messages to fold, oldest first. */
+  messages: HostMessage[];
+  /** The most tokens the summary may use. */
+  budgetTokens: number;
+}
+
+/** `compact` result, with the summary's confidence measured in embedding space. */
+export interface CompactResult {
+  /** The summary (markdown bullets, each `- role: words`); never over the budget. */
+  summary: string;
+  /** Tokens of the messages folded. */
+  tokensBefore: number;
+  /** Tokens of `summary`. */
+  tokensAfter: number;
+  /** Cosine of the summary to the mean of the messages' embeddings, in [-1, 1] (1: about the same thing). */
+  confidence: number;
+  /** Share of the messages with substance that some kept sentence represents (cosine >= 0.5), in [0, 1]. */
+  coverage: number;
+  /** Rules the user gave, kept verbatim. */
+  rulesKept: number;
+  /** Messages folded. */
+  messages: number;
+}
 
 /** Two rules on the same action with opposite polarity. */
 export interface Conflict {
@@ -142,6 +198,33 @@ export interface ErrorReport {
   uri: string;
   /** The exact text of the `window/showMessage` that follows (the server shows each text once). */
   shownAs: string;
+}
+
+/** `expand`: an item's whole section, and the turns it was distilled from. */
+export interface ExpandParams {
+  /** An item's id (a unique prefix of at least 4 characters is enough). */
+  id: string;
+}
+
+/** `expand` result. */
+export interface ExpandResult {
+  /** The item's full short id. */
+  id: string;
+  /** Its note. */
+  path: string;
+  /** 0-based first line of the section. */
+  startLine: number;
+  /** 0-based line after the section (exclusive). */
+  endLine: number;
+  /** Headings above the section. */
+  headingPath: string[];
+  /** The whole section, verbatim. */
+  text: string;
+  /**
+   * For a captured conversation: the turns of the section's block, read from their source (none when the
+   * source is gone or the note is not a soul file).
+   */
+  turns: SourceTurn[];
 }
 
 /** A note a sync could not index (the rest went on). */
@@ -271,6 +354,100 @@ export interface Hit {
   range: Range;
 }
 
+/** The head of every host request, beside the op's params. */
+export interface HostEnvelope {
+  /** HOST_PROTOCOL. */
+  v: number;
+  /** Which op. */
+  op: HostOp;
+}
+
+/** One piece of memory put before the model, with the short id that `expand` takes. */
+export interface HostItem {
+  /** Short id (hex): `expand` gives the item's whole section and, for a captured conversation, its turns. */
+  id: string;
+  /** The tier it fills. */
+  tier: TierName;
+  /** Its note's workspace-relative path. */
+  path: string;
+  /** 0-based first line. */
+  startLine: number;
+  /** 0-based line after the last (exclusive). */
+  endLine: number;
+  /** The verbatim source text. */
+  text: string;
+  /** Agent recall score in [0, 1] (recalled items); 0 for the other tiers. */
+  score: number;
+}
+
+/** A message of the host's conversation. */
+export interface HostMessage {
+  /** `user`, `assistant`, `system`, `tool`. */
+  role: string;
+  /** Its text. */
+  content: string;
+}
+
+/** The head of every host answer, beside the op's result (when `ok`) or `error` (when not). */
+export interface HostReplyHead {
+  /** HOST_PROTOCOL. */
+  v: number;
+  /** True when the op ran; its result's fields sit beside this one. */
+  ok: boolean;
+  /** Why it did not run (`ok` false). */
+  error: ErrorData | null;
+}
+
+/**
+ * `ingest`: turns through the conversation pipeline (admission gate, rules kept verbatim as guidance,
+ * distillation) into the user's soul file, which is then indexed.
+ */
+export interface IngestParams {
+  /** The new turns, in order. */
+  turns?: IngestTurn[];
+  /** Whose memory (picks the soul file; default `user`). */
+  user?: string | null;
+  /** Where the turns came from (a transcript's path): `expand` reads a captured turn back from it. */
+  source?: string | null;
+  /** Distil every buffered turn now (a session's end, a compaction): afterwards `pending` is empty. */
+  flush?: boolean;
+}
+
+/** `ingest` result. */
+export interface IngestResult {
+  /** Turns taken in. */
+  accepted: number;
+  /** Turns left out: captured before (by id) or empty. */
+  skipped: number;
+  /** Of the accepted, those the admission gate let in (the rest: small talk, repeats). */
+  admitted: number;
+  /** Of the accepted, rules the user gave (kept verbatim). */
+  rules: number;
+  /** Ids of turns still buffered, not yet on disk: send them again if this server goes away. */
+  pending: string[];
+  /** Soul files written to. */
+  written: string[];
+}
+
+/** One turn of a conversation. */
+export interface IngestTurn {
+  /** `user`, `assistant` or a speaker's name. */
+  role: string;
+  /** What was said (plain text). */
+  content: string;
+  /**
+   * The host's id of the turn (a transcript line's uuid): a turn whose id was captured before is skipped, so a
+   * resumed, forked or compacted session is captured once.
+   */
+  id?: string | null;
+  /** When it was said, ISO 8601. */
+  timestamp?: string | null;
+  /** The conversation's id (a new session distils the previous one's buffer first). */
+  session?: string | null;
+  /** The speaker's display name, when the host knows it. */
+  name?: string | null;
+}
+
 /** A hit of the MCP tool `search_memory`: its full text instead of a URI. */
 export interface MemoryHit {
   /** The note's path relative to its workspace folder, with `/`. */
@@ -345,6 +522,37 @@ export interface Range {
   start: Position;
   /** Where the range ends (exclusive). */
   end: Position;
+}
+
+/** `recall`: memories relevant to a prompt (the relevance floor applied), within a budget. */
+export interface RecallParams {
+  /** The user's prompt. */
+  prompt: string;
+  /** The most tokens `text` may use. */
+  budgetTokens?: number;
+  /** At most this many items. */
+  k?: number;
+  /**
+   * The host's session id: an item already given to this session (since its last `session_context`) is not
+   * given again (it is still in the conversation).
+   */
+  session?: string | null;
+}
+
+/** `recall` result; `text` is empty when nothing clears the relevance floor. */
+export interface RecallResult {
+  /** The block to put before the model (markdown, each item with its id); empty when there is nothing. */
+  text: string;
+  /** Tokens `text` uses (never over `budgetTokens`). */
+  usedTokens: number;
+  /** The budget asked for. */
+  budgetTokens: number;
+  /** What `text` holds, best first. */
+  items: HostItem[];
+  /** Relevant items left out because this session already has them. */
+  repeated: number;
+  /** True when the model was unavailable and the search used words only. */
+  degraded: boolean;
 }
 
 /** `botbin/related` for the paragraph at `position` of an open or saved note. */
@@ -530,6 +738,48 @@ export interface ServerSettings {
   alpha?: number | null;
   /** Hits per search, 1-1000. */
   top_k?: number | null;
+}
+
+/**
+ * `session_context`: what a session starts with (hard rules, preferences and the recent tail of the latest
+ * daily note, by the tier law of `get_context`), no search and no model needed.
+ */
+export interface SessionContextParams {
+  /** The most tokens `text` may use. */
+  budgetTokens?: number;
+  /**
+   * The host's session id: the items `recall` already gave this session are forgotten (a new context
+   * window starts: a start, resume, clear or compaction).
+   */
+  session?: string | null;
+}
+
+/** `session_context` result. */
+export interface SessionContextResult {
+  /** The block to put before the model (markdown); empty when the workspace has nothing for it. */
+  text: string;
+  /** Tokens `text` uses (never over `budgetTokens`). */
+  usedTokens: number;
+  /** The budget asked for. */
+  budgetTokens: number;
+  /** Hard rules in `text` (always all of them). */
+  rules: number;
+  /** What `text` holds. */
+  items: HostItem[];
+  /** True while notes are still being indexed (the rules are read from the notes themselves). */
+  indexing: boolean;
+}
+
+/** A captured turn read back from its source. */
+export interface SourceTurn {
+  /** The host's id of the turn. */
+  id: string;
+  /** Who spoke. */
+  role: string;
+  /** What was said. */
+  content: string;
+  /** When, ISO 8601, if known. */
+  timestamp: string | null;
 }
 
 /** A tracked note whose file changed since its last sync. */

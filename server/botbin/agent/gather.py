@@ -3,11 +3,12 @@ from the ranking pipeline, and the latest daily note's entries read from disk (a
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from botbin.agent.context import Candidates, Item
+from botbin.agent.context import Candidates, ContextResult, Item
 from botbin.agent.rules import unindexed_rules
 from botbin.directives.rulebook import instruction_order
 from botbin.errors import BotbinError
@@ -23,7 +24,7 @@ GUIDANCE_MIN_COSINE = 0.25
 GUIDANCE_MAX = 8
 
 
-def _latest_daily(paths: list[str], now: datetime) -> str | None:
+def latest_daily(paths: list[str], now: datetime) -> str | None:
     """The daily note (same rule as recency's) with the newest date not after today."""
     today = now.strftime("%Y-%m-%d")
     dated = [(d, p) for p in paths if (d := daily_date(p)) is not None and d <= today]
@@ -75,10 +76,27 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
                     item = Item(d.path, d.start_line, d.end_line, d.text, hit.score)
                     if not any(item.overlaps(g) for g in guidance) and len(guidance) < GUIDANCE_MAX:
                         guidance.append(item)
-    latest = _latest_daily(index.note_paths(), now or datetime.now().astimezone())
+    latest = latest_daily(index.note_paths(), now or datetime.now().astimezone())
     recent = recent_entries(ws.root, latest, ws.settings.follow_symlinks) if latest else []
     recalled: list[Item] = []
     if query.strip():
         result = searcher.recall(query, 20, now=now, reinforce=False)  # unrelated hits are already left out
         recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in result.hits]
     return Candidates(hard, guidance, soft, recent, recalled)
+
+
+def build_context(searcher: Searcher, query: str, budget_tokens: int) -> ContextResult:
+    """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws), marked partial
+    while the notes are being indexed; what it holds is counted as retrieved. Raises ContextBudgetError if the hard
+    rules alone exceed the budget, WorkspaceError if the folder is gone."""
+    from botbin.agent.context import assemble
+    from botbin.sync.scan import check_root
+
+    ws = searcher.ws
+    check_root(ws.root)
+    busy = indexing(ws)
+    result = assemble(gather(searcher, query), budget_tokens, ws.models.counter.count)
+    if busy:
+        result = replace(result, indexing=True, partial=("guidance", "recalled"))
+    searcher.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
+    return result

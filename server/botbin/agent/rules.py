@@ -61,14 +61,19 @@ def unindexed_rules(ws: Workspace, index: MemoryIndex) -> list[Directive]:
     """Rules of the instruction notes on disk that ``index`` does not hold yet, read and partitioned on the spot
     (no embedding; directives/rulebook.py): what an agent must get while the first sync is still embedding.
     A note that cannot be read is skipped (the sync reports it)."""
-    indexed = set(index.note_paths())
+    return rules_on_disk(ws, frozenset(index.note_paths()))
+
+
+def rules_on_disk(ws: Workspace, skip: frozenset[str] = frozenset()) -> list[Directive]:
+    """Hard and soft rules of the instruction notes on disk now (but those of ``skip``), read and partitioned on the
+    spot, in tier order: what a session starts with, current even when a note changed since the last sync."""
     try:
         tracked = scan_workspace(ws.root, ws.settings).files
     except BotbinError:
         return []
     texts: list[tuple[str, str]] = []
     for rel in tracked:
-        if rel in indexed:
+        if rel in skip:
             continue
         try:
             data = read_note(ws.root, rel, ws.settings.follow_symlinks)

@@ -55,6 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     (cli/warm.py), which answers without this process loading the index or the model."""
     entry = argv is None  # the process's own command line (not a test or a host calling main)
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["hook"]:  # an agent host's hook: standard library only, never the command table
+        from botbin.cli.hook import main as hook
+
+        return hook(argv[1:])
     warm = try_warm(argv)
     if warm is not None:
         return warm

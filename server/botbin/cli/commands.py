@@ -177,19 +177,15 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    """Load the index and the model, then answer warm ``botbin search`` / ``context`` until stopped."""
+    """Answer warm ``botbin search`` / ``context`` and the host ops until stopped (or idle for ``--idle-exit-s``):
+    the socket opens at once, the index and the model load behind it (a request that needs them waits)."""
     import signal
     import threading
 
     from botbin.cli.warm_server import WarmServer
-    from botbin.errors import ModelError
 
     memory = service(args)
-    memory.index()
-    try:
-        memory.warm_up()
-    except ModelError as exc:
-        print(f"botbin: warning: {exc}; searches fall back to words only", file=sys.stderr)
+    memory.warm_in_background()  # a failure is logged; searches then say so, or fall back to words only
     warm = WarmServer(memory)
     if not warm.start():
         print(f"botbin: error: cannot answer for {memory.root} at {warm.path} (see above)", file=sys.stderr)
@@ -197,8 +193,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"botbin: serving {memory.root} at {warm.path} (Ctrl+C to stop)", file=sys.stderr, flush=True)
+    idle_s = args.idle_exit_s
     try:
-        stop.wait()
+        while not stop.wait(min(idle_s, 30.0) if idle_s else None):
+            if idle_s and warm.idle_s() >= idle_s:
+                print(f"botbin: no request for {idle_s:g} s; stopping", file=sys.stderr, flush=True)
+                break
     except KeyboardInterrupt:
         pass
     finally:
@@ -215,6 +215,13 @@ def cmd_lsp(args: argparse.Namespace) -> int:
         from botbin.lsp.main import main as serve
 
     return serve(args.tcp)
+
+
+def cmd_hook(args: argparse.Namespace) -> int:
+    from botbin.cli.hook import main as hook
+
+    given = getattr(args, "workspace", None)  # reached only when flags come first (main dispatches earlier)
+    return hook([args.event, *(["--workspace", str(given)] if given is not None else [])])
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -272,7 +279,15 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     add(sub, common, "mcp", "run the MCP server (stdio) for AI agents", cmd_mcp)
 
-    add(sub, common, "serve", "keep the index and model loaded and answer search/context at once", cmd_serve)
+    p = add(sub, common, "serve", "keep the index and model loaded and answer search/context at once", cmd_serve)
+    p.add_argument(
+        "--idle-exit-s", type=float, default=0.0, metavar="S", help="stop after S seconds without a request (0: never)"
+    )
+
+    p = add(
+        sub, common, "hook", "a Claude Code hook: reads its JSON on stdin, prints its output (never fails)", cmd_hook
+    )
+    p.add_argument("event", help="SessionStart, UserPromptSubmit, Stop, PreCompact or SessionEnd")
 
     p = add(sub, common, "lsp", "run the language server (stdio) for editors", cmd_lsp)
     p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")

@@ -9,7 +9,8 @@ The socket lives in ``$XDG_RUNTIME_DIR/botbin`` (else ``<tmp>/botbin-<uid>``), a
 the user, named after a hash of the resolved workspace path; the socket itself is 0600. The request is one
 JSON line: the command line, the current folder and the ``BOTBIN_*`` environment (the passphrase left out);
 the server answers one JSON line with the exit status and the text the command prints, or declines (another
-workspace, other settings), and the command then runs in this process.
+workspace, other settings), and the command then runs in this process. Host ops (``call``) go over the same socket
+as typed requests (cli/host_types.py, generated from wire/hosts.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from botbin.cli.host_types import HOST_PROTOCOL, HostOp
 
 PROTOCOL = 1
 """Bumped when the request or answer changes: a server of another version declines."""
@@ -130,6 +133,44 @@ def ask(path: Path, message: Mapping[str, Any]) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return answer if isinstance(answer, dict) else None
+
+
+class NoServer(Exception):
+    """No server answers for the workspace (none runs, or its folder is not private)."""
+
+
+class CallFailed(Exception):
+    """A server took the request but gave no usable answer in time (the message says why)."""
+
+
+def call(root: Path, op: HostOp, params: Mapping[str, Any], timeout_s: float) -> dict[str, Any]:
+    """The answer of the server of workspace ``root`` to host op ``op`` (``{"v", "ok", ...}``: wire/hosts.py),
+    within ``timeout_s`` seconds. Raises NoServer, CallFailed."""
+    path = socket_path(root)
+    if not path.parent.is_dir() or not private_dir(path.parent):
+        raise NoServer(f"no server for {root}")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(min(CONNECT_TIMEOUT_S, timeout_s))
+        try:
+            sock.connect(str(path))
+        except OSError as exc:
+            raise NoServer(f"no server for {root} at {path}") from exc
+        sock.settimeout(timeout_s)
+        try:
+            sock.sendall(json.dumps({"v": HOST_PROTOCOL, "op": op, **params}).encode() + b"\n")
+            sock.shutdown(socket.SHUT_WR)
+            data = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+        except TimeoutError as exc:
+            raise CallFailed(f"no answer within {timeout_s:g} s") from exc
+        except OSError as exc:
+            raise CallFailed(f"the server went away ({exc})") from exc
+    try:
+        answer = json.loads(data)
+    except ValueError as exc:
+        raise CallFailed("the server's answer is not JSON (it stopped mid-answer?)") from exc
+    if not isinstance(answer, dict) or answer.get("v") != HOST_PROTOCOL or not isinstance(answer.get("ok"), bool):
+        raise CallFailed(f"the server speaks another protocol (answer {str(answer)[:80]})")
+    return answer
 
 
 def try_warm(argv: Sequence[str]) -> int | None:

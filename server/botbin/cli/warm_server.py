@@ -1,6 +1,7 @@
 """The server side of warm answers (cli/warm.py): a Unix socket beside a running server of one workspace
 (``botbin serve``, the language server's folders, the MCP server) that answers ``botbin search`` and
-``botbin context`` with the server's loaded model and index.
+``botbin context`` with the server's loaded model and index, and the typed host ops of agent hosts' plugins
+(a request with an ``op``: cli/host_ops.py, wire/hosts.py).
 
 Never a stale answer: the request is parsed with the CLI's own flags and answered only when it names this
 workspace and its flags and ``BOTBIN_*`` environment give this service's settings, so its index is the one
@@ -18,9 +19,11 @@ import os
 import socket
 import socketserver
 import threading
+import time
 from pathlib import Path
 
 from botbin.cli.answers import answer
+from botbin.cli.host_ops import answer_op
 from botbin.cli.warm import PROTOCOL, private_dir, socket_path
 from botbin.service import MemoryService
 
@@ -39,7 +42,10 @@ class _Handler(socketserver.StreamRequestHandler):
             message = json.loads(data) if len(data) <= MAX_REQUEST_BYTES else None
         except ValueError:
             message = None
-        if isinstance(message, dict):
+        self.server.last_request = time.monotonic()
+        if isinstance(message, dict) and "op" in message:
+            reply = answer_op(self.server.memory, message)
+        elif isinstance(message, dict):
             reply = answer(self.server.memory, message)
         else:
             reply = {"v": PROTOCOL, "served": False, "reason": "bad request"}
@@ -50,6 +56,8 @@ class _Handler(socketserver.StreamRequestHandler):
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     memory: MemoryService
+    last_request: float = 0.0
+    """``time.monotonic()`` of the last request read."""
 
 
 def _alive(path: Path) -> bool:
@@ -98,18 +106,26 @@ class WarmServer:
             log.warning("no warm answers for %s: cannot listen at %s (%s)", self.memory.root, self.path, exc)
             return False
         server.memory = self.memory
+        server.last_request = time.monotonic()
         self._server, self._inode = server, self.path.stat().st_ino
         threading.Thread(target=server.serve_forever, name="botbin-warm-socket", daemon=True).start()
         log.info("warm answers for %s at %s", self.memory.root, self.path)
         return True
 
+    def idle_s(self) -> float:
+        """Seconds since the last request (or the start); 0 when not listening."""
+        server = self._server
+        return time.monotonic() - server.last_request if server is not None else 0.0
+
     def stop(self) -> None:
-        """Stop listening and remove the socket file (unless another server replaced it)."""
+        """Stop listening, remove the socket file (unless another server replaced it) and distil the host turns
+        still buffered."""
         server, self._server = self._server, None
         if server is None:
             return
         server.shutdown()
         server.server_close()
+        self.memory.close_hosts()
         try:
             if self.path.stat().st_ino == self._inode:
                 self.path.unlink()

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import agent, search, status
+from botbin.wire import agent, hosts, search, status
 from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
@@ -23,6 +23,7 @@ PARAMS: tuple[type[WireModel], ...] = (
     agent.RememberParams,
     agent.ServerSettings,
     agent.ServerOptions,
+    *hosts.HOST_PARAMS,
 )
 #: Results the server sends (LSP and MCP).
 RESULTS: tuple[type[WireModel], ...] = (
@@ -38,10 +39,19 @@ RESULTS: tuple[type[WireModel], ...] = (
     agent.ObserveTurnResult,
     ErrorData,
     ErrorReport,
+    *hosts.HOST_RESULTS,
 )
 #: Named unions of string literals, and unions of models (TypeScript type aliases).
-LITERALS: dict[str, Any] = {"ChunkKind": ChunkKind, "EncryptionState": EncryptionState, "ErrorKind": ErrorKind}
+LITERALS: dict[str, Any] = {
+    "ChunkKind": ChunkKind,
+    "EncryptionState": EncryptionState,
+    "ErrorKind": ErrorKind,
+    "HostOp": hosts.HostOp,
+    "TierName": hosts.TierName,
+}
 UNIONS: dict[str, tuple[str, ...]] = {"RelatedParams": ("RelatedAtParams", "RelatedTextParams")}
+#: Constants a client needs (TypeScript ``export const``).
+CONSTANTS: dict[str, int | str] = {"HOST_PROTOCOL": hosts.HOST_PROTOCOL}
 
 
 def contract_schema() -> dict[str, Any]:
