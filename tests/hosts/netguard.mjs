@@ -10,7 +10,8 @@ const LOG = process.env.BOTBIN_NETGUARD_LOG;
 const LOCAL = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
 
 function record(kind, target) {
-  if (LOG) appendFileSync(LOG, JSON.stringify({ kind, target, pid: process.pid, argv: process.argv.slice(1, 3) }) + "\n");
+  const stack = (new Error().stack ?? "").split("\n").slice(3, 40).join("\n");
+  if (LOG) appendFileSync(LOG, JSON.stringify({ kind, target, pid: process.pid, argv: process.argv.slice(1, 3), stack }) + "\n");
 }
 
 const connect = net.Socket.prototype.connect;

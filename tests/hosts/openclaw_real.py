@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -33,6 +34,7 @@ NETGUARD = Path(__file__).with_name("netguard.mjs")
 BOTBIN = Path(sys.executable).with_name("botbin")
 """This venv's botbin (it honours PYTHONPATH, which points the server at this checkout)."""
 TURN_TIMEOUT_S = 240.0
+GATEWAY_TOKEN = "botbin-test-token"
 
 
 def installed() -> bool:
@@ -77,6 +79,8 @@ class OpenClawHome:
     context_window: int | None = None
     """The scripted model's context window in tokens (None: OpenClaw's default)."""
     env_extra: dict[str, str] = field(default_factory=dict)
+    gateway_port: int | None = None
+    """Where this home's Gateway listens (set by ``gateway()``); turns then go through it instead of ``--local``."""
 
     @property
     def home(self) -> Path:
@@ -121,6 +125,7 @@ class OpenClawHome:
                     "model": {"primary": "scripted/scripted"},
                     "workspace": str(self.agent_workspace),
                     "skipBootstrap": True,
+                    "heartbeat": {"every": "0m"},
                 }
             },
             "tools": {"profile": "minimal"},
@@ -143,6 +148,9 @@ class OpenClawHome:
                 },
             },
         }
+        if self.gateway_port is not None:
+            auth = {"mode": "token", "token": GATEWAY_TOKEN}
+            config["gateway"] = {"mode": "local", "bind": "loopback", "port": self.gateway_port, "auth": auth}
         self.config_path.write_text(json.dumps(config, indent=1))
 
     def env(self) -> dict[str, str]:
@@ -155,17 +163,21 @@ class OpenClawHome:
             "OPENCLAW_HOME": str(self.home),
             "OPENCLAW_CONFIG_PATH": str(self.config_path),
             "OPENCLAW_NO_AUTO_UPDATE": "1",
+            "NO_COLOR": "1",
             "OPENCLAW_DISABLE_BONJOUR": "1",
             "NODE_OPTIONS": f"--import={NETGUARD.as_uri()}",
             "BOTBIN_NETGUARD_LOG": str(self.netguard_log),
             "XDG_RUNTIME_DIR": str(self.runtime_dir),
             "PYTHONPATH": str(REPO / "server"),
+            "OPENCLAW_GATEWAY_TOKEN": GATEWAY_TOKEN,
             **self.env_extra,
         }
 
     def turn(self, message: str, session: str = "main", timeout_s: float = TURN_TIMEOUT_S) -> Turn:
-        """One embedded turn (``openclaw agent --local``) in session ``agent:main:<session>``."""
-        argv = [str(OPENCLAW), "agent", "--local", "--agent", "main", "--session-key", f"agent:main:{session}"]
+        """One turn in session ``agent:main:<session>``: through the Gateway when one runs (``gateway()``), else
+        embedded (``openclaw agent --local``, a process of its own)."""
+        local = [] if self.gateway_port is not None else ["--local"]
+        argv = [str(OPENCLAW), "agent", *local, "--agent", "main", "--session-key", f"agent:main:{session}"]
         started = time.monotonic()
         done = subprocess.run(
             [*argv, "--message", message],
@@ -184,6 +196,43 @@ class OpenClawHome:
         return [json.loads(line) for line in self.netguard_log.read_text().splitlines() if line.strip()]
 
 
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def gateway(home: OpenClawHome, wait_s: float = 180.0) -> Iterator[subprocess.Popen[str]]:
+    """``openclaw gateway run`` for ``home`` on a free loopback port until the end of the block (its log in
+    ``gateway.log``); the home's turns go through it meanwhile. The engine then lives in this one process."""
+    home.gateway_port = _free_port()
+    home.write()
+    log_path = home.root / "gateway.log"
+    log = log_path.open("a")
+    proc = subprocess.Popen(
+        [str(OPENCLAW), "gateway", "run"],
+        cwd=home.agent_workspace,
+        env=home.env(),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + wait_s
+        while "[gateway] ready" not in log_path.read_text(errors="replace"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the OpenClaw Gateway did not start: {log_path.read_text(errors='replace')}")
+            time.sleep(0.5)
+        yield proc
+    finally:
+        stop(proc)
+        log.close()
+        home.gateway_port = None
+        home.write()
+
+
 def socket_of(home: OpenClawHome) -> Path:
     """The botbin socket of the home's notes (cli/warm.py's rule, under the home's XDG_RUNTIME_DIR)."""
     from botbin.cli.warm import socket_path
@@ -192,7 +241,9 @@ def socket_of(home: OpenClawHome) -> Path:
 
 
 @contextmanager
-def botbin_server(home: OpenClawHome, env: Mapping[str, str] | None = None, wait_s: float = 180.0) -> Iterator[subprocess.Popen[str]]:
+def botbin_server(
+    home: OpenClawHome, env: Mapping[str, str] | None = None, wait_s: float = 180.0
+) -> Iterator[subprocess.Popen[str]]:
     """``botbin serve`` on the home's notes, started here and stopped by its id at the end of the block; waits until
     its socket answers."""
     log = (home.root / "serve.log").open("a")

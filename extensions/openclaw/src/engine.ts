@@ -19,7 +19,7 @@ import type {
   RuntimeCompaction,
 } from "./host";
 import { fitLines, hostTokens, messagesTokens, messageText, turnsOf } from "./messages";
-import { MemoryLink } from "./link";
+import { isLocked, MemoryLink } from "./link";
 import type { Settings } from "./settings";
 import { Spool } from "./spool";
 
@@ -111,16 +111,18 @@ export class BotbinEngine implements ContextEngine {
         .filter((m) => m.role === "user" || m.role === "assistant")
         .slice(-ASSEMBLE_TAIL)
         .map((m) => ({ role: m.role, content: messageText(m) }));
-      const request = {
-        budgetTokens: budget,
-        session: params.sessionId,
-        messages: tail,
-        ...(params.prompt ? { prompt: params.prompt } : {}),
-      };
-      const value = await this.parts.link.call("assemble", request, this.parts.settings.assembleTimeoutMs);
-      if (value === undefined) return plain;
-      const items = Array.isArray(value.items) ? (value.items as Item[]) : [];
-      const text = fitAddition(String(value.systemPromptAddition ?? "").trim(), items, budget);
+      const request = { budgetTokens: budget, messages: tail, ...(params.prompt ? { prompt: params.prompt } : {}) };
+      const { link, settings } = this.parts;
+      const value = await link.call("assemble", request, settings.assembleTimeoutMs);
+      // a locked store still has its notes: the rules come from them (session_context reads them from disk)
+      const rulesOnly =
+        value === undefined && isLocked(link.lastFailure)
+          ? await link.call("session_context", { budgetTokens: budget }, settings.assembleTimeoutMs, true)
+          : undefined;
+      if (value === undefined && rulesOnly === undefined) return plain;
+      const items = ((value ?? rulesOnly)?.items ?? []) as Item[];
+      const raw = value !== undefined ? value.systemPromptAddition : rulesOnly?.text;
+      const text = fitAddition(String(raw ?? "").trim(), items, budget);
       if (!text) return plain;
       return { messages, estimatedTokens: used + hostTokens(text), systemPromptAddition: text };
     } catch (err) {

@@ -2,6 +2,16 @@
 // when memory goes away (naming why) and one when it is back, the spool delivered, and which session was last seen.
 import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
+import type {
+  AssembleParams as WireAssembleParams,
+  AssembleResult as WireAssembleResult,
+  CompactParams as WireCompactParams,
+  CompactResult as WireCompactResult,
+  IngestParams,
+  IngestResult,
+  SessionContextParams,
+  SessionContextResult,
+} from "@botbin/protocol";
 import type { PluginLogger } from "./host";
 import type { Settings } from "./settings";
 import { ask as askSocket, type Failure, startServer as startBotbin, type StartRequest } from "./sidecar";
@@ -28,15 +38,30 @@ export function describeFailure(op: string, failure: Failure, timeoutMs: number)
     case "declined":
       return failure.message;
     case "error":
-      if (failure.errorKind === "locked" || failure.errorKind === "wrong_passphrase") {
-        return `the botbin store is encrypted and locked (give the server BOTBIN_PASSPHRASE): ${failure.message}`;
+      if (isLocked(failure)) {
+        return `the botbin store is encrypted and locked (start botbin serve with BOTBIN_PASSPHRASE): ${failure.message}`;
       }
       return `botbin answered ${op} with ${failure.errorKind ?? "an error"}: ${failure.message}`;
   }
 }
 
+/** The host ops this engine uses: their params and results, generated from server/botbin/wire/hosts.py. */
+export interface Ops {
+  assemble: [WireAssembleParams, WireAssembleResult];
+  ingest: [IngestParams, IngestResult];
+  compact: [WireCompactParams, WireCompactResult];
+  session_context: [SessionContextParams, SessionContextResult];
+}
+
+/** True for the failures of an encrypted store whose passphrase the server lacks (its notes are still there). */
+export function isLocked(failure: Failure | undefined): boolean {
+  return failure?.kind === "error" && (failure.errorKind === "locked" || failure.errorKind === "wrong_passphrase");
+}
+
 export class MemoryLink {
   private down: string | undefined;
+  /** Why the last op gave nothing (undefined after an answer). */
+  lastFailure: Failure | undefined;
   private readonly ask: typeof askSocket;
   private readonly start: (req: StartRequest) => Promise<string | null>;
 
@@ -45,22 +70,33 @@ export class MemoryLink {
     this.start = parts.start ?? startBotbin;
   }
 
-  /** The op's result fields, or undefined (logged) when botbin gave none. */
-  async call(op: string, params: object, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+  /** The op's result fields, or undefined (logged) when botbin gave none. A `fallback` op (the rules of a locked
+   * store) answering does not mean memory is back. */
+  async call<K extends keyof Ops>(
+    op: K,
+    params: Ops[K][0],
+    timeoutMs: number,
+    fallback = false,
+  ): Promise<Partial<Ops[K][1]> | undefined> {
     const answer = await this.ask(this.parts.socket, op, params, timeoutMs);
+    if (!fallback) this.lastFailure = answer.ok ? undefined : answer.failure;
     if (answer.ok) {
+      if (fallback) return answer.value as Partial<Ops[K][1]>;
       if (this.down !== undefined) this.parts.logger.info(`botbin: memory is back (${this.parts.settings.workspace})`);
       this.down = undefined;
-      return answer.value;
+      return answer.value as Partial<Ops[K][1]>;
     }
-    let reason = describeFailure(op, answer.failure, timeoutMs);
-    if (answer.failure.kind === "absent" && this.parts.settings.startServer) reason += await this.startServer();
-    if (this.down !== reason) {
-      this.parts.logger.warn(
-        `botbin: no memory for this turn: ${reason}; the turn goes on without it, turns wait in ${this.parts.stateDir}`,
-      );
-    }
-    this.down = reason;
+    // one line per kind of trouble, not per op: a turn whose assemble and capture both time out logs once
+    let started = "";
+    if (answer.failure.kind === "absent" && this.parts.settings.startServer) started = await this.startServer();
+    const key = `${answer.failure.kind}:${answer.failure.errorKind ?? ""}`;
+    if (this.down === key) return undefined;
+    this.down = key;
+    const reason = describeFailure(op, answer.failure, timeoutMs) + started;
+    const left = isLocked(answer.failure) ? "with the rules of your notes only" : "without it";
+    this.parts.logger.warn(
+      `botbin: no memory for this turn: ${reason}; the turn goes on ${left}, turns wait in ${this.parts.stateDir}`,
+    );
     return undefined;
   }
 
@@ -83,7 +119,7 @@ export class MemoryLink {
     const turns = spool.read();
     if (turns.length === 0 && !flush) return;
     const user = this.parts.settings.user;
-    const params = { turns, flush, ...(user !== undefined ? { user } : {}) };
+    const params: IngestParams = { turns, flush, ...(user !== undefined ? { user } : {}) };
     const value = await this.call("ingest", params, this.parts.settings.ingestTimeoutMs);
     if (value === undefined) return;
     const pending = new Set(Array.isArray(value.pending) ? value.pending.map(String) : []);

@@ -5,8 +5,8 @@ import { spawn } from "node:child_process";
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
+import { HOST_PROTOCOL } from "@botbin/protocol";
 
-export const HOST_PROTOCOL = 1;
 /** The longest answer read (a bigger one is a failure, not an allocation). */
 const MAX_ANSWER_BYTES = 8 << 20;
 /** A server started less than this long ago is left to come up instead of starting another, in milliseconds. */

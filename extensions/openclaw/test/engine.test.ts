@@ -43,7 +43,7 @@ test("assemble: botbin's tiers become systemPromptAddition; the messages pass th
     assert.equal(request.v, 1);
     assert.equal(request.budgetTokens, 500);
     assert.equal(request.prompt, "Which database does staging use?");
-    assert.equal(request.session, "s1");
+    assert.deepEqual(Object.keys(request).sort(), ["budgetTokens", "messages", "op", "prompt", "v"]);
   } finally {
     await bot.close();
     dir.remove();
@@ -101,15 +101,7 @@ test("assemble with no budget left asks nothing", async () => {
 
 for (const [name, script, expect] of [
   ["a slow answer", () => "hang" as const, /did not answer assemble within 200 ms/],
-  [
-    "a locked store",
-    () => ({
-      v: 1,
-      ok: false,
-      error: { kind: "locked", message: "/n/memory/aifbin/encryption.json: this store is encrypted" },
-    }),
-    /encrypted and locked/,
-  ],
+
   ["another version", () => ({ v: 9, served: false, reason: "protocol 9" }), /declined/],
 ] as const) {
   test(`assemble falls back to the plain messages on ${name}, with one log line`, async () => {
@@ -132,6 +124,31 @@ for (const [name, script, expect] of [
     }
   });
 }
+
+test("a locked store: the rules still come (read from the notes), recall is off, one log line", async () => {
+  const dir = tempDir();
+  const locked = { kind: "locked", message: "/n/memory/aifbin/encryption.json: this store is encrypted" };
+  const bot = await fakeBotbin(dir.path, (r) =>
+    r.op === "session_context" ? ok({ text: RULES, items: ITEMS.slice(0, 2) }) : { v: 1, ok: false, error: locked },
+  );
+  try {
+    const { engine, logs } = rig(dir.path, bot.socket);
+    for (let i = 0; i < 2; i++) {
+      const out = await engine.assemble({ sessionId: "s1", messages: [], tokenBudget: 10_000, prompt: "hello" });
+      assert.equal(out.systemPromptAddition, RULES);
+    }
+    assert.deepEqual(
+      bot.requests.map((r) => r.op),
+      ["assemble", "session_context", "assemble", "session_context"],
+    );
+    assert.equal(logs.lines.length, 1, logs.lines.join("\n"));
+    assert.match(logs.lines[0]!, /encrypted and locked \(start botbin serve with BOTBIN_PASSPHRASE\)/);
+    assert.match(logs.lines[0]!, /goes on with the rules of your notes only/);
+  } finally {
+    await bot.close();
+    dir.remove();
+  }
+});
 
 test("no server: the plain messages, one line, and a server started (once per state change)", async () => {
   const dir = tempDir();
