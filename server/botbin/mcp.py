@@ -2,10 +2,11 @@
 
 Tools: ``search_memory``, ``remember``, ``get_context``, ``memory_status``, ``observe_turn`` (conversation
 turns buffered and distilled into the user's soul file, memory/conversation/observer.py; the buffer is distilled on
-SIGINT/SIGTERM and when the client disconnects, before the server exits). Results are typed in botbin.wire
-(each tool's output schema). A tool's failure is returned as an MCP tool error whose structured content is
-``{kind, message}`` (botbin.wire.errors), never as a crash. The workspace is synced in the background at start,
-so the first call answers at once with what was already indexed.
+SIGINT/SIGTERM and when the client disconnects, before the server exits), ``expand_memory`` (the whole section and
+source turns of an item a host's hook put before the model with its ``[id]``: agent/expand.py). Results are typed
+in botbin.wire (each tool's output schema). A tool's failure is returned as an MCP tool error whose structured
+content is ``{kind, message}`` (botbin.wire.errors), never as a crash. The workspace is synced in the background at
+start, so the first call answers at once with what was already indexed.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from botbin.service import (
     single_threaded_blas,
 )
 from botbin.wire import agent as wire_agent
-from botbin.wire import convert
+from botbin.wire import convert, host_convert
+from botbin.wire import hosts as wire_hosts
 from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import error_data
@@ -105,6 +107,9 @@ Session = Annotated[
     str | None, Field(description="An id of this conversation; a new session distils the previous one's buffer first.")
 ]
 Timestamp = Annotated[str | None, Field(description="When it was said, ISO 8601 (default: now).")]
+ItemId = Annotated[
+    str, Field(description="The [id] shown before a memory in your context (a unique prefix will do).", min_length=4)
+]
 
 
 class _BadArguments(BotbinError):
@@ -147,7 +152,7 @@ def _await_first_sync(service: MemoryService, first_sync: threading.Thread | Non
 def create_server(
     service: MemoryService, observer: TurnObserver | None = None, first_sync: threading.Thread | None = None
 ) -> MCPServer:
-    """An MCP server over ``service`` with the five tools registered; ``observer`` (a TurnObserver that
+    """An MCP server over ``service`` with the six tools registered; ``observer`` (a TurnObserver that
     syncs after each block; one is made when None) receives the turns of ``observe_turn``; ``first_sync``: the
     start-up sync's thread, which a search on a still-empty index waits for (_await_first_sync)."""
     server = MCPServer("botbin", instructions=INSTRUCTIONS, version=__version__)
@@ -221,6 +226,12 @@ def create_server(
         changes) into bullet facts appended to the user's soul file, memory/soul/<user>.md, which is then
         indexed; the user's rules ("never ...", "always ...", "from now on ...") are kept verbatim."""
         return _answer(lambda: convert.observed(turns.observe_message(role, content, user, session, timestamp)))
+
+    @server.tool()
+    def expand_memory(id: ItemId) -> Annotated[CallToolResult, wire_hosts.ExpandResult]:
+        """The whole note section behind a memory shown with an [id] in your context (botbin's hooks add them), and
+        for a remembered conversation the turns it was distilled from. Use it when a memory's line is not enough."""
+        return _answer(lambda: host_convert.expanded(service.hosts().expand(id)))
 
     return server
 

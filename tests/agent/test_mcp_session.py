@@ -48,7 +48,14 @@ async def test_every_tool_over_a_real_session(workspace: Path) -> None:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = {t.name: t for t in (await session.list_tools()).tools}
-        assert set(tools) == {"search_memory", "remember", "get_context", "memory_status", "observe_turn"}
+        assert set(tools) == {
+            "search_memory",
+            "remember",
+            "get_context",
+            "memory_status",
+            "observe_turn",
+            "expand_memory",
+        }
         assert all(t.description and t.input_schema.get("properties") is not None for t in tools.values())
         assert "query" in tools["search_memory"].input_schema["required"]
 

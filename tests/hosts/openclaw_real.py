@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hosts.scripted_model import ScriptedModel
+from hosts.scripted_openai import ScriptedModel
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE = Path(os.environ.get("BOTBIN_OPENCLAW_REAL") or Path.home() / ".cache" / "botbin-hosts" / "openclaw")

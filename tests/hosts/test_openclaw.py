@@ -30,7 +30,7 @@ import pytest
 
 from conftest import REPO
 from hosts import openclaw_real as ocr
-from hosts.scripted_model import ModelRequest, ScriptedModel, scripted_model
+from hosts.scripted_openai import ModelRequest, ScriptedModel, scripted_model
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("BOTBIN_SKIP_OPENCLAW_REAL") == "1", reason="BOTBIN_SKIP_OPENCLAW_REAL=1"
@@ -79,7 +79,8 @@ def openclaw() -> Path:
 
 
 @pytest.fixture
-def model() -> Iterator[ScriptedModel]:
+def chat() -> Iterator[ScriptedModel]:
+    """The scripted OpenAI-compatible model OpenClaw talks to."""
     with scripted_model(reply) as m:
         yield m
 
@@ -144,13 +145,13 @@ SESSION_20 = [
 
 
 def test_every_rule_is_in_every_request_of_a_20_turn_session(
-    openclaw: Path, model: ScriptedModel, tmp_path: Path
+    openclaw: Path, chat: ScriptedModel, tmp_path: Path
 ) -> None:
-    home = make_home(tmp_path, model)
+    home = make_home(tmp_path, chat)
     with ocr.botbin_server(home), ocr.gateway(home):
         turns = [home.turn(message, session="twenty") for message in SESSION_20]
     assert [t.code for t in turns] == [0] * 20, [t.stderr[-2000:] for t in turns if t.code]
-    requests = model.completions()
+    requests = chat.completions()
     assert len(requests) >= 20
     assert not (home.agent_workspace / "AGENTS.md").exists()  # the rules reach the model through botbin only
     for n, request in enumerate(requests):
@@ -167,9 +168,9 @@ def test_every_rule_is_in_every_request_of_a_20_turn_session(
 
 # -- a fact told in one session, recalled in the next ---------------------------------------------------------
 def test_a_fact_from_session_1_reaches_session_2_when_asked_and_only_then(
-    openclaw: Path, model: ScriptedModel, tmp_path: Path
+    openclaw: Path, chat: ScriptedModel, tmp_path: Path
 ) -> None:
-    home = make_home(tmp_path, model)
+    home = make_home(tmp_path, chat)
     with ocr.botbin_server(home):
         for message in (
             "Good morning!",
@@ -177,11 +178,11 @@ def test_a_fact_from_session_1_reaches_session_2_when_asked_and_only_then(
             "Thanks, that's all.",
         ):
             assert home.turn(message, session="one").code == 0
-        told = len(model.completions())
+        told = len(chat.completions())
         unrelated = home.turn("What is a good name for a grey cat?", session="two")
         asked = home.turn("Which database host does staging use now?", session="two")
     assert (unrelated.code, asked.code) == (0, 0), unrelated.stderr + asked.stderr
-    first, second = model.completions()[told:]
+    first, second = chat.completions()[told:]
     assert "pg-staging-7" in memory_block(second), memory_block(second)
     assert "pg-staging-7" not in first.text, memory_block(first)
     assert "pg-staging-7" in soul_text(home)
@@ -201,11 +202,11 @@ def assert_turn_went_on(turn: ocr.Turn, why: str) -> None:
     assert all(line in off or "botbin: memory is back" in line for line in lines), lines
 
 
-def test_botbin_not_installed(openclaw: Path, model: ScriptedModel, tmp_path: Path) -> None:
-    home = make_home(tmp_path, model, botbinPath=str(tmp_path / "no" / "botbin"), startServer=True)
+def test_botbin_not_installed(openclaw: Path, chat: ScriptedModel, tmp_path: Path) -> None:
+    home = make_home(tmp_path, chat, botbinPath=str(tmp_path / "no" / "botbin"), startServer=True)
     turn = home.turn("The deploy key is in vault path kv/deploy-2291.", session="d")
     assert_turn_went_on(turn, "botbin is not installed")
-    assert memory_block(model.completions()[-1]) == ""
+    assert memory_block(chat.completions()[-1]) == ""
     spooled = [json.loads(line) for p in home.state_dir.rglob("spool.jsonl") for line in p.read_text().splitlines()]
     assert "The deploy key is in vault path kv/deploy-2291." in [t["content"] for t in spooled], "kept, not lost"
     assert_stayed_local(home)
@@ -216,22 +217,22 @@ def _plugin_started_server(home: ocr.OpenClawHome) -> int | None:
     return json.loads(marker.read_text())["pid"] if marker else None
 
 
-def test_server_killed_mid_session(openclaw: Path, model: ScriptedModel, tmp_path: Path) -> None:
-    home = make_home(tmp_path, model, startServer=True)
+def test_server_killed_mid_session(openclaw: Path, chat: ScriptedModel, tmp_path: Path) -> None:
+    home = make_home(tmp_path, chat, startServer=True)
     with ocr.botbin_server(home) as server:
         assert home.turn("Good morning!", session="k").code == 0
-        assert RULES[0] in memory_block(model.completions()[-1])
+        assert RULES[0] in memory_block(chat.completions()[-1])
         os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=30)
         killed = home.turn("Remember: the release train leaves on Thursdays at 10:00.", session="k")
     try:
         assert_turn_went_on(killed, "no server at")
         assert "starting `" in killed.botbin_lines()[0], killed.botbin_lines()
-        assert memory_block(model.completions()[-1]) == ""
+        assert memory_block(chat.completions()[-1]) == ""
         ocr.wait_for_socket(home, None, 120)  # the engine started botbin serve again
         again = home.turn("And the hotfix window?", session="k")
         assert again.code == 0
-        assert RULES[0] in memory_block(model.completions()[-1]), again.stderr[-2000:]
+        assert RULES[0] in memory_block(chat.completions()[-1]), again.stderr[-2000:]
         assert home.turn("Thanks.", session="k2").code == 0  # a new session: what was buffered is written
         assert "release train leaves on Thursdays" in soul_text(home), "the turn told while botbin was down is kept"
     finally:
@@ -241,13 +242,13 @@ def test_server_killed_mid_session(openclaw: Path, model: ScriptedModel, tmp_pat
     assert_stayed_local(home)
 
 
-def test_locked_store_without_its_passphrase(openclaw: Path, model: ScriptedModel, tmp_path: Path) -> None:
+def test_locked_store_without_its_passphrase(openclaw: Path, chat: ScriptedModel, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "botbin.toml").write_text(
         "encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n"
     )
-    home = ocr.OpenClawHome(tmp_path, model, notes, env_extra={"BOTBIN_PASSPHRASE": "correct horse"})
+    home = ocr.OpenClawHome(tmp_path, chat, notes, env_extra={"BOTBIN_PASSPHRASE": "correct horse"})
     home.engine = {"startServer": False, "budgetTokens": BUDGET_TOKENS}
     for rel, text in NOTES.items():
         (notes / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -258,7 +259,7 @@ def test_locked_store_without_its_passphrase(openclaw: Path, model: ScriptedMode
     with ocr.botbin_server(home):
         turn = home.turn("Ana said the audit is on 12 January.", session="l")
         assert_turn_went_on(turn, "encrypted and locked")
-        block = memory_block(model.completions()[-1])
+        block = memory_block(chat.completions()[-1])
         assert all(rule in block for rule in RULES), block  # the rules come from the notes themselves
         assert "Ana owns the billing service" not in block  # recall needs the store
         assert home.turn("Thanks.", session="l2").code == 0
@@ -266,8 +267,8 @@ def test_locked_store_without_its_passphrase(openclaw: Path, model: ScriptedMode
     assert_stayed_local(home)
 
 
-def test_a_hung_server_costs_the_time_limit_only(openclaw: Path, model: ScriptedModel, tmp_path: Path) -> None:
-    home = make_home(tmp_path, model, assembleTimeoutMs=1000, ingestTimeoutMs=1000)
+def test_a_hung_server_costs_the_time_limit_only(openclaw: Path, chat: ScriptedModel, tmp_path: Path) -> None:
+    home = make_home(tmp_path, chat, assembleTimeoutMs=1000, ingestTimeoutMs=1000)
     with ocr.botbin_server(home) as server:
         assert home.turn("Good morning!", session="h").code == 0
         os.killpg(server.pid, signal.SIGSTOP)  # it accepts (the kernel does) and never answers
@@ -278,7 +279,7 @@ def test_a_hung_server_costs_the_time_limit_only(openclaw: Path, model: Scripted
         finally:
             os.killpg(server.pid, signal.SIGCONT)
         assert_turn_went_on(hung, "did not answer assemble within 1000 ms")
-        assert memory_block(model.completions()[-1]) == ""
+        assert memory_block(chat.completions()[-1]) == ""
         assert home.turn("Thanks.", session="h2").code == 0  # botbin answers again: the spool is delivered
     assert took < 120, took
     assert "quarterly review moved to 14 March" in soul_text(home)

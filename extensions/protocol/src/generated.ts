@@ -39,14 +39,21 @@ export interface AssembleParams {
   budgetTokens: number;
   /** The query (default: the last user message). */
   prompt?: string | null;
+  /** At most this many characters as well (a host that counts characters): whole items are left out, never cut. */
+  maxChars?: number | null;
+  /** The host's session id (for the server's log). */
+  session?: string | null;
 }
 
 /** `assemble` result. */
 export interface AssembleResult {
-  /** Rules, guidance, preferences, the recent tail and recalled memories (markdown); never over the budget. */
+  /**
+   * Rules, guidance, preferences, the recent tail and recalled memories (markdown); never over the budget (nor
+   * `maxChars`).
+   */
   systemPromptAddition: string;
   /** Tokens it uses. */
-  estimatedTokens: number;
+  usedTokens: number;
   /** The budget asked for. */
   budgetTokens: number;
   /** What it holds. */
@@ -55,7 +62,7 @@ export interface AssembleResult {
   indexing: boolean;
 }
 
-/** `compact`: older messages folded into one extractive summary (rules kept verbatim). */
+/** `compact`: older messages folded into one extractive summary (rules kept verbatim). Stateless. */
 export interface CompactParams {
   /** The messages to fold, oldest first. */
   messages: HostMessage[];
@@ -71,10 +78,15 @@ export interface CompactResult {
   tokensBefore: number;
   /** Tokens of `summary`. */
   tokensAfter: number;
-  /** Cosine of the summary to the mean of the messages' embeddings, in [-1, 1] (1: about the same thing). */
+  /**
+   * How well the summary represents the messages, in [0, 1]: the cosine of its embedding to the mean of theirs
+   * (a negative cosine is 0).
+   */
   confidence: number;
   /** Share of the messages with substance that some kept sentence represents (cosine >= 0.5), in [0, 1]. */
   coverage: number;
+  /** Messages the summary replaces: all of those sent (a prefix of the conversation). */
+  covered: number;
   /** Rules the user gave, kept verbatim. */
   rulesKept: number;
   /** Messages folded. */
@@ -386,6 +398,8 @@ export interface HostMessage {
   role: string;
   /** Its text. */
   content: string;
+  /** The host's id of the message, if it has one. */
+  id?: string | null;
 }
 
 /** The head of every host answer, beside the op's result (when `ok`) or `error` (when not). */
@@ -394,7 +408,11 @@ export interface HostReplyHead {
   v: number;
   /** True when the op ran; its result's fields sit beside this one. */
   ok: boolean;
-  /** Why it did not run (`ok` false). */
+  /**
+   * Why it did not run (`ok` false). `bad_request` from `session_context` or `assemble` with valid params
+   * means the hard rules alone exceed the budget (the message gives their size); `locked`: an encrypted store
+   * without its passphrase.
+   */
   error: ErrorData | null;
 }
 
@@ -415,15 +433,17 @@ export interface IngestParams {
 
 /** `ingest` result. */
 export interface IngestResult {
-  /** Turns taken in. */
+  /** Turns taken in: journaled before this answer, so a server killed later loses none of them. */
   accepted: number;
-  /** Turns left out: captured before (by id) or empty. */
+  /** Turns left out because their id was captured before or is buffered already. */
+  duplicates: number;
+  /** Empty turns left out. */
   skipped: number;
   /** Of the accepted, those the admission gate let in (the rest: small talk, repeats). */
   admitted: number;
   /** Of the accepted, rules the user gave (kept verbatim). */
   rules: number;
-  /** Ids of turns still buffered, not yet on disk: send them again if this server goes away. */
+  /** Ids of the turns buffered, not distilled yet (journaled: the next server distils them if this one dies). */
   pending: string[];
   /** Soul files written to. */
   written: string[];

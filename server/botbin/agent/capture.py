@@ -1,20 +1,23 @@
 """An agent host's turns captured through the conversation pipeline (memory/conversation/: the admission gate, rules
 kept verbatim, distillation into the user's soul file), each turn once, whatever the host sends again.
 
-A turn with an id is skipped when the ledger (agent/ledger.py) has it or it waits in this process's buffer. The
-TurnObserver keeps up to ``turn_buffer_size`` turns in memory before it distils them: those are ``pending`` in the
-report, and a host sends them again when this server went away before they reached the disk (a killed server loses
-nothing). A turn goes into the ledger only once it is on disk (or the gate dropped it with its buffer).
+A turn with an id is skipped when the ledger (agent/ledger.py) has it or it waits in this process's buffer. Every
+turn taken in is journaled (agent/journal.py) before ``ingest`` answers; the TurnObserver keeps up to
+``turn_buffer_size`` turns in memory before it distils them (``pending`` in the report), and a server killed with
+turns in its buffer leaves them in the journal, which the next server observes again: nothing is lost. A turn goes
+into the ledger once it is on disk in its soul file (or the gate dropped it with its buffer).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol
 
+from botbin.agent.journal import Entry, Journal
 from botbin.agent.ledger import Captured, Ledger
 from botbin.errors import BotbinError
 from botbin.memory.conversation.observer import TurnObserver, tool_turn
@@ -53,22 +56,30 @@ class IngestReport:
     """What one ``ingest`` did."""
 
     accepted: int
+    duplicates: int
+    """Turns captured before, or already buffered (by id)."""
     skipped: int
-    """Captured before (by id), or empty."""
+    """Empty turns."""
     admitted: int
     rules: int
     pending: tuple[str, ...]
-    """Ids of the turns still buffered (not on disk yet)."""
+    """Ids of the turns buffered (journaled, not distilled yet)."""
     written: tuple[str, ...]
     """Soul files written to (relative POSIX paths)."""
 
 
 @dataclass(frozen=True)
 class _Waiting:
-    id: str | None
+    entry: Entry
     soul: str
     number: int
-    source: str | None
+
+
+@dataclass
+class _Tally:
+    admitted: int = 0
+    rules: int = 0
+    written: set[str] = field(default_factory=set)
 
 
 class Capture:
@@ -78,60 +89,90 @@ class Capture:
         self.ws = ws
         self.ledger = Ledger(ws.output_dir)
         """Which turns are on disk (agent/ledger.py)."""
+        self.journal = Journal(ws.output_dir)
+        """The turns taken in and not distilled yet (agent/journal.py)."""
         self._observer = TurnObserver(ws)
         self._waiting: dict[str, list[_Waiting]] = {}
         """Per user, the buffered turns, in the order observed."""
+        self._recovered = False
         self._lock = threading.Lock()
 
-    def _known(self, turn_id: str | None) -> bool:
-        if turn_id is None:
-            return False
-        return any(w.id == turn_id for ws in self._waiting.values() for w in ws) or self.ledger.has(turn_id)
+    def _known(self, turn_id: str) -> bool:
+        return any(w.entry.id == turn_id for ws in self._waiting.values() for w in ws) or self.ledger.has(turn_id)
 
-    def _turn(self, turn: HostTurn, user: str) -> Turn | None:
-        """The pipeline's Turn of ``turn`` (a bad timestamp is dropped, not the turn); None when it is empty."""
-        if not turn.content.strip() or not turn.role.strip():
-            return None
-        try:
-            made = tool_turn(turn.role, turn.content, user, turn.session, turn.timestamp)
-        except TurnError:
-            made = tool_turn(turn.role, turn.content, user, turn.session, None)
-        return replace(made, name=turn.name) if turn.name else made
+    def recover(self) -> None:
+        """Observe again the journal's turns that a server before this one took in and did not distil (once per
+        process; the next ingest does it when this is not called). Raises as ``ingest`` does."""
+        with self._lock:
+            self._recover()
+
+    def _recover(self) -> None:
+        if self._recovered:
+            return
+        waiting = {w.entry.id for ws in self._waiting.values() for w in ws}
+        journaled = {e.id: e for e in self.journal.read() if e.id not in waiting and not self.ledger.has(e.id)}
+        if journaled:
+            log.info("%s: %d journaled turns not distilled yet, observed again", self.ws.root, len(journaled))
+            self._observe(list(journaled.values()), _Tally())
+        self._recovered = True
 
     def ingest(
         self, turns: Sequence[HostTurn], user: str | None = None, source: str | None = None, flush: bool = False
     ) -> IngestReport:
-        """Observe the new ``turns`` (and with ``flush`` distil every buffer), then sync what was written.
+        """Take in the new ``turns`` (journaled before this returns: durable), observe them (and with ``flush``
+        distil every buffer), then sync what was written.
 
-        Raises BotbinError when a soul file cannot be written (nothing is lost: the turns stay pending) and
-        ModelError when the model is unavailable."""
-        who = user or DEFAULT_USER
+        Raises OSError-based BotbinError when the journal cannot be written (nothing was taken in), BotbinError
+        when a soul file cannot be written and ModelError when the model is unavailable (both after the journal:
+        the turns are kept and observed again)."""
         with self._lock:
-            fresh: list[tuple[HostTurn, Turn]] = []
-            skipped = 0
+            self._recover()
+            entries: list[Entry] = []
+            duplicates = skipped = 0
             for turn in turns:
-                made = None if self._known(turn.id) else self._turn(turn, who)
-                if made is None or any(t.id is not None and t.id == turn.id for t, _ in fresh):
+                if not turn.content.strip() or not turn.role.strip():
                     skipped += 1
-                    continue
-                fresh.append((turn, made))
-            admitted = rules = 0
-            written: set[str] = set()
-            for (turn, _), result in zip(fresh, self._observer.observe_all(t for _, t in fresh), strict=True):
-                admitted += result.admitted
-                rules += result.protected
-                written.update(d.soul_file for d in result.distilled if d.status == "written")
-                waiting = _Waiting(turn.id, result.soul_file, result.turn_number, source)
-                self._waiting.setdefault(result.user, []).append(waiting)
-                self._settle(result.user, result.buffered)
+                elif turn.id is not None and (self._known(turn.id) or any(e.id == turn.id for e in entries)):
+                    duplicates += 1
+                else:
+                    entries.append(_entry(turn, user or DEFAULT_USER, source))
+            try:
+                self.journal.append(entries)
+            except OSError as exc:
+                raise BotbinError(
+                    f"cannot journal the turns ({exc.strerror or exc}); none taken in", self.journal.path
+                ) from exc
+            tally = _Tally()
+            self._observe(entries, tally)
             if flush:
-                written.update(d.soul_file for d in self._observer.flush() if d.status == "written")
+                tally.written.update(d.soul_file for d in self._observer.flush() if d.status == "written")
                 for name in list(self._waiting):
                     self._settle(name, 0)
-            if written:
+            self._tidy()
+            if tally.written:
                 self._sync()
-            pending = tuple(w.id for ws in self._waiting.values() for w in ws if w.id is not None)
-            return IngestReport(len(fresh), skipped, admitted, rules, pending, tuple(sorted(written)))
+            pending = tuple(w.entry.id for ws in self._waiting.values() for w in ws)
+            return IngestReport(len(entries), duplicates, skipped, tally.admitted, tally.rules, pending,
+                                tuple(sorted(tally.written)))  # fmt: skip
+
+    def _observe(self, entries: list[Entry], tally: _Tally) -> None:
+        turns = (_turn(e) for e in entries)
+        try:
+            for entry, result in zip(entries, self._observer.observe_all(turns), strict=True):
+                tally.admitted += result.admitted
+                tally.rules += result.protected
+                tally.written.update(d.soul_file for d in result.distilled if d.status == "written")
+                self._waiting.setdefault(result.user, []).append(_Waiting(entry, result.soul_file, result.turn_number))
+                self._settle(result.user, result.buffered)
+        except BaseException:
+            self._recovered = False  # the journal holds what was not observed: the next call observes it
+            raise
+
+    def _tidy(self) -> None:
+        try:
+            self.journal.keep_only([w.entry for ws in self._waiting.values() for w in ws])
+        except OSError as exc:  # what it holds is in the ledger: read back, it is skipped
+            log.warning("%s: cannot tidy the turn journal (%s)", self.journal.path, exc)
 
     def _sync(self) -> None:
         """Index the soul files just written; a failure (a locked store, another process syncing) is logged: the
@@ -146,7 +187,7 @@ class Capture:
         waiting = self._waiting.get(user, [])
         done, self._waiting[user] = waiting[: len(waiting) - buffered], waiting[len(waiting) - buffered :]
         try:
-            self.ledger.add(Captured(w.id, w.soul, w.number, w.source) for w in done if w.id is not None)
+            self.ledger.add(Captured(w.entry.id, w.soul, w.number, w.entry.source) for w in done)
         except OSError as exc:  # the turns are on disk; at worst they are sent again and found duplicate
             log.warning("%s: cannot append to the captured-turn ledger (%s)", self.ledger.path, exc)
 
@@ -156,3 +197,17 @@ class Capture:
             self.ingest([], flush=True)
         except Exception as exc:
             log.warning("could not distil the buffered host turns: %s", exc)
+
+
+def _entry(turn: HostTurn, user: str, source: str | None) -> Entry:
+    turn_id = turn.id if turn.id is not None else f"botbin-{uuid.uuid4().hex}"
+    return Entry(turn_id, turn.role, turn.content, user, turn.timestamp, turn.session, turn.name, source)
+
+
+def _turn(entry: Entry) -> Turn:
+    """The pipeline's Turn of ``entry`` (a bad timestamp is dropped, not the turn)."""
+    try:
+        made = tool_turn(entry.role, entry.content, entry.user, entry.session, entry.timestamp)
+    except TurnError:
+        made = tool_turn(entry.role, entry.content, entry.user, entry.session, None)
+    return replace(made, name=entry.name) if entry.name else made

@@ -85,17 +85,26 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
     return Candidates(hard, guidance, soft, recent, recalled)
 
 
-def build_context(searcher: Searcher, query: str, budget_tokens: int) -> ContextResult:
-    """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws), marked partial
-    while the notes are being indexed; what it holds is counted as retrieved. Raises ContextBudgetError if the hard
-    rules alone exceed the budget, WorkspaceError if the folder is gone."""
-    from botbin.agent.context import assemble
+def build_context(searcher: Searcher, query: str, budget_tokens: int, max_chars: int | None = None) -> ContextResult:
+    """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws) and, when given,
+    ``max_chars`` characters (for a host that counts characters: a smaller token budget until it fits, so whole
+    items are left out, never cut), marked partial while the notes are being indexed; what it holds is counted as
+    retrieved. Raises ContextBudgetError if the hard rules alone exceed the budget, WorkspaceError if the folder is
+    gone."""
+    from botbin.agent.context import ContextBudgetError, assemble
     from botbin.sync.scan import check_root
 
     ws = searcher.ws
     check_root(ws.root)
     busy = indexing(ws)
-    result = assemble(gather(searcher, query), budget_tokens, ws.models.counter.count)
+    candidates = gather(searcher, query)
+    result = assemble(candidates, budget_tokens, ws.models.counter.count)
+    budget = budget_tokens
+    while max_chars is not None and len(result.text) > max_chars:
+        budget = min(budget - 1, int(budget * max_chars / len(result.text)))
+        if budget < 1:
+            raise ContextBudgetError(f"the hard rules need more than {max_chars} characters; raise the budget")
+        result = replace(assemble(candidates, budget, ws.models.counter.count), budget_tokens=budget_tokens)
     if busy:
         result = replace(result, indexing=True, partial=("guidance", "recalled"))
     searcher.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)

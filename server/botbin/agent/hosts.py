@@ -124,6 +124,7 @@ class HostMemory:
 
         def run() -> None:
             try:
+                self.capture.recover()  # turns a killed server journaled
                 self.ws.sync()
             except BotbinError as exc:
                 log.info("background sync of %s: %s", self.ws.root, exc)
@@ -188,10 +189,10 @@ class HostMemory:
                 self._given.popitem(last=False)
 
     # -- each model call (OpenClaw) -------------------------------------------------------------------
-    def assemble(self, query: str, budget_tokens: int) -> HostBlock:
-        """The whole context for ``query`` (every tier of get_context) within ``budget_tokens``. Raises
-        ContextBudgetError if the hard rules alone exceed the budget."""
-        result = build_context(self.searcher, query, budget_tokens)
+    def assemble(self, query: str, budget_tokens: int, max_chars: int | None = None) -> HostBlock:
+        """The whole context for ``query`` (every tier of get_context) within ``budget_tokens`` and, when given,
+        ``max_chars`` (agent/gather.py). Raises ContextBudgetError if the hard rules alone exceed either."""
+        result = build_context(self.searcher, query, budget_tokens, max_chars)
         items = self._with_ids(result)
         hard = sum(1 for i in items if i.tier == "hard")
         return HostBlock(result.text, result.used_tokens, budget_tokens, items, result.indexing, rules=hard)

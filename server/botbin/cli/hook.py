@@ -195,11 +195,11 @@ def batches(turns: Sequence[TranscriptTurn]) -> Iterator[list[TranscriptTurn]]:
 
 
 def send_turns(settings: HookSettings, read: TranscriptRead, source: str, flush: bool) -> int:
-    """Ingest ``read``'s turns; the offset to read on from next time: the line of the first turn the server does not
-    have on disk yet (it may go away before it distils them), else the end of what was read."""
+    """Ingest ``read``'s turns (the server journals each batch before it answers); the offset to read on from next
+    time: after the last batch the server took in."""
     offset = read.turns[0].start if read.turns else read.end
-    sent: list[TranscriptTurn] = []
     runs = list(batches(read.turns))
+    sent = 0
     for number, run in enumerate(runs):
         last = number == len(runs) - 1
         if not run and not (flush and last):
@@ -207,14 +207,11 @@ def send_turns(settings: HookSettings, read: TranscriptRead, source: str, flush:
         params = {"turns": [_ingest_turn(t) for t in run], "source": source, "flush": flush and last,
                   "user": settings.user}  # fmt: skip
         try:
-            reply = ask(settings, "ingest", params, settings.capture_timeout_s, settings.start_s)
+            ask(settings, "ingest", params, settings.capture_timeout_s, settings.start_s)
         except HookProblem as exc:
-            raise HookProblem(f"{exc}; {len(read.turns) - len(sent)} turns left for the next hook") from exc
-        sent += run
-        pending = set(reply["pending"])
-        waiting = [t.start for t in sent if t.id in pending]
-        following = read.turns[len(sent)].start if len(sent) < len(read.turns) else read.end
-        offset = min(waiting) if waiting else following
+            raise HookProblem(f"{exc}; {len(read.turns) - sent} turns left for the next hook") from exc
+        sent += len(run)
+        offset = read.turns[sent].start if sent < len(read.turns) else read.end
     return offset
 
 

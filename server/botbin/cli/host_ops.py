@@ -42,7 +42,7 @@ def _assemble(memory: MemoryService, p: hosts.AssembleParams) -> WireModel:
     query = (
         p.prompt if p.prompt is not None else next((m.content for m in reversed(p.messages) if m.role == "user"), "")
     )
-    return convert.assembled(memory.hosts().assemble(query, p.budget_tokens))
+    return convert.assembled(memory.hosts().assemble(query, p.budget_tokens, p.max_chars))
 
 
 def _compact(memory: MemoryService, p: hosts.CompactParams) -> WireModel:

@@ -39,20 +39,22 @@ class AssembleParams(TypedDict):
     messages: NotRequired[list[HostMessage]]
     budgetTokens: int
     prompt: NotRequired[str | None]
+    maxChars: NotRequired[int | None]
+    session: NotRequired[str | None]
 
 
 class AssembleResult(TypedDict):
     """`assemble` result."""
 
     systemPromptAddition: str
-    estimatedTokens: int
+    usedTokens: int
     budgetTokens: int
     items: list[HostItem]
     indexing: bool
 
 
 class CompactParams(TypedDict):
-    """`compact`: older messages folded into one extractive summary (rules kept verbatim)."""
+    """`compact`: older messages folded into one extractive summary (rules kept verbatim). Stateless."""
 
     messages: list[HostMessage]
     budgetTokens: int
@@ -66,6 +68,7 @@ class CompactResult(TypedDict):
     tokensAfter: int
     confidence: float
     coverage: float
+    covered: int
     rulesKept: int
     messages: int
 
@@ -121,6 +124,7 @@ class HostMessage(TypedDict):
 
     role: str
     content: str
+    id: NotRequired[str | None]
 
 
 class HostReplyHead(TypedDict):
@@ -146,6 +150,7 @@ class IngestResult(TypedDict):
     """`ingest` result."""
 
     accepted: int
+    duplicates: int
     skipped: int
     admitted: int
     rules: int

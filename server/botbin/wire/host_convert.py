@@ -55,7 +55,7 @@ def assembled(block: HostBlock) -> hosts.AssembleResult:
     """``assemble`` result."""
     return hosts.AssembleResult(
         system_prompt_addition=block.text,
-        estimated_tokens=block.used_tokens,
+        used_tokens=block.used_tokens,
         budget_tokens=block.budget_tokens,
         items=[item(i) for i in block.items],
         indexing=block.indexing,
@@ -66,6 +66,7 @@ def ingested(report: IngestReport) -> hosts.IngestResult:
     """``ingest`` result."""
     return hosts.IngestResult(
         accepted=report.accepted,
+        duplicates=report.duplicates,
         skipped=report.skipped,
         admitted=report.admitted,
         rules=report.rules,
@@ -93,7 +94,8 @@ def compacted(done: Compaction) -> hosts.CompactResult:
         summary=done.summary,
         tokens_before=done.tokens_before,
         tokens_after=done.tokens_after,
-        confidence=done.confidence,
+        confidence=max(0.0, done.confidence),
+        covered=done.messages,
         coverage=done.coverage,
         rules_kept=done.rules_kept,
         messages=done.messages,

@@ -40,7 +40,9 @@ class HostReplyHead(WireModel):
     ok: bool
     """True when the op ran; its result's fields sit beside this one."""
     error: ErrorData | None = None
-    """Why it did not run (``ok`` false)."""
+    """Why it did not run (``ok`` false). ``bad_request`` from ``session_context`` or ``assemble`` with valid params
+    means the hard rules alone exceed the budget (the message gives their size); ``locked``: an encrypted store
+    without its passphrase."""
 
 
 class HostItem(WireModel):
@@ -157,15 +159,17 @@ class IngestResult(WireModel):
     """``ingest`` result."""
 
     accepted: int
-    """Turns taken in."""
+    """Turns taken in: journaled before this answer, so a server killed later loses none of them."""
+    duplicates: int
+    """Turns left out because their id was captured before or is buffered already."""
     skipped: int
-    """Turns left out: captured before (by id) or empty."""
+    """Empty turns left out."""
     admitted: int
     """Of the accepted, those the admission gate let in (the rest: small talk, repeats)."""
     rules: int
     """Of the accepted, rules the user gave (kept verbatim)."""
     pending: list[str]
-    """Ids of turns still buffered, not yet on disk: send them again if this server goes away."""
+    """Ids of the turns buffered, not distilled yet (journaled: the next server distils them if this one dies)."""
     written: list[str]
     """Soul files written to."""
 
@@ -217,6 +221,8 @@ class HostMessage(WireModel):
     """``user``, ``assistant``, ``system``, ``tool``."""
     content: str
     """Its text."""
+    id: str | None = None
+    """The host's id of the message, if it has one."""
 
 
 class AssembleParams(WireModel):
@@ -228,14 +234,19 @@ class AssembleParams(WireModel):
     """The most tokens the addition may use."""
     prompt: str | None = None
     """The query (default: the last user message)."""
+    max_chars: int | None = Field(default=None, ge=1)
+    """At most this many characters as well (a host that counts characters): whole items are left out, never cut."""
+    session: str | None = None
+    """The host's session id (for the server's log)."""
 
 
 class AssembleResult(WireModel):
     """``assemble`` result."""
 
     system_prompt_addition: str
-    """Rules, guidance, preferences, the recent tail and recalled memories (markdown); never over the budget."""
-    estimated_tokens: int
+    """Rules, guidance, preferences, the recent tail and recalled memories (markdown); never over the budget (nor
+    ``maxChars``)."""
+    used_tokens: int
     """Tokens it uses."""
     budget_tokens: int
     """The budget asked for."""
@@ -246,7 +257,7 @@ class AssembleResult(WireModel):
 
 
 class CompactParams(WireModel):
-    """``compact``: older messages folded into one extractive summary (rules kept verbatim)."""
+    """``compact``: older messages folded into one extractive summary (rules kept verbatim). Stateless."""
 
     messages: list[HostMessage]
     """The messages to fold, oldest first."""
@@ -264,9 +275,12 @@ class CompactResult(WireModel):
     tokens_after: int
     """Tokens of ``summary``."""
     confidence: float
-    """Cosine of the summary to the mean of the messages' embeddings, in [-1, 1] (1: about the same thing)."""
+    """How well the summary represents the messages, in [0, 1]: the cosine of its embedding to the mean of theirs
+    (a negative cosine is 0)."""
     coverage: float
     """Share of the messages with substance that some kept sentence represents (cosine >= 0.5), in [0, 1]."""
+    covered: int
+    """Messages the summary replaces: all of those sent (a prefix of the conversation)."""
     rules_kept: int
     """Rules the user gave, kept verbatim."""
     messages: int
