@@ -100,6 +100,17 @@ class OpenClawHome:
         return self.root / "netguard.jsonl"
 
     @property
+    def log_path(self) -> Path:
+        """OpenClaw's file log (JSON lines; its info lines, the engine's included, go only there)."""
+        return self.root / "openclaw.log"
+
+    def log_lines(self, needle: str) -> list[str]:
+        """The messages of the file log that contain ``needle``."""
+        if not self.log_path.is_file():
+            return []
+        return [line for line in self.log_path.read_text(errors="replace").splitlines() if needle in line]
+
+    @property
     def runtime_dir(self) -> Path:
         """XDG_RUNTIME_DIR of OpenClaw and of the botbin server it starts (where the socket lives)."""
         return self.root / "run"
@@ -117,9 +128,11 @@ class OpenClawHome:
         model_entry: dict[str, Any] = {"id": "scripted", "name": "Scripted"}
         if self.context_window is not None:
             model_entry["contextWindow"] = self.context_window
+            model_entry["maxTokens"] = 1000
         engine = {"workspace": str(self.notes), "botbinPath": str(BOTBIN), **self.engine}
         config = {
             "update": {"checkOnStart": False},
+            "logging": {"file": str(self.log_path)},
             "agents": {
                 "defaults": {
                     "model": {"primary": "scripted/scripted"},

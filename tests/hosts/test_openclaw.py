@@ -189,6 +189,43 @@ def test_a_fact_from_session_1_reaches_session_2_when_asked_and_only_then(
     assert_stayed_local(home)
 
 
+# -- compaction ----------------------------------------------------------------------------------------------
+TOPICS = ("invoices", "card retries", "dunning emails", "refunds", "tax rates", "the ledger export")
+REPORT = (
+    "Status {n} on {topic}: the billing team shipped the change on day {n}, the error rate fell to {k} per thousand, "
+    "Ana reviewed the dashboards, Ben wrote the runbook, and the audit trail for {topic} is complete. "
+)
+
+
+def report(n: int) -> str:
+    """About 500 host tokens of a billing status report, its sentences differing from turn to turn."""
+    return "".join(REPORT.format(n=n, k=n + i, topic=TOPICS[(n + i) % len(TOPICS)]) for i in range(9))
+
+
+def test_older_turns_fold_into_botbins_summary_when_the_window_fills(
+    openclaw: Path, chat: ScriptedModel, tmp_path: Path
+) -> None:
+    home = make_home(tmp_path, chat, compactTimeoutMs=60_000)
+    home.context_window = 8_000  # a small model: the messages outgrow OpenClaw's budget within a few turns
+    home.write()
+    with ocr.botbin_server(home):
+        turns = [home.turn(report(n) + " Please file it.", session="c") for n in range(1, 8)]
+    assert [t.code for t in turns] == [0] * len(turns), [t.stderr[-2000:] for t in turns]
+    folds = home.log_lines("botbin: folded")
+    assert folds, [t.botbin_lines() for t in turns]
+    assert "confidence" in folds[0]
+    requests = chat.completions()
+    assert len(requests) == len(turns), "OpenClaw ran no summarising model call of its own"
+    messages = [str(m.get("content")) for m in requests[-1].body["messages"] if m.get("role") != "system"]
+    summaries = [m for m in messages if "compacted into the following summary" in m]
+    verbatim = [m for m in messages if m not in summaries]
+    assert len(summaries) == 1, messages
+    assert "billing" in summaries[0]
+    assert any("Status 7 on" in m for m in verbatim), "the newest turn is verbatim"
+    assert not any("Status 1 on" in m for m in verbatim), "the oldest turn is folded into the summary"
+    assert_stayed_local(home)
+
+
 # -- the degradation table ------------------------------------------------------------------------------------
 def assert_turn_went_on(turn: ocr.Turn, why: str) -> None:
     """Exit 0, the model's reply printed, exactly one botbin log line saying why memory is off (naming ``why``);

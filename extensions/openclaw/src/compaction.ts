@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AgentMessage } from "./host";
-import { messageKey, messageText } from "./messages";
+import { messageKey, messageText, messageTokens } from "./messages";
 
 /** One session's compaction. */
 export interface CompactionRecord {
@@ -50,12 +50,21 @@ export function applyCompaction(
   return out;
 }
 
-/** The split of `messages` for a compaction: the older ones to fold, the last `keepRecent` kept verbatim. */
+/** The split of `messages` for a compaction: the older ones to fold, and kept verbatim the last ones, at most
+ * `keepRecent` of them within `keepTokens` host tokens (the last message always). */
 export function splitForCompaction(
   messages: readonly AgentMessage[],
   keepRecent: number,
+  keepTokens = Infinity,
 ): { fold: AgentMessage[]; keep: AgentMessage[] } {
-  const cut = Math.max(0, messages.length - keepRecent);
+  let cut = messages.length;
+  let kept = 0;
+  while (cut > 0 && messages.length - cut < keepRecent) {
+    const size = messageTokens(messages[cut - 1]!);
+    if (cut < messages.length && kept + size > keepTokens) break;
+    kept += size;
+    cut -= 1;
+  }
   return { fold: messages.slice(0, cut), keep: messages.slice(cut) };
 }
 

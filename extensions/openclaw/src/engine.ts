@@ -4,6 +4,7 @@
 // when it is absent, slow or locked, the turn goes on with the plain messages, one log line says why, the turns
 // wait in the spool, and the next turn tries again. No method ever throws: a throw would make OpenClaw quarantine
 // the engine.
+import type { AssembleParams as WireAssembleParams, CompactParams as WireCompactParams } from "@botbin/protocol";
 import { applyCompaction, CompactionStore, coveredKeys, hostMessages, splitForCompaction } from "./compaction";
 import type {
   AfterTurnParams,
@@ -28,6 +29,8 @@ export const ENGINE_ID = "botbin";
 const MIN_BUDGET_TOKENS = 16;
 /** Messages of the conversation sent with `assemble` (its query context); the rest stays in the host. */
 const ASSEMBLE_TAIL = 4;
+/** When the messages take more than this share of the host's budget, assemble folds the older ones first. */
+export const COMPACT_AT_SHARE = 0.8;
 
 export interface EngineParts {
   settings: Settings;
@@ -98,9 +101,16 @@ export class BotbinEngine implements ContextEngine {
   }
 
   async assemble(params: AssembleParams): Promise<AssembleResult> {
-    const messages = applyCompaction(params.messages, this.parts.compactions.get(params.sessionId));
+    let messages = applyCompaction(params.messages, this.parts.compactions.get(params.sessionId));
     this.lastMessages.set(params.sessionId, messages);
-    const used = messagesTokens(messages);
+    let used = messagesTokens(messages);
+    if (params.tokenBudget !== undefined && used > COMPACT_AT_SHARE * params.tokenBudget) {
+      const folded = await this.fold(params.sessionId, messages, params.tokenBudget).catch(() => undefined);
+      if (folded !== undefined) {
+        messages = folded.messages;
+        used = messagesTokens(messages);
+      }
+    }
     const plain = { messages, estimatedTokens: used };
     try {
       const room = params.tokenBudget === undefined ? Infinity : params.tokenBudget - used;
@@ -111,7 +121,14 @@ export class BotbinEngine implements ContextEngine {
         .filter((m) => m.role === "user" || m.role === "assistant")
         .slice(-ASSEMBLE_TAIL)
         .map((m) => ({ role: m.role, content: messageText(m) }));
-      const request = { budgetTokens: budget, messages: tail, ...(params.prompt ? { prompt: params.prompt } : {}) };
+      // maxChars: the host counts ceil(chars / 4), botbin WordPiece tokens; both limits hold
+      const request: WireAssembleParams = {
+        budgetTokens: budget,
+        maxChars: 4 * budget,
+        session: params.sessionId,
+        messages: tail,
+        ...(params.prompt ? { prompt: params.prompt } : {}),
+      };
       const { link, settings } = this.parts;
       const value = await link.call("assemble", request, settings.assembleTimeoutMs);
       // a locked store still has its notes: the rules come from them (session_context reads them from disk)
@@ -151,14 +168,26 @@ export class BotbinEngine implements ContextEngine {
   /** botbin's compaction of the session's older messages; undefined when the host's should run instead. */
   private async compactWithBotbin(params: CompactParams): Promise<CompactResult | undefined> {
     const messages = this.lastMessages.get(params.sessionId);
-    const { settings, link, compactions, logger } = this.parts;
     if (messages === undefined) return undefined;
-    const { fold } = splitForCompaction(messages, settings.keepRecentMessages);
+    return (await this.fold(params.sessionId, messages, params.tokenBudget))?.result;
+  }
+
+  /** Fold the older of `messages` into botbin's summary when its confidence clears the floor: the record is kept
+   * (every later assemble of the session applies it) and the messages the model sees now are returned. */
+  private async fold(
+    sessionId: string,
+    messages: AgentMessage[],
+    tokenBudget: number | undefined,
+  ): Promise<{ messages: AgentMessage[]; result: CompactResult } | undefined> {
+    const { settings, link, compactions, logger } = this.parts;
+    const keepTokens = tokenBudget === undefined ? Infinity : tokenBudget / 2;
+    const { fold } = splitForCompaction(messages, settings.keepRecentMessages, keepTokens);
     const folded = hostMessages(fold);
     if (folded.length < 2) return undefined;
     const tokensBefore = messagesTokens(fold);
-    const budget = Math.max(MIN_BUDGET_TOKENS, Math.min(settings.budgetTokens, Math.floor(tokensBefore / 2)));
-    const value = await link.call("compact", { messages: folded, budgetTokens: budget }, settings.ingestTimeoutMs);
+    const budget = Math.max(MIN_BUDGET_TOKENS, Math.min(settings.budgetTokens, Math.floor(tokensBefore / 4)));
+    const request: WireCompactParams = { messages: folded, budgetTokens: budget };
+    const value = await link.call("compact", request, settings.compactTimeoutMs);
     if (value === undefined) return undefined;
     const summary = fitLines(String(value.summary ?? "").trim(), budget);
     const confidence = typeof value.confidence === "number" ? value.confidence : -1;
@@ -168,22 +197,23 @@ export class BotbinEngine implements ContextEngine {
       );
       return undefined;
     }
-    const previous = compactions.get(params.sessionId);
     const record = {
-      covered: coveredKeys(fold, previous),
+      covered: coveredKeys(fold, compactions.get(sessionId)),
       summary,
       tokensBefore,
       tokensAfter: hostTokens(summary),
       confidence,
       timestamp: this.now(),
     };
-    compactions.set(params.sessionId, record);
-    this.lastMessages.set(params.sessionId, applyCompaction(messages, record));
+    compactions.set(sessionId, record);
+    const now = applyCompaction(messages, record);
+    this.lastMessages.set(sessionId, now);
     logger.info(
       `botbin: folded ${fold.length} messages (${tokensBefore} tokens) into ${record.tokensAfter} (confidence ${confidence.toFixed(2)})`,
     );
     const details = { engine: ENGINE_ID, confidence, coverage: value.coverage, rulesKept: value.rulesKept };
-    return { ok: true, compacted: true, result: { summary, tokensBefore, tokensAfter: record.tokensAfter, details } };
+    const result = { summary, tokensBefore, tokensAfter: record.tokensAfter, details };
+    return { messages: now, result: { ok: true, compacted: true, result } };
   }
 
   async dispose(): Promise<void> {

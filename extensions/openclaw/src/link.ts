@@ -58,6 +58,14 @@ export function isLocked(failure: Failure | undefined): boolean {
   return failure?.kind === "error" && (failure.errorKind === "locked" || failure.errorKind === "wrong_passphrase");
 }
 
+/** The one line a user reads: what failed and what the turn does without it. */
+export function consequence(op: keyof Ops, reason: string, locked: boolean, stateDir: string): string {
+  if (op === "ingest") return `botbin: capture waits: ${reason}; the turns stay in ${stateDir} and go again next turn`;
+  if (op === "compact") return `botbin: no summary from botbin: ${reason}; OpenClaw's own compaction applies`;
+  const left = locked ? "with the rules of your notes only" : "without it";
+  return `botbin: no memory for this turn: ${reason}; the turn goes on ${left}, turns wait in ${stateDir}`;
+}
+
 export class MemoryLink {
   private down: string | undefined;
   /** Why the last op gave nothing (undefined after an answer). */
@@ -93,10 +101,7 @@ export class MemoryLink {
     if (this.down === key) return undefined;
     this.down = key;
     const reason = describeFailure(op, answer.failure, timeoutMs) + started;
-    const left = isLocked(answer.failure) ? "with the rules of your notes only" : "without it";
-    this.parts.logger.warn(
-      `botbin: no memory for this turn: ${reason}; the turn goes on ${left}, turns wait in ${this.parts.stateDir}`,
-    );
+    this.parts.logger.warn(consequence(op, reason, isLocked(answer.failure), this.parts.stateDir));
     return undefined;
   }
 
@@ -114,16 +119,15 @@ export class MemoryLink {
       : `; ${why}`;
   }
 
-  /** Send the spool's turns (and distil what the server buffers when `flush`); drop those written. */
+  /** Send the spool's turns (and distil what the server buffers when `flush`); drop them once acknowledged: the
+   * server journals what it accepts before it answers, so a server killed afterwards loses none of them. */
   async deliver(spool: Spool, flush: boolean): Promise<void> {
     const turns = spool.read();
     if (turns.length === 0 && !flush) return;
     const user = this.parts.settings.user;
     const params: IngestParams = { turns, flush, ...(user !== undefined ? { user } : {}) };
     const value = await this.call("ingest", params, this.parts.settings.ingestTimeoutMs);
-    if (value === undefined) return;
-    const pending = new Set(Array.isArray(value.pending) ? value.pending.map(String) : []);
-    spool.remove(new Set(turns.map((t) => t.id).filter((id) => !pending.has(id))));
+    if (value !== undefined) spool.remove(new Set(turns.map((t) => t.id)));
   }
 
   /** True (once) when `sessionId` is not the session this workspace's engine saw last: the previous session is over. */

@@ -10,8 +10,10 @@ export interface Settings {
   budgetTokens: number;
   /** Longest wait for `assemble` before the turn goes on without memory, in milliseconds. */
   assembleTimeoutMs: number;
-  /** Longest wait for `ingest` and `compact`, in milliseconds (turns not acknowledged stay in the spool). */
+  /** Longest wait for `ingest`, in milliseconds (turns not acknowledged stay in the spool). */
   ingestTimeoutMs: number;
+  /** Longest wait for botbin's summary of older messages, in milliseconds (then OpenClaw's compaction runs). */
+  compactTimeoutMs: number;
   /** Start `botbin serve` for the workspace when no server answers. */
   startServer: boolean;
   /** Whose memory the turns go to (the soul file's user); default: the server's ("user"). */
@@ -27,6 +29,7 @@ export const DEFAULTS: Omit<Settings, "workspace"> = {
   budgetTokens: 1500,
   assembleTimeoutMs: 1500,
   ingestTimeoutMs: 5000,
+  compactTimeoutMs: 15000,
   startServer: true,
   user: undefined,
   minCompactionConfidence: 0.6,
@@ -57,6 +60,7 @@ const CHECKS: Record<keyof Settings, [Check, string]> = {
   budgetTokens: [intIn(1, 1_000_000), "an integer from 1"],
   assembleTimeoutMs: [intIn(10, 600_000), "milliseconds from 10"],
   ingestTimeoutMs: [intIn(10, 600_000), "milliseconds from 10"],
+  compactTimeoutMs: [intIn(10, 600_000), "milliseconds from 10"],
   startServer: [isBool, "true or false"],
   user: [isText, "a non-empty name"],
   minCompactionConfidence: [numIn(-1, 1), "a number from -1 to 1"],

@@ -102,3 +102,42 @@ test("compact with botbin gone, or without the messages (another process): OpenC
     dir.remove();
   }
 });
+
+test("assemble folds the older messages first when they take most of the host's budget", async () => {
+  const dir = tempDir();
+  const bot = await fakeBotbin(dir.path, (r) =>
+    r.op === "compact"
+      ? ok({ summary: "- user: long reports about billing", confidence: 0.9, coverage: 1, rulesKept: 0 })
+      : ok({ systemPromptAddition: "## Rules (always follow)\n- Prefer short answers.", items: [] }),
+  );
+  try {
+    const r = rig(dir.path, bot.socket, { keepRecentMessages: 6, budgetTokens: 100 });
+    const long = (i: number): AgentMessage => ({
+      role: "user",
+      content: "x".repeat(4000),
+      idempotencyKey: `L${i}`,
+      timestamp: i,
+    });
+    const messages = [long(1), long(2), long(3), long(4), long(5)]; // 5000 host tokens
+    const out = await r.engine.assemble({ sessionId: "s1", messages, tokenBudget: 5500 });
+    assert.equal(out.messages[0]!.role, "compactionSummary");
+    assert.ok(out.estimatedTokens <= 5500, String(out.estimatedTokens));
+    // the kept suffix is within half the budget: 2 messages of 1000 tokens
+    assert.deepEqual(
+      out.messages.slice(1).map((m) => m.idempotencyKey),
+      ["L3", "L4", "L5"].slice(-2),
+    );
+    assert.equal(out.systemPromptAddition, "## Rules (always follow)\n- Prefer short answers.");
+    assert.ok(
+      r.logs.lines.some((l) => /folded 3 messages \(3000 tokens\)/.test(l)),
+      r.logs.lines.join("\n"),
+    );
+    // under the share: nothing folded
+    const small = rig(dir.path, bot.socket);
+    const kept = await small.engine.assemble({ sessionId: "s2", messages: messages.slice(0, 2), tokenBudget: 5500 });
+    assert.equal(kept.messages.length, 2);
+  } finally {
+    await bot.close();
+    dir.remove();
+  }
+});
