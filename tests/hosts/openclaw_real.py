@@ -270,6 +270,7 @@ def botbin_server(
     )
     try:
         wait_for_socket(home, proc, wait_s)
+        wait_until_warm(home, wait_s)
         yield proc
     finally:
         stop(proc)
@@ -289,6 +290,29 @@ def wait_for_socket(home: OpenClawHome, proc: subprocess.Popen[str] | None, wait
     raise AssertionError(f"no botbin socket at {path} after {wait_s} s")
 
 
+def ask(home: OpenClawHome, message: dict[str, Any], timeout_s: float = 60.0) -> dict[str, Any]:
+    """One host op on the home's botbin socket (the engine's wire, from Python)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout_s)
+        sock.connect(str(socket_of(home)))
+        sock.sendall(json.dumps(message).encode() + b"\n")
+        sock.shutdown(socket.SHUT_WR)
+        data = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+    return dict(json.loads(data))
+
+
+def wait_until_warm(home: OpenClawHome, wait_s: float) -> None:
+    """Wait until the server has its index and model (an ``assemble`` answers, not indexing): the tests that need a
+    warm server start from one, as a user's long-running server is."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        answer = ask(home, {"v": 1, "op": "assemble", "budgetTokens": 200, "prompt": "warm-up"}, wait_s)
+        if not answer.get("ok") or not answer.get("indexing"):
+            return  # warm, or an answer the test is about (a locked store)
+        time.sleep(0.5)
+    raise AssertionError(f"botbin serve still indexing after {wait_s} s")
+
+
 def stop(proc: subprocess.Popen[str]) -> None:
     """Stop a process started here (its own process group), by its id."""
     if proc.poll() is None:
@@ -298,3 +322,64 @@ def stop(proc: subprocess.Popen[str]) -> None:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=30)
+
+
+class AcpSession:
+    """One session through ``openclaw acp`` (the Agent Client Protocol bridge an IDE uses: JSON-RPC over stdio to
+    the running Gateway): a turn costs a round trip, not a Node start (~1 s instead of ~4 s here)."""
+
+    def __init__(self, proc: subprocess.Popen[str], workspace: Path) -> None:
+        self.proc = proc
+        self._id = 0
+        self.call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+        self.session_id = str(self.call("session/new", {"cwd": str(workspace), "mcpServers": []})["sessionId"])
+
+    def call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """Send one request and return its result (notifications in between are read past; a request from the
+        bridge, a permission prompt, is declined). Raises AssertionError on an error answer or a closed bridge."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self._id += 1
+        self.proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params}) + "\n")
+        self.proc.stdin.flush()
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, f"openclaw acp closed during {method}"
+            message = json.loads(line)
+            if "method" in message and "id" in message:
+                declined = {"jsonrpc": "2.0", "id": message["id"], "result": {"outcome": {"outcome": "cancelled"}}}
+                self.proc.stdin.write(json.dumps(declined) + "\n")
+                self.proc.stdin.flush()
+            elif message.get("id") == self._id:
+                assert "error" not in message, message
+                return dict(message["result"])
+
+    def prompt(self, text: str) -> str:
+        """One turn; its stop reason (``end_turn`` when the model answered)."""
+        result = self.call("session/prompt", {"sessionId": self.session_id, "prompt": [{"type": "text", "text": text}]})
+        return str(result.get("stopReason"))
+
+
+@contextmanager
+def acp_session(home: OpenClawHome, session: str) -> Iterator[AcpSession]:
+    """An ACP session on Gateway session key ``agent:main:<session>`` (needs ``gateway(home)`` running)."""
+    err = (home.root / f"acp-{session}.log").open("a")
+    proc = subprocess.Popen(
+        [str(OPENCLAW), "acp", "--session", f"agent:main:{session}"],
+        cwd=home.agent_workspace,
+        env=home.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=err,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        yield AcpSession(proc, home.agent_workspace)
+    finally:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            stop(proc)
+        err.close()

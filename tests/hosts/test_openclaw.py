@@ -3,16 +3,19 @@ cached outside the clone; this module runs it when missing), this checkout's con
 selected by plugins.slots.contextEngine, the real botbin server and model, and a scripted model on 127.0.0.1 that
 records every request. The assertions are on what the model received and on the notes written.
 
-- A 20-turn session through the Gateway: every AGENTS.md rule is in 100 % of the model requests, and the memory
-  block never exceeds the engine's budget in the host's own count (chars / 4).
+- A 20-turn session through the Gateway (``openclaw acp``, the bridge an IDE uses): every AGENTS.md rule is in
+  100 % of the model requests, and the memory block never exceeds the engine's budget in the host's own count
+  (chars / 4).
 - Sessions as separate ``openclaw agent --local`` processes: a fact told in session 1 is in session 2's request
   when the prompt asks about it, and absent when the prompt is unrelated.
+- Compaction: with a small model the older turns fold into botbin's summary (its confidence logged), and OpenClaw
+  runs no summarising call of its own.
 - The degradation table: botbin not installed, the server killed mid-session, a locked store without its
   passphrase, a hung server (time limit): the turn completes, exit 0, one clear log line, nothing lost.
 - Nothing leaves 127.0.0.1 (tests/hosts/netguard.mjs refuses and records it).
 
-BOTBIN_SKIP_OPENCLAW_REAL=1 skips the module. ~6 min on the shared 2-core VM (each --local turn is a Node process
-of ~8 s; the Gateway answers a turn in ~3 s after a ~20 s start).
+BOTBIN_SKIP_OPENCLAW_REAL=1 skips the module. ~10 min on the shared 2-core VM under load (each --local turn is a
+Node process of 8-15 s; the Gateway starts in ~20 s, then answers an ACP turn in ~1 s).
 """
 
 from __future__ import annotations
@@ -148,9 +151,9 @@ def test_every_rule_is_in_every_request_of_a_20_turn_session(
     openclaw: Path, chat: ScriptedModel, tmp_path: Path
 ) -> None:
     home = make_home(tmp_path, chat)
-    with ocr.botbin_server(home), ocr.gateway(home):
-        turns = [home.turn(message, session="twenty") for message in SESSION_20]
-    assert [t.code for t in turns] == [0] * 20, [t.stderr[-2000:] for t in turns if t.code]
+    with ocr.botbin_server(home), ocr.gateway(home), ocr.acp_session(home, "twenty") as session:
+        stops = [session.prompt(message) for message in SESSION_20]
+    assert stops == ["end_turn"] * 20
     requests = chat.completions()
     assert len(requests) >= 20
     assert not (home.agent_workspace / "AGENTS.md").exists()  # the rules reach the model through botbin only
@@ -161,8 +164,9 @@ def test_every_rule_is_in_every_request_of_a_20_turn_session(
         assert math.ceil(len(block) / 4) <= BUDGET_TOKENS, (
             f"request {n}: {len(block)} chars over {BUDGET_TOKENS} tokens"
         )
-    assert any("Ana owns the billing service" in memory_block(r) for r in requests), "recall at work in some request"
-    assert all(not t.botbin_lines() for t in turns), [t.botbin_lines() for t in turns]
+    asked = [r for r in requests if "Who owns the billing service?" in r.last_user]
+    assert asked and "Ana owns the billing service" in memory_block(asked[0]), "recall at work within the budget"
+    assert home.log_lines("botbin: no memory") == [], "memory was there for every turn"
     assert_stayed_local(home, HOST_LOOKUPS)
 
 

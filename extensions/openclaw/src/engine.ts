@@ -19,7 +19,7 @@ import type {
   PluginLogger,
   RuntimeCompaction,
 } from "./host";
-import { fitLines, hostTokens, messagesTokens, messageText, turnsOf } from "./messages";
+import { fitLines, hostTokens, messagesTokens, messageText, turnsOf, userWords } from "./messages";
 import { isLocked, MemoryLink } from "./link";
 import type { Settings } from "./settings";
 import { Spool } from "./spool";
@@ -120,14 +120,14 @@ export class BotbinEngine implements ContextEngine {
       const tail = messages
         .filter((m) => m.role === "user" || m.role === "assistant")
         .slice(-ASSEMBLE_TAIL)
-        .map((m) => ({ role: m.role, content: messageText(m) }));
+        .map((m) => ({ role: m.role, content: m.role === "user" ? userWords(messageText(m)) : messageText(m) }));
       // maxChars: the host counts ceil(chars / 4), botbin WordPiece tokens; both limits hold
       const request: WireAssembleParams = {
         budgetTokens: budget,
         maxChars: 4 * budget,
         session: params.sessionId,
         messages: tail,
-        ...(params.prompt ? { prompt: params.prompt } : {}),
+        ...(params.prompt ? { prompt: userWords(params.prompt) } : {}),
       };
       const { link, settings } = this.parts;
       const value = await link.call("assemble", request, settings.assembleTimeoutMs);

@@ -6,6 +6,13 @@ import type { AgentMessage } from "./host";
 
 /** OpenClaw's runtime-context carrier (active exec sessions, subagents...): host bookkeeping, not conversation. */
 const HOST_CONTEXT_MARK = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+/** The framing `openclaw acp` (the IDE bridge) puts before a prompt: not the user's words. */
+const HOST_FRAMING = /^\[Working directory: [^\]\n]*\]\s*/;
+
+/** What the user said: `text` without the host's framing. */
+export function userWords(text: string): string {
+  return text.replace(HOST_FRAMING, "");
+}
 
 /** The text of a message: its text blocks (or its summary), joined by blank lines. */
 export function messageText(message: AgentMessage): string {
@@ -61,7 +68,8 @@ export function turnsOf(messages: readonly AgentMessage[], sessionId: string): T
   const turns: Turn[] = [];
   for (const message of messages) {
     if (message.role !== "user" && message.role !== "assistant") continue;
-    const content = messageText(message).trim();
+    const text = messageText(message).trim();
+    const content = message.role === "user" ? userWords(text) : text;
     if (!content || content.startsWith(HOST_CONTEXT_MARK)) continue;
     const turn: Turn = {
       role: message.role,
