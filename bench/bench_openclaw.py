@@ -79,6 +79,12 @@ def write(root: Path, notes: dict[str, str]) -> None:
         (root / rel).write_text(text, encoding="utf-8")
 
 
+def sync(home: ocr.OpenClawHome) -> None:
+    """``botbin sync`` of the home's notes, as a user runs it once."""
+    subprocess.run([str(ocr.BOTBIN), "sync", "--workspace", str(home.notes)], env=home.env(), check=True,
+                   capture_output=True, timeout=600)  # fmt: skip
+
+
 def seconds_of(command: list[str], runs: int = 3) -> float:
     times = []
     for _ in range(runs):
@@ -159,6 +165,7 @@ def planted(root: Path, turns: int) -> dict[str, Any]:
         home = ocr.OpenClawHome(root, chat, root / "notes", engine={"startServer": False})
         write(home.notes, {"AGENTS.md": NOTES["AGENTS.md"]})
         home.write()
+        sync(home)
         turn_s: list[float] = []
         with ocr.botbin_server(home), ocr.gateway(home):
             for number, prompts in enumerate(sessions_plan(turns), 1):
@@ -200,8 +207,7 @@ def main() -> None:
             home = ocr.OpenClawHome(Path(tmp) / "engine", unused, Path(tmp) / "engine" / "notes")
             write(home.notes, NOTES)
             home.write()
-            subprocess.run([str(ocr.BOTBIN), "sync", "--workspace", str(home.notes)], env=home.env(), check=True,
-                           capture_output=True, timeout=600)  # fmt: skip
+            sync(home)
             bundle = engine_bundle(Path(tmp) / "assemble.cjs")
             cold = cold_start(home)
             log(f"cold start to a warm assemble: median {cold['median_s']} s")

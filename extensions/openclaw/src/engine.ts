@@ -116,7 +116,7 @@ export class BotbinEngine implements ContextEngine {
       const room = params.tokenBudget === undefined ? Infinity : params.tokenBudget - used;
       const budget = Math.floor(Math.min(this.parts.settings.budgetTokens, room));
       if (budget < MIN_BUDGET_TOKENS) return plain;
-      if (this.parts.link.sessionChanged(params.sessionId)) await this.parts.link.deliver(this.parts.spool, true);
+      await this.sessionStart(params.sessionId, budget);
       const tail = messages
         .filter((m) => m.role === "user" || m.role === "assistant")
         .slice(-ASSEMBLE_TAIL)
@@ -146,6 +146,16 @@ export class BotbinEngine implements ContextEngine {
       this.parts.logger.warn(`botbin: no memory for this turn (${String(err)}); the turn goes on without it`);
       return plain;
     }
+  }
+
+  /** A session's first model call: what botbin buffered of the previous session is distilled (so this one can
+   * recall it), and the notes are synced in the background (session_context starts that), so notes edited since
+   * the last session are found. */
+  private async sessionStart(sessionId: string, budget: number): Promise<void> {
+    const start = this.parts.link.sessionStart(sessionId);
+    if (start === "same") return;
+    if (start === "switched") await this.parts.link.deliver(this.parts.spool, true);
+    this.parts.link.nudge("session_context", { budgetTokens: budget }, this.parts.settings.ingestTimeoutMs);
   }
 
   async compact(params: CompactParams): Promise<CompactResult> {

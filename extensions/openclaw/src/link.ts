@@ -130,8 +130,14 @@ export class MemoryLink {
     if (value !== undefined) spool.remove(new Set(turns.map((t) => t.id)));
   }
 
-  /** True (once) when `sessionId` is not the session this workspace's engine saw last: the previous session is over. */
-  sessionChanged(sessionId: string): boolean {
+  /** Send an op whose answer nobody waits for (it is asked for its effect): no log, no state, never throws. */
+  nudge<K extends keyof Ops>(op: K, params: Ops[K][0], timeoutMs: number): void {
+    void this.ask(this.parts.socket, op, params, timeoutMs).catch(() => undefined);
+  }
+
+  /** Whether `sessionId` is the session this workspace's engine saw last ("same"), the first one it ever sees
+   * ("first"), or a new one after another ("switched": the previous session is over). Recorded at once. */
+  sessionStart(sessionId: string): "same" | "first" | "switched" {
     const path = join(this.parts.stateDir, "session");
     let last = "";
     try {
@@ -139,9 +145,9 @@ export class MemoryLink {
     } catch {
       // first session here
     }
-    if (last === sessionId) return false;
+    if (last === sessionId) return "same";
     mkdirSync(this.parts.stateDir, { recursive: true, mode: 0o700 });
     writeFileSync(path, sessionId);
-    return last !== "";
+    return last === "" ? "first" : "switched";
   }
 }
