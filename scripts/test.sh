@@ -10,6 +10,12 @@ if [ "${BOTBIN_SKIP_VSCODE_REAL:-0}" != 1 ]; then
   ./scripts/vscode-real/install.sh
   export BOTBIN_REQUIRE_VSCODE_REAL=1  # the test fails, rather than skips, if the install is missing
 fi
+# The real Claude Code for tests/hosts/: @anthropic-ai/claude-code from npm, cached in ~/.cache/botbin-hosts (a
+# no-op once installed). BOTBIN_SKIP_CLAUDE_CODE=1 leaves it out.
+if [ "${BOTBIN_SKIP_CLAUDE_CODE:-0}" != 1 ]; then
+  ./scripts/claude-code/install.sh
+  export BOTBIN_REQUIRE_CLAUDE_CODE=1  # the tests fail, rather than skip, if the install is missing
+fi
 . .venv/bin/activate
 ruff check server tests bench
 ruff format --check server tests bench

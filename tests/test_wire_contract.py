@@ -89,3 +89,10 @@ def test_results_send_every_field_and_params_may_leave_defaults_out() -> None:
 )
 def test_error_kinds_come_from_the_error_classes(error: BaseException, kind: str) -> None:
     assert kind_of(error) == kind
+
+
+def test_the_checked_in_python_host_types_are_what_the_contract_generates() -> None:
+    from botbin.wire.python_client import generate as generate_python
+
+    checked_in = REPO / "server" / "botbin" / "cli" / "host_types.py"
+    assert checked_in.read_text(encoding="utf-8") == generate_python(), "run: python scripts/gen_protocol.py"

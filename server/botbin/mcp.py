@@ -54,7 +54,8 @@ memory/YYYY-MM-DD.md), searchable by meaning. Call get_context at the start of a
 (always follow them) plus the notes most relevant to the request, within a token budget. Use search_memory to
 look something up, and remember to save a fact, decision or preference the user will want kept. Pass each turn of the
 conversation (yours and the user's) to observe_turn: botbin distils them into the user's soul file
-(memory/soul/<user>.md), which search_memory and get_context then find."""
+(memory/soul/<user>.md), which search_memory and get_context then find. A memory shown to you with an [id] (botbin's
+hooks add them) expands to its whole note section, and its source turns, with expand_memory."""
 
 
 FIRST_SYNC_WAIT_S = 20.0

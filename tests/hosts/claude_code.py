@@ -114,9 +114,10 @@ class Host:
 class Session:
     """One ``claude -p`` session fed prompt by prompt; ``hooks`` records every hook's response event."""
 
-    def __init__(self, binary: Path, host: Host, env: dict[str, str], *args: str) -> None:
+    def __init__(self, binary: Path, host: Host, env: dict[str, str], *args: str, plugin_dir: bool = True) -> None:
+        """``plugin_dir``: load the plugin with ``--plugin-dir`` (False: as installed in the host's HOME)."""
         command = [str(binary), "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
-                   "--include-hook-events", "--plugin-dir", str(PLUGIN), *args]  # fmt: skip
+                   "--include-hook-events", *(["--plugin-dir", str(PLUGIN)] if plugin_dir else []), *args]  # fmt: skip
         self.proc = subprocess.Popen(
             command, cwd=host.workspace, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, text=True,

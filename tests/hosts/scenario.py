@@ -18,6 +18,9 @@ requires_claude_code = pytest.mark.skipif(
 )
 RULES = ("Never push to main without a review.", "Always write dates as YYYY-MM-DD.", "Never log customer emails.")
 AGENTS = "# Agents\n\n" + "".join(f"- {rule}\n" for rule in RULES)
+#: Each rule as botbin's context renders it, with its source line: Claude Code 2.1.332 puts AGENTS.md itself into
+#: the first request too (a built-in plugin), so only this form proves that botbin delivered the rule.
+RENDERED = tuple(f"- {rule} (AGENTS.md:{line})" for line, rule in enumerate(RULES, 3))
 FACT = "Our staging database listens on port 5433 on host db-staging.internal."
 EXPAND = "mcp__plugin_botbin_botbin__expand_memory"
 
@@ -38,7 +41,9 @@ def answer(request: ModelRequest) -> Reply:
     return Reply("Noted.")
 
 
-def session(host: Host, *args: str, botbin: bool = True, **env: str) -> Session:
-    """A ``claude -p`` session in the workspace (``botbin=False``: no botbin on PATH), the expand tool allowed."""
+def session(host: Host, *args: str, botbin: bool = True, installed: bool = False, **env: str) -> Session:
+    """A ``claude -p`` session in the workspace, the expand tool allowed; ``botbin=False``: no botbin on PATH;
+    ``installed``: the plugin as installed in the HOME (else loaded with ``--plugin-dir``)."""
     assert BINARY is not None, f"Claude Code {VERSION} is not installed: run scripts/claude-code/install.sh"
-    return Session(BINARY, host, host.env(botbin, **env), "--allowedTools", f"ToolSearch {EXPAND}", *args)
+    allowed = ("--allowedTools", f"ToolSearch {EXPAND}")
+    return Session(BINARY, host, host.env(botbin, **env), *allowed, *args, plugin_dir=not installed)

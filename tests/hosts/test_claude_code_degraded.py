@@ -13,7 +13,7 @@ from botbin.embedding import SentenceTransformerEmbedder
 from botbin.service import MemoryService
 from conftest import write_notes
 from hosts.claude_code import Host
-from hosts.scenario import RULES, requires_claude_code, session
+from hosts.scenario import RENDERED, requires_claude_code, session
 from hosts.scripted_model import ScriptedModel
 
 pytestmark = requires_claude_code
@@ -36,6 +36,7 @@ def test_without_botbin_every_turn_completes_and_each_hook_says_why_once(host: H
         assert lines and all("botbin is not installed" in line for line in lines), (event, lines)
         assert len(lines) == sum(1 for h in talk.hooks if h.get("hook_event") == event)  # one line per hook run
     assert not (host.workspace / "memory").exists()  # nothing written, nothing touched
+    assert not any(rule in r.text for r in model.main_requests for rule in RENDERED)  # the tests' control
     assert all(h.get("exit_code") == 0 for h in talk.hooks)
 
 
@@ -53,7 +54,7 @@ def test_a_server_killed_mid_session_loses_nothing_and_comes_back(host: Host, mo
     assert host.server_pid() not in (None, pid)  # a new server answers
     text = soul(host)
     assert text.count(RELEASE) == 1 and text.count(RUNNERS) == 1
-    assert all(rule in r.text for r in model.main_requests for rule in RULES)  # every turn had the rules
+    assert all(rule in r.text for r in model.main_requests for rule in RENDERED)  # every turn had the rules
 
 
 def test_an_encrypted_store_without_its_passphrase_gives_the_rules_and_keeps_the_turns(
@@ -72,14 +73,13 @@ def test_an_encrypted_store_without_its_passphrase_gives_the_rules_and_keeps_the
     assert talk.close() == 0
     lines = talk.hook_lines("UserPromptSubmit")
     assert len(lines) == 2 and all("locked" in line and "no memories for this prompt" in line for line in lines)
-    assert all(rule in r.text for r in model.main_requests for rule in RULES)  # the rules come from the notes
+    assert all(rule in r.text for r in model.main_requests for rule in RENDERED)  # read from the notes themselves
     assert {p: p.read_bytes() for p in output.rglob("*.aif-bin")} == before  # the store is untouched
     assert RELEASE in soul(host)  # what was said is kept, in the soul file, for the next sync with the passphrase
 
 
 def test_a_server_too_slow_to_answer_costs_the_turn_its_memory_not_its_answer(host: Host, model: ScriptedModel) -> None:
-    slow = {"BOTBIN_HOOK_PROMPT_TIMEOUT_S": "1", "BOTBIN_HOOK_CAPTURE_TIMEOUT_S": "2", "BOTBIN_HOOK_START_S": "2"}
-    talk = session(host, **slow)
+    talk = session(host, BOTBIN_HOOK_PROMPT_TIMEOUT_S="1", BOTBIN_HOOK_CAPTURE_TIMEOUT_S="2", BOTBIN_HOOK_START_S="2")
     talk.say(RELEASE)
     pid = host.server_pid()
     assert pid is not None

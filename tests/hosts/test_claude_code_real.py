@@ -6,8 +6,11 @@ not installed (BOTBIN_REQUIRE_CLAUDE_CODE=1, as scripts/test.sh sets, fails inst
 
 from __future__ import annotations
 
+import subprocess
+
+from conftest import REPO
 from hosts.claude_code import Host
-from hosts.scenario import FACT, RULES, requires_claude_code, session
+from hosts.scenario import BINARY, FACT, RENDERED, requires_claude_code, session
 from hosts.scripted_model import ModelRequest, ScriptedModel
 
 pytestmark = requires_claude_code
@@ -26,8 +29,8 @@ def test_every_rule_is_in_every_model_request_of_a_20_turn_session(host: Host, m
     assert talk.close() == 0
     asked = model.main_requests
     assert len(asked) >= 20 and {p for p in prompts} <= {r.prompt for r in asked}
-    missing = [(n, rule) for n, r in enumerate(asked) for rule in RULES if rule not in r.text]
-    assert missing == [], f"rules missing from {len(missing)} of {len(asked) * len(RULES)} (request, rule) pairs"
+    missing = [(n, rule) for n, r in enumerate(asked) for rule in RENDERED if rule not in r.text]
+    assert missing == [], f"rules missing from {len(missing)} of {len(asked) * len(RENDERED)} (request, rule) pairs"
     assert not [line for h in talk.hooks for line in str(h.get("stderr")).splitlines()]  # nothing went wrong
 
 
@@ -51,7 +54,7 @@ def test_a_fact_told_in_one_session_is_recalled_in_the_next_only_when_asked(host
     third.say(unrelated)
     assert third.close() == 0
     (request,) = requests_for(model, unrelated)
-    assert "5433" not in request.text and RULES[0] in request.text
+    assert "5433" not in request.text and RENDERED[0] in request.text
 
 
 def test_the_expand_tool_runs_inside_the_host(host: Host, model: ScriptedModel) -> None:
@@ -67,3 +70,21 @@ def test_the_expand_tool_runs_inside_the_host(host: Host, model: ScriptedModel) 
     assert expanded, f"no expand_memory result reached the model: {results}"
     assert "db-staging.internal" in expanded[0] and '"turns"' in expanded[0]
     assert FACT in expanded[0].split('"turns"', 1)[1]  # the source turn, read back from the transcript
+
+
+def test_the_plugin_installs_from_the_repositorys_marketplace_as_users_install_it(
+    host: Host, model: ScriptedModel
+) -> None:
+    def claude(*args: str) -> str:
+        done = subprocess.run([str(BINARY), *args], env=host.env(), cwd=host.workspace, capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    claude("plugin", "marketplace", "add", str(REPO))
+    claude("plugin", "install", "botbin@botbin")
+    assert "botbin@botbin" in claude("plugin", "list")
+    talk = session(host, installed=True)
+    talk.say("Which port does the staging database listen on?")
+    assert talk.close() == 0
+    assert all(rule in model.main_requests[0].text for rule in RENDERED)

@@ -40,6 +40,9 @@ RECALL_HEADER = "## Related memories (botbin; the expand_memory tool gives an [i
 ITEM_MAX_TOKENS = 120
 #: Sessions whose given items are remembered (the oldest forgotten first).
 MAX_SESSIONS = 256
+#: Seconds a prompt's recall waits for the session's start-up sync (under the hook's 2 s time limit): a note
+#: written since the last session is then found by the session's first prompt.
+SYNC_WAIT_S = 1.5
 
 
 @dataclass(frozen=True)
@@ -149,6 +152,9 @@ class HostMemory:
         """Memories relevant to ``prompt`` (not instruction notes: their rules came with the session), at most
         ``k``, within ``budget_tokens``; an empty block when nothing clears the relevance floor. Raises
         BotbinError (a locked store, a missing workspace)."""
+        syncing = self._syncing
+        if syncing is not None and syncing.is_alive():
+            syncing.join(SYNC_WAIT_S)
         result = self.searcher.recall(prompt, max(2 * k, 10), reinforce=False)
         with self._lock:
             given = set(self._given.get(session, ())) if session is not None else set()

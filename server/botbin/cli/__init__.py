@@ -8,30 +8,27 @@ unreadable or locked by another process; 4 the embedding model is unavailable; 5
 
 from __future__ import annotations
 
-import argparse
-import logging
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from botbin import __version__
 from botbin.cli.startup import importing
-from botbin.cli.warm import try_warm
-from botbin.errors import (
-    AifBinFormatError,
-    BotbinError,
-    LockedError,
-    ModelError,
-    PassphraseError,
-    RemoteIndexError,
-    WorkspaceError,
-)
+
+if TYPE_CHECKING:
+    import argparse
+
+# Only the standard library's lightest modules above: an agent host's hook (cli/hook.py) and a warm answer
+# (cli/warm.py) pay a prompt's time for every import here; the rest is imported where it is used.
 
 # The exit codes, repeated from cli/common.py so that a warm answer (cli/warm.py) imports nothing heavy.
 EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE, EXIT_REMOTE = 2, 3, 4, 5, 6, 7
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from botbin import __version__
     from botbin.cli import commands, db, ingest, lifecycle
     from botbin.cli.common import EPILOG, common_flags
 
@@ -59,17 +56,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         from botbin.cli.hook import main as hook
 
         return hook(argv[1:])
+    from botbin.cli.warm import try_warm
+
     warm = try_warm(argv)
     if warm is not None:
         return warm
     with importing("commands", process=entry):  # the subcommands' imports (the service, numpy, ...)
         parser = build_parser()
     args = parser.parse_args(argv)
+    import logging
+
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.INFO if getattr(args, "verbose", False) else logging.WARNING,
         format="botbin: %(levelname)s %(name)s: %(message)s",
     )
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Run the parsed command; a BotbinError becomes its exit code and one line on stderr."""
+    from botbin.errors import (
+        AifBinFormatError,
+        BotbinError,
+        LockedError,
+        ModelError,
+        PassphraseError,
+        RemoteIndexError,
+        WorkspaceError,
+    )
+
     try:
         code: int = args.command(args)
         sys.stdout.flush()  # a closed pipe shows up here, inside the handler below, not at exit

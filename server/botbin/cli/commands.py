@@ -182,10 +182,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from botbin.cli.warm_server import WarmServer
-
     memory = service(args)
     memory.warm_in_background()  # a failure is logged; searches then say so, or fall back to words only
+    from botbin.cli.warm_server import WarmServer  # the wire models import while the model loads
+
     warm = WarmServer(memory)
     if not warm.start():
         print(f"botbin: error: cannot answer for {memory.root} at {warm.path} (see above)", file=sys.stderr)

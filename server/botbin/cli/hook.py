@@ -16,20 +16,22 @@ stderr, and the exit status is 0. Settings: environment variables (HookSettings)
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from botbin.cli.host_types import HostOp, IngestTurn
-from botbin.cli.transcript import TranscriptRead, TranscriptTurn, read_new
 from botbin.cli.warm import CallFailed, NoServer, call, private_dir, runtime_dir, socket_path
+
+if TYPE_CHECKING:
+    from botbin.cli.transcript import TranscriptRead, TranscriptTurn
+
+# A prompt's hook pays for every import: the capture events' modules (the transcript reader, dataclasses, fcntl)
+# and subprocess (a server start) are imported where they are used.
 
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
 #: What a problem costs the user, by event (the end of the log line).
@@ -47,8 +49,7 @@ class HookProblem(Exception):
     """What went wrong, in words for the one log line."""
 
 
-@dataclass(frozen=True)
-class HookSettings:
+class HookSettings(NamedTuple):
     """The hooks' settings, from the environment (Claude Code's settings.json ``env`` sets them)."""
 
     workspace: Path
@@ -104,6 +105,8 @@ def start_server(settings: HookSettings) -> None:
     log_path = sock.with_suffix(".log")
     command = [sys.executable, "-m", "botbin", "serve", "-w", str(settings.workspace)]
     command += ["--idle-exit-s", f"{settings.idle_exit_s:g}"]
+    import subprocess
+
     with log_path.open("ab") as log:
         subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True, close_fds=True
@@ -165,6 +168,8 @@ def capture(settings: HookSettings, payload: Mapping[str, Any], flush: bool) -> 
     raw = payload.get("transcript_path")
     if not isinstance(raw, str) or not raw:
         raise HookProblem("no transcript_path in the hook's input; nothing captured")
+    from botbin.cli.transcript import read_new
+
     transcript = Path(raw)
     key = f"{settings.workspace}\0{transcript}"
     with _offsets() as offsets:
@@ -222,6 +227,8 @@ def _offsets() -> Iterator[dict[str, int]]:
     folder = runtime_dir()
     if not private_dir(folder):
         raise HookProblem(f"{folder} is not a private folder of this user; nothing captured")
+    import fcntl
+
     path = folder / "claude-transcripts.json"
     with (folder / "claude-transcripts.lock").open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

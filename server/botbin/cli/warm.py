@@ -21,7 +21,6 @@ import os
 import socket
 import stat
 import sys
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,6 +64,8 @@ def runtime_dir(env: Mapping[str, str] | None = None) -> Path:
     base = environ.get("XDG_RUNTIME_DIR")
     if base and Path(base).is_dir():
         return Path(base) / "botbin"
+    import tempfile  # only here: it imports shutil and random, a hook's time on every prompt
+
     return Path(tempfile.gettempdir()) / f"botbin-{os.getuid()}"
 
 
