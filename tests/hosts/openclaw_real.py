@@ -129,7 +129,7 @@ class OpenClawHome:
         if self.context_window is not None:
             model_entry["contextWindow"] = self.context_window
             model_entry["maxTokens"] = 1000
-        engine = {"workspace": str(self.notes), "botbinPath": str(BOTBIN), **self.engine}
+        engine = self.engine_config()
         config = {
             "update": {"checkOnStart": False},
             "logging": {"file": str(self.log_path)},
@@ -165,6 +165,27 @@ class OpenClawHome:
             auth = {"mode": "token", "token": GATEWAY_TOKEN}
             config["gateway"] = {"mode": "local", "bind": "loopback", "port": self.gateway_port, "auth": auth}
         self.config_path.write_text(json.dumps(config, indent=1))
+
+    def install_plugin(self) -> None:
+        """Install the engine the way a user does, ``openclaw plugins install -l`` (which writes load.paths, the
+        entry and the contextEngine slot into the config), over a config without them; then set the engine's
+        settings in its entry."""
+        self.write()
+        config = json.loads(self.config_path.read_text())
+        del config["plugins"]["load"], config["plugins"]["entries"], config["plugins"]["slots"]["contextEngine"]
+        self.config_path.write_text(json.dumps(config, indent=1))
+        argv = [str(OPENCLAW), "plugins", "install", "-l", "--force", "--accept-capabilities", str(PLUGIN)]
+        done = subprocess.run(argv, env=self.env(), capture_output=True, text=True, timeout=TURN_TIMEOUT_S)
+        assert done.returncode == 0, done.stdout + done.stderr
+        config = json.loads(self.config_path.read_text())
+        assert config["plugins"]["slots"]["contextEngine"] == "botbin", config
+        assert config["plugins"]["load"]["paths"] == [str(PLUGIN)], config
+        config["plugins"]["entries"]["botbin"]["config"] = self.engine_config()
+        self.config_path.write_text(json.dumps(config, indent=1))
+
+    def engine_config(self) -> dict[str, Any]:
+        """plugins.entries.botbin.config."""
+        return {"workspace": str(self.notes), "botbinPath": str(BOTBIN), **self.engine}
 
     def env(self) -> dict[str, str]:
         """The environment of OpenClaw (and so of the botbin server the engine starts)."""

@@ -175,6 +175,7 @@ def test_a_fact_from_session_1_reaches_session_2_when_asked_and_only_then(
     openclaw: Path, chat: ScriptedModel, tmp_path: Path
 ) -> None:
     home = make_home(tmp_path, chat)
+    home.install_plugin()  # as the README says: openclaw plugins install -l extensions/openclaw
     with ocr.botbin_server(home):
         for message in (
             "Good morning!",
