@@ -111,6 +111,7 @@ export class MemoryLink {
     const why = await this.start({
       botbinPath: settings.botbinPath,
       workspace: settings.workspace,
+      idleExitS: settings.serverIdleExitS,
       stateDir,
       nowMs: now,
     });

@@ -16,6 +16,8 @@ export interface Settings {
   compactTimeoutMs: number;
   /** Start `botbin serve` for the workspace when no server answers. */
   startServer: boolean;
+  /** A server the engine started stops after this long without a request, in seconds (0: never). */
+  serverIdleExitS: number;
   /** Whose memory the turns go to (the soul file's user); default: the server's ("user"). */
   user: string | undefined;
   /** Under this confidence (cosine of summary to messages) botbin's summary is not used; OpenClaw compacts. */
@@ -31,6 +33,7 @@ export const DEFAULTS: Omit<Settings, "workspace"> = {
   ingestTimeoutMs: 5000,
   compactTimeoutMs: 15000,
   startServer: true,
+  serverIdleExitS: 3600,
   user: undefined,
   minCompactionConfidence: 0.6,
   keepRecentMessages: 6,
@@ -62,6 +65,7 @@ const CHECKS: Record<keyof Settings, [Check, string]> = {
   ingestTimeoutMs: [intIn(10, 600_000), "milliseconds from 10"],
   compactTimeoutMs: [intIn(10, 600_000), "milliseconds from 10"],
   startServer: [isBool, "true or false"],
+  serverIdleExitS: [intIn(0, 31_536_000), "seconds from 0"],
   user: [isText, "a non-empty name"],
   minCompactionConfidence: [numIn(-1, 1), "a number from -1 to 1"],
   keepRecentMessages: [intIn(0, 10_000), "an integer from 0"],

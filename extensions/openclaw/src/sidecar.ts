@@ -115,12 +115,14 @@ export function startInProgress(marker: string, nowMs: number): boolean {
 export interface StartRequest {
   botbinPath: string;
   workspace: string;
+  /** The server stops after this long without a request, in seconds (0: never). */
+  idleExitS: number;
   /** Folder of the marker file and of serve.log (the server's stderr). */
   stateDir: string;
   nowMs: number;
 }
 
-/** Start `botbin serve --workspace W` in the background (its own process group, not a child the host waits
+/** Start `botbin serve --workspace W --idle-exit-s S` in the background (its own process group, not a child the host waits
  * for); resolves to why it could not start, or null once it is on its way. */
 export function startServer(req: StartRequest): Promise<string | null> {
   const marker = join(req.stateDir, "serve.json");
@@ -128,7 +130,8 @@ export function startServer(req: StartRequest): Promise<string | null> {
   mkdirSync(req.stateDir, { recursive: true, mode: 0o700 });
   const log = openSync(join(req.stateDir, "serve.log"), "a");
   return new Promise((done) => {
-    const child = spawn(req.botbinPath, ["serve", "--workspace", req.workspace], {
+    const args = ["serve", "--workspace", req.workspace, "--idle-exit-s", String(req.idleExitS)];
+    const child = spawn(req.botbinPath, args, {
       detached: true,
       stdio: ["ignore", "ignore", log],
     });
