@@ -34,6 +34,7 @@ from common import load_average, log, median, percentile, r
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))  # the OpenClaw harness and the scripted model of tests/hosts
 
+from hosts import openclaw_gateway as ogw  # noqa: E402
 from hosts import openclaw_real as ocr  # noqa: E402
 from hosts.scripted_openai import ModelRequest, scripted_model  # noqa: E402
 
@@ -167,9 +168,9 @@ def planted(root: Path, turns: int) -> dict[str, Any]:
         home.write()
         sync(home)
         turn_s: list[float] = []
-        with ocr.botbin_server(home), ocr.gateway(home):
+        with ocr.botbin_server(home), ogw.gateway(home):
             for number, prompts in enumerate(sessions_plan(turns), 1):
-                with ocr.acp_session(home, f"planted-{number}") as session:
+                with ogw.acp_session(home, f"planted-{number}") as session:
                     for prompt in prompts:
                         start = time.perf_counter()
                         stop = session.prompt(prompt)

@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from hosts import openclaw_gateway as ogw
 from hosts import openclaw_real as ocr
 from hosts.scripted_openai import ModelRequest, ScriptedModel, scripted_model
 
@@ -151,7 +152,7 @@ def test_every_rule_is_in_every_request_of_a_20_turn_session(
     openclaw: Path, chat: ScriptedModel, tmp_path: Path
 ) -> None:
     home = make_home(tmp_path, chat)
-    with ocr.botbin_server(home), ocr.gateway(home), ocr.acp_session(home, "twenty") as session:
+    with ocr.botbin_server(home), ogw.gateway(home), ogw.acp_session(home, "twenty") as session:
         stops = [session.prompt(message) for message in SESSION_20]
     assert stops == ["end_turn"] * 20
     requests = chat.completions()
