@@ -4,7 +4,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import * as protocol from "@botbin/protocol";
+// names.ts only: what generated.ts exports (HOST_PROTOCOL) is generated from Python, so it cannot drift.
+import * as protocol from "../src/names";
 
 type Wire = Record<string, string | string[]>;
 
