@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     from botbin import __version__
     from botbin.cli import commands, db, ingest, lifecycle
-    from botbin.cli.common import EPILOG, common_flags
+    from botbin.cli.common import EPILOG
+    from botbin.cli.flags import common_flags
 
     common = common_flags()
     parser = argparse.ArgumentParser(

@@ -1,5 +1,5 @@
-"""What every ``botbin`` subcommand shares: exit codes, the common flags, the service, the passphrase prompt
-and the progress bar."""
+"""What every ``botbin`` subcommand shares: exit codes, the service, the passphrase prompt and the progress bar
+(the flags: cli/flags.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.flags import setting_overrides
 from botbin.cli.terminal import raw
 from botbin.errors import PassphraseError
 from botbin.service import MemoryService
@@ -27,52 +28,7 @@ EPILOG = """exit codes:
   5  bad AIF-BIN file
   6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)
   7  the team database (backend = "postgres") failed or refused (sync: 1, its local sync done)"""
-#: Settings that the common flags override.
-SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model")
-
 Command = Callable[[argparse.Namespace], int]
-
-
-def common_flags() -> argparse.ArgumentParser:
-    """The flags every subcommand takes (workspace and the settings that choose what is tracked)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--workspace", "-w", type=Path, default=argparse.SUPPRESS, help="workspace folder (default: the current folder)"
-    )
-    common.add_argument(
-        "--include",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="GLOB",
-        help="track notes matching GLOB (repeatable; replaces the configured list)",
-    )
-    common.add_argument(
-        "--exclude",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="GLOB",
-        help="never track notes matching GLOB (repeatable)",
-    )
-    common.add_argument(
-        "--vault", action="store_true", default=argparse.SUPPRESS, help="vault mode: track every **/*.md note"
-    )
-    common.add_argument(
-        "--output-dir",
-        dest="output_dir",
-        default=argparse.SUPPRESS,
-        metavar="DIR",
-        help="output folder inside the workspace (default memory/aifbin)",
-    )
-    common.add_argument(
-        "--model",
-        default=argparse.SUPPRESS,
-        metavar="DIR",
-        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
-    )
-    common.add_argument(
-        "--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help="log progress details to stderr"
-    )
-    return common
 
 
 def add(
@@ -89,11 +45,6 @@ def add(
 def workspace_of(args: argparse.Namespace) -> Path:
     path: Path = getattr(args, "workspace", Path.cwd())
     return path
-
-
-def overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings given as flags (None where not given)."""
-    return {k: getattr(args, k, None) for k in SETTING_FLAGS}
 
 
 def passphrase(confirm: bool = False) -> Callable[[], str | None]:
@@ -113,13 +64,11 @@ def passphrase(confirm: bool = False) -> Callable[[], str | None]:
     return get
 
 
-def service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
-    """The service of ``--workspace`` with the flags' settings; settings warnings go to stderr."""
-    settings = overrides(args)
-    for key in ("debounce_ms", "search_namespaces"):
-        if getattr(args, key, None) is not None:
-            settings[key] = getattr(args, key)
-    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm))
+def service(args: argparse.Namespace, confirm: bool = False, one_shot: bool = False) -> MemoryService:
+    """The service of ``--workspace`` with the flags' settings (``one_shot``: a command that answers and exits);
+    settings warnings go to stderr."""
+    settings = setting_overrides(args)
+    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm), one_shot=one_shot)
     for warning in memory.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     return memory

@@ -6,16 +6,13 @@ from __future__ import annotations
 from pydantic import Field
 
 from botbin.wire.model import WireModel
+from botbin.wire.requests import ContextRequest
 from botbin.wire.search import Range
 
 
-class ContextParams(WireModel):
-    """``botbin/context`` params."""
+class ContextParams(ContextRequest):
+    """``botbin/context`` params: a ContextRequest, and which folder to ask."""
 
-    query: str
-    """The task or question at hand."""
-    budget_tokens: int = 2000
-    """The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive."""
     uri: str | None = None
     """A note of the workspace folder to ask (default: the first folder)."""
 

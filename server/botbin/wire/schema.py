@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import agent, hosts, search, status
+from botbin.wire import agent, hosts, requests, search, status
 from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
@@ -16,7 +16,7 @@ Mode = Literal["validation", "serialization"]
 
 #: Params and settings a client sends.
 PARAMS: tuple[type[WireModel], ...] = (
-    search.SearchParams,
+    requests.SearchRequest,
     search.RelatedAtParams,
     search.RelatedTextParams,
     agent.ContextParams,
@@ -30,6 +30,7 @@ RESULTS: tuple[type[WireModel], ...] = (
     search.SearchResult,
     search.RelatedResult,
     search.SearchMemoryResult,
+    search.SearchHits,
     status.StatusResult,
     status.WorkspaceStatus,
     status.SyncResult,
