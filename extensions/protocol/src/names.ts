@@ -6,7 +6,7 @@
 
 export const SERVER_NAME = "botbin";
 
-/** Request {@link SearchParams} -> {@link SearchResult}. */
+/** Request {@link SearchRequest} -> {@link SearchResult}. */
 export const SEARCH = "botbin/search";
 /** Request {@link RelatedParams} -> {@link RelatedResult}. */
 export const RELATED = "botbin/related";
