@@ -66,7 +66,7 @@ def test_wait_warm_returns_once_the_first_search_builds_are_done(
     MemoryService(root, embedder=fake_embedder, env={}).sync()
     fresh = MemoryService(root, embedder=fake_embedder, env={})
     fresh.wait_warm(0.0)  # none started: returns at once
-    with caplog.at_level(logging.INFO, logger="botbin.service"):
+    with caplog.at_level(logging.INFO, logger="botbin.search.pipeline"):
         threads = fresh.warm_in_background(model=False)
         fresh.wait_warm(60.0)
         assert any("index warmed" in r.getMessage() for r in caplog.records)
