@@ -9,7 +9,17 @@ from architecture.imports import Edge, cycles, edges, modules
 
 #: Lowest first. A module may import modules of its own layer and of the layers below it, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("botbin", "botbin.errors", "botbin.config", "botbin.config_rules")),
+    (
+        "base",
+        (
+            "botbin",
+            "botbin.errors",
+            "botbin.config",
+            "botbin.config_rules",
+            "botbin.config_model",
+            "botbin.config_experimental",
+        ),
+    ),
     (
         "leaves",
         (
