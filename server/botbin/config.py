@@ -31,8 +31,12 @@ from botbin.config_model import DEFAULT_INCLUDE as DEFAULT_INCLUDE  # re-exporte
 from botbin.config_model import DEFAULT_INSTRUCTION_NOTES as DEFAULT_INSTRUCTION_NOTES
 from botbin.config_model import EMBED_BATCH_SIZE as EMBED_BATCH_SIZE
 from botbin.config_model import MAX_K as MAX_K
+from botbin.config_model import range_text as range_text
+from botbin.config_model import shown_default as shown_default
 from botbin.config_rules import WORKSPACE_PATH_KEYS as WORKSPACE_PATH_KEYS  # re-exported
 from botbin.config_rules import check_ranges
+from botbin.config_rules import field_bounds as field_bounds
+from botbin.config_rules import number_text as number_text
 from botbin.config_rules import path_glob as path_glob
 from botbin.config_rules import safe_globs as safe_globs
 from botbin.config_rules import unsafe_glob_reason as unsafe_glob_reason

@@ -7,11 +7,13 @@ config_experimental.py; config_rules.py holds the rules between keys.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.fields import FieldInfo
 
-from botbin.config_rules import DEFAULT_ROOTS_NOTE
+from botbin.config_rules import DEFAULT_ROOTS_NOTE, field_bounds, number_text
 
 #: Bot-BIN's MEMORY.md and memory/ notes, plus the instruction files agents read (AGENTS.md, CLAUDE.md).
 DEFAULT_INCLUDE: tuple[str, ...] = ("MEMORY.md", "AGENTS.md", "CLAUDE.md", "memory/**/*.md")
@@ -39,6 +41,37 @@ EDITOR: Final[dict[str, Any]] = {"editor": True}
 def shown(default: str, editor: bool = False) -> dict[str, Any]:
     """``json_schema_extra`` of a setting whose default reads better in words (``None`` is "the bundled model")."""
     return {"shown": default, **({"editor": True} if editor else {})}
+
+
+def toml_value(value: object) -> str:
+    """``value`` as botbin.toml writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(json.dumps(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value)
+
+
+def shown_default(field: FieldInfo, code: str = "`") -> str:
+    """A setting's default as people read it: botbin.toml's spelling (inside ``code`` marks), or the words of
+    ``shown``; "none" for None."""
+    extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+    if "shown" in extra:
+        return str(extra["shown"])
+    return "none" if field.default is None else f"{code}{toml_value(field.default)}{code}"
+
+
+def range_text(field: FieldInfo) -> str:
+    """A number setting's bounds for people: ``0 – 1``, ``> 0``, ``≥ 0``; "" without bounds."""
+    low, strict, high = field_bounds(field)
+    if low is not None and high is not None:
+        first = low + 1 if strict and field.annotation is int else low
+        return f"{number_text(first)} – {number_text(high)}"
+    if low is not None:
+        return f"{'>' if strict else '≥'} {number_text(low)}"
+    return f"≤ {number_text(high)}" if high is not None else ""
 
 
 class Section(BaseModel):
@@ -102,7 +135,7 @@ class SearchSettings(Section):
         ge=0.0,
         le=1.0,
         description="hybrid weight of meaning against keywords: `alpha·cosine + (1−alpha)·bm25_norm` "
-        "(`bm25_norm`: the keyword weight, see Search below)",
+        "(`bm25_norm`: the keyword weight)",
         json_schema_extra=EDITOR,
     )
     """Weight of cosine similarity in the hybrid score (Bot-BIN paper §6.3; on SciFact train,

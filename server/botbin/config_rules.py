@@ -64,7 +64,8 @@ def safe_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(g for g in globs if unsafe_glob_reason(g) is None)
 
 
-def _number(value: float) -> str:
+def number_text(value: float) -> str:
+    """A bound as people write it: ``1`` for 1.0, ``1048576`` for 1 << 20, ``0.5``."""
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
@@ -92,12 +93,12 @@ def bound_reason(field: FieldInfo, value: float) -> str | None:
     if not below and (high is None or value <= high):
         return None
     if low is not None and high is not None and not strict:
-        return f"must be between {_number(low)} and {_number(high)}"
+        return f"must be between {number_text(low)} and {number_text(high)}"
     if not below and high is not None:
-        return f"must be at most {_number(high)}"
+        return f"must be at most {number_text(high)}"
     if low == 0:
         return "must be positive" if strict else "must not be negative"
-    return f"must be {'over' if strict else 'at least'} {_number(low or 0)}"
+    return f"must be {'over' if strict else 'at least'} {number_text(low or 0)}"
 
 
 def check_ranges(values: dict[str, Any], fields: Mapping[str, FieldInfo]) -> dict[str, str]:

@@ -38,12 +38,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agent", ("botbin.agent",)),
     ("service", ("botbin.service",)),
     ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.mcp_stdio", "botbin.wire", "botbin.__main__")),
+    ("tools", ("botbin.generate",)),
 )
 #: What an adapter may import at run time besides its own package: the composition root, the errors, the
 #: version, another adapter (``botbin mcp`` starts the MCP server), the wire contract both the LSP and MCP adapters
-#: answer with, and the turn reader of ``botbin ingest``.
+#: answer with, the turn reader of ``botbin ingest``, and the settings model (its keys, bounds and descriptions make
+#: the CLI's help and the editors' ``ServerSettings``; a workspace's settings still come from the service).
 ADAPTER_MAY_IMPORT = (
     "botbin.service",
+    "botbin.config",
     "botbin.errors",
     "botbin.cli",
     "botbin.lsp",
