@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,14 @@ def targets() -> tuple[Target, ...]:
     from botbin.generate import readme, settings_docs, typescript_values
     from botbin.wire import python_client, typescript
 
+    registry = Path(__file__).resolve().parents[3] / "bench" / "registry.py"  # in a checkout, not in a wheel
+    bench = (
+        (Target("bench/README.md", lambda text: readme.bench_readme(text, registry), "bench/registry.py"),)
+        if registry.is_file()
+        else ()
+    )
     return (
+        *bench,
         Target("extensions/protocol/src/generated.ts", lambda _: typescript.generate(), "server/botbin/wire/"),
         Target(
             "extensions/protocol/src/names.ts", lambda _: typescript_values.names_ts(), "server/botbin/lsp/protocol.py"

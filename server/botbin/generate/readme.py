@@ -3,7 +3,10 @@ the exit codes (from cli/common.py). The rest of the README is written by hand a
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from botbin.cli.common import EXIT_MEANINGS
 from botbin.generate.settings_docs import readme_block as settings_block
@@ -28,12 +31,26 @@ def markers(name: str, source: str) -> tuple[str, str]:
     )
 
 
-def readme(current: str) -> str:
-    """README.md with every block generated anew. Raises ValueError when a block's markers are missing."""
-    for name, source, make in BLOCKS:
+def readme(current: str, blocks: tuple[tuple[str, str, Callable[[], str]], ...] = BLOCKS) -> str:
+    """README.md with every block of ``blocks`` generated anew. Raises ValueError when a block's markers are
+    missing."""
+    for name, source, make in blocks:
         begin, end = markers(name, source)
         start, stop = current.find(begin), current.find(end)
         if start < 0 or stop < start:
             raise ValueError(f"README.md: the lines {begin!r} and {end!r} must enclose the {name}")
         current = f"{current[:start]}{begin}\n{make()}\n{current[stop:]}"
     return current
+
+
+def bench_readme(current: str, registry: Path) -> str:
+    """bench/README.md with its command list made from ``registry`` (bench/registry.py, loaded from its file:
+    bench/ is no package)."""
+    spec = importlib.util.spec_from_file_location("bench_registry", registry)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"{registry}: cannot be loaded")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    listing: Callable[[], str] = module.readme_listing
+    return readme(current, (("benchmarks", "bench/registry.py", listing),))
