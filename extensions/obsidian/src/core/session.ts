@@ -49,7 +49,6 @@ export const AFTER_SYNC_MS = AFTER_CHANGE_MS;
 export class Session<C extends PluginConnection = PluginConnection> {
   readonly vault: VaultSync;
   private readonly core: ClientSession<C>;
-  private disposed = false;
 
   constructor(deps: SessionDeps<C>) {
     this.core = new ClientSession<C>({
@@ -124,10 +123,9 @@ export class Session<C extends PluginConnection = PluginConnection> {
     this.core.refreshStatus();
   }
 
-  /** Stops the server (the plugin unloads); the vault events gathered so far are sent first. */
+  /** Stops the server (the plugin unloads); the vault events gathered so far are sent first (a second call finds
+   * none). */
   async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
     this.vault.flush();
     this.vault.dispose();
     await this.core.dispose();
