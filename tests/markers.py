@@ -16,10 +16,12 @@ FOLDERS = {
     "postgres": "postgres",  # a real PostgreSQL + pgvector
     "crash": "crash",  # kills or races real botbin processes
     "lsp": "process",  # botbin lsp over stdio
+    "fuzz": "slow",  # hypothesis and tampering over many inputs (about a minute together)
 }
 #: Modules of tests/ that start botbin processes or run for many seconds (measured: scripts/check.sh --durations).
 PROCESS_MODULES = frozenset(
     {
+        "test_bench_harness.py",
         "test_cli.py",
         "test_cli_directives.py",
         "test_cli_memory.py",
@@ -39,12 +41,23 @@ PROCESS_MODULES = frozenset(
         "fuzz/test_tamper_ann.py",
         "fuzz/test_tamper_cli.py",
         "memory/test_cli_lifecycle.py",
+        "memory/conversation/test_cli_ingest.py",
+    }
+)
+#: Modules of tests/ that need no process but run for many seconds (seconds measured on 2 busy cores, 2026-12-03).
+SLOW_MODULES = frozenset(
+    {
+        "test_ann_store.py",  # 127 s: HNSW indexes of thousands of rows, built and rebuilt
+        "test_ann.py",  # 10 s
+        "test_assembled_patch.py",  # 17 s: patched against assembled matrices at scale
+        "memory/conversation/test_gate.py",  # 12 s
     }
 )
 
 
 def mark(item: pytest.Item, tests_root: str) -> None:
-    """Add the markers ``item`` needs: ``model``, ``process``, ``editor``, ``host``, ``postgres``, ``crash``."""
+    """Add the markers ``item`` needs: ``model``, ``process``, ``editor``, ``host``, ``postgres``, ``crash``,
+    ``slow``."""
     rel = str(item.path.relative_to(tests_root)).replace("\\", "/")
     if MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
         item.add_marker(pytest.mark.model)
@@ -53,3 +66,5 @@ def mark(item: pytest.Item, tests_root: str) -> None:
         item.add_marker(getattr(pytest.mark, FOLDERS[folder]))
     if rel in PROCESS_MODULES:
         item.add_marker(pytest.mark.process)
+    if rel in SLOW_MODULES:
+        item.add_marker(pytest.mark.slow)
