@@ -32,7 +32,7 @@ export const COMMANDS = [COMMAND_SYNC, COMMAND_REINDEX] as const;
 export const PROGRESS_TITLE = "botbin: indexing notes";
 /** `source` of published diagnostics. */
 export const DIAGNOSTIC_SOURCE = "botbin";
-/** Every custom request, for the cross-language constants test. */
+/** Every custom request. */
 export const CUSTOM_REQUESTS = [SEARCH, RELATED, STATUS, CONTEXT, REMEMBER] as const;
 /** Every custom notification the server sends. */
 export const CUSTOM_NOTIFICATIONS = [ERROR] as const;
