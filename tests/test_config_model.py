@@ -98,3 +98,15 @@ def test_a_setting_can_not_be_changed_nor_made_with_an_unknown_key() -> None:
         DEFAULTS.top_k = 3  # type: ignore[misc]
     with pytest.raises(ValueError, match="top_kk"):
         Settings(top_kk=3)  # type: ignore[call-arg]
+
+
+def test_the_largest_kdf_settings_make_a_store_the_reader_opens() -> None:
+    """The kdf_* settings' upper bounds are the reader's limits (one value): a store made with any valid setting
+    can be read back."""
+    from botbin.crypto.cipher import KdfParams
+
+    highest = [field_bounds(FIELDS[key])[2] for key in ("kdf_time_cost", "kdf_memory_kib", "kdf_parallelism")]
+    time_cost, memory_kib, parallelism = (int(v or 0) for v in highest)
+    assert KdfParams(time_cost, memory_kib, parallelism).check() is None
+    assert KdfParams(time_cost + 1, memory_kib, parallelism).check() is not None
+    assert KdfParams() == KdfParams(DEFAULTS.kdf_time_cost, DEFAULTS.kdf_memory_kib, DEFAULTS.kdf_parallelism)

@@ -30,6 +30,9 @@ from botbin.config_model import (
 from botbin.config_model import DEFAULT_INCLUDE as DEFAULT_INCLUDE  # re-exported
 from botbin.config_model import DEFAULT_INSTRUCTION_NOTES as DEFAULT_INSTRUCTION_NOTES
 from botbin.config_model import EMBED_BATCH_SIZE as EMBED_BATCH_SIZE
+from botbin.config_model import KDF_MAX_MEMORY_KIB as KDF_MAX_MEMORY_KIB
+from botbin.config_model import KDF_MAX_PARALLELISM as KDF_MAX_PARALLELISM
+from botbin.config_model import KDF_MAX_TIME_COST as KDF_MAX_TIME_COST
 from botbin.config_model import MAX_K as MAX_K
 from botbin.config_model import range_text as range_text
 from botbin.config_model import shown_default as shown_default

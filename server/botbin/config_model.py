@@ -34,6 +34,13 @@ first, and each batch pads to its longest text). On 2 CPU cores the help vault's
 batches of 4-8, 26.5 s in batches of 32 and 33 s in batches of 64 through ONNX Runtime; torch 5.6 s against 7.3 s
 at 32 on 600 of them (bench/README.md)."""
 
+#: Largest Argon2id parameters: the kdf_* settings' bounds, and what crypto/cipher.py lets a file ask for (so a damaged
+#: or hostile file cannot make a reader allocate gigabytes or spin for minutes before authentication fails); one
+#: value for both, so that a store made with any valid setting can be read.
+KDF_MAX_MEMORY_KIB: Final = 1 << 20
+KDF_MAX_TIME_COST: Final = 16
+KDF_MAX_PARALLELISM: Final = 16
+
 #: ``json_schema_extra`` of a setting the editors (VS Code, Obsidian) offer: it joins ``ServerSettings``.
 EDITOR: Final[dict[str, Any]] = {"editor": True}
 
@@ -209,17 +216,22 @@ class EncryptionSettings(Section):
     """Encrypt the chunk blocks (text, embeddings, note source) with AES-256-GCM; the passphrase comes from
     BOTBIN_PASSPHRASE, a terminal prompt or the editor's setting, and is never written to disk."""
     kdf_time_cost: int = Field(
-        default=3, ge=1, le=16, description="Argon2id passes when a store is first encrypted (RFC 9106 §4)"
+        default=3,
+        ge=1,
+        le=KDF_MAX_TIME_COST,
+        description="Argon2id passes when a store is first encrypted (RFC 9106 §4)",
     )
     """Argon2id passes when a store is first encrypted (RFC 9106 section 4, second recommended option)."""
     kdf_memory_kib: int = Field(
         default=65536,
         ge=8192,
-        le=1 << 20,
+        le=KDF_MAX_MEMORY_KIB,
         description="Argon2id memory in KiB when a store is first encrypted (64 MiB)",
     )
     """Argon2id memory in KiB when a store is first encrypted (64 MiB, RFC 9106)."""
-    kdf_parallelism: int = Field(default=4, ge=1, le=16, description="Argon2id lanes when a store is first encrypted")
+    kdf_parallelism: int = Field(
+        default=4, ge=1, le=KDF_MAX_PARALLELISM, description="Argon2id lanes when a store is first encrypted"
+    )
     """Argon2id lanes when a store is first encrypted (RFC 9106)."""
 
 
