@@ -109,4 +109,3 @@ def test_the_largest_kdf_settings_make_a_store_the_reader_opens() -> None:
     time_cost, memory_kib, parallelism = (int(v or 0) for v in highest)
     assert KdfParams(time_cost, memory_kib, parallelism).check() is None
     assert KdfParams(time_cost + 1, memory_kib, parallelism).check() is not None
-    assert KdfParams() == KdfParams(DEFAULTS.kdf_time_cost, DEFAULTS.kdf_memory_kib, DEFAULTS.kdf_parallelism)
