@@ -3,11 +3,13 @@
 
 Standard library only: the warm client (cli/warm.py) parses a command line with these very flags and sends the
 request, so a warm answer costs a Python start and a round trip; the full CLI (cli/commands.py) validates the same
-fields into a SearchRequest or ContextRequest in-process."""
+fields into a SearchRequest or ContextRequest in-process. The help of a flag that sets a setting is made by the
+caller's ``describe`` (cli/common.py ``setting_help`` reads the settings model); the warm parser prints no help."""
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,15 @@ FLAG_NAMES = {
 }
 
 
+#: The help of a flag that sets setting ``key``: (key, what the flag does, or None for the setting's description).
+Describe = Callable[[str, str | None], str]
+
+
+def bare(key: str, what: str | None = None) -> str:
+    """A flag's help without the settings model (the warm parser's, which prints none)."""
+    return what or key
+
+
 class QuietParser(argparse.ArgumentParser):
     """A parser that raises ArgumentError instead of printing usage and exiting (the warm paths)."""
 
@@ -37,7 +48,7 @@ class QuietParser(argparse.ArgumentParser):
         raise argparse.ArgumentError(None, message)
 
 
-def common_flags() -> argparse.ArgumentParser:
+def common_flags(describe: Describe = bare) -> argparse.ArgumentParser:
     """The flags every subcommand takes (workspace and the settings that choose what is tracked)."""
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -48,30 +59,28 @@ def common_flags() -> argparse.ArgumentParser:
         action="append",
         default=argparse.SUPPRESS,
         metavar="GLOB",
-        help="track notes matching GLOB (repeatable; replaces the configured list)",
+        help=describe("include", "track notes matching GLOB (repeatable; replaces the configured list)"),
     )
     common.add_argument(
         "--exclude",
         action="append",
         default=argparse.SUPPRESS,
         metavar="GLOB",
-        help="never track notes matching GLOB (repeatable)",
+        help=describe("exclude", "never track notes matching GLOB (repeatable)"),
     )
-    common.add_argument(
-        "--vault", action="store_true", default=argparse.SUPPRESS, help="vault mode: track every **/*.md note"
-    )
+    common.add_argument("--vault", action="store_true", default=argparse.SUPPRESS, help=describe("vault", None))
     common.add_argument(
         "--output-dir",
         dest="output_dir",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="output folder inside the workspace (default memory/aifbin)",
+        help=describe("output_dir", "output folder inside the workspace"),
     )
     common.add_argument(
         "--model",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
+        help=describe("model", None),
     )
     common.add_argument(
         "--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help="log progress details to stderr"
@@ -79,14 +88,14 @@ def common_flags() -> argparse.ArgumentParser:
     return common
 
 
-def add_search_args(p: argparse.ArgumentParser) -> None:
+def add_search_args(p: argparse.ArgumentParser, describe: Describe = bare) -> None:
     """The flags of ``botbin search``."""
     p.add_argument("query", nargs="?", help="what to look for, in your own words")
     p.add_argument(
         "--batch", type=Path, metavar="FILE.jsonl", help='one {"q": ...} per line in, one JSON result list per line out'
     )
-    p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
-    p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
+    p.add_argument("-k", type=int, default=None, help=describe("top_k", "number of hits"))
+    p.add_argument("--alpha", type=float, default=None, help=describe("alpha", None))
     p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
     p.add_argument("--path", dest="path_glob", help="only notes whose path matches this glob")
     p.add_argument("--tag", help="only notes with this tag")
@@ -98,20 +107,21 @@ def add_search_args(p: argparse.ArgumentParser) -> None:
         "--all",
         dest="show_all",
         action="store_true",
-        help="also show hits under the relevance floor (cosine < 0.2 and no real keyword match), hidden by default",
+        help="also show hits under the relevance floor (hardly any similarity and no real keyword match), hidden by"
+        " default",
     )
     p.add_argument(
         "--namespace",
         dest="search_namespaces",
         metavar="A,B",
-        help="team database (backend = postgres): the namespaces to search (default: this workspace's)",
+        help=describe("search_namespaces", "team database (backend = postgres): the namespaces to search"),
     )
     p.add_argument(
         "--per-note",
         type=int,
         default=None,
         metavar="N",
-        help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)",
+        help=describe("max_hits_per_note", "at most N hits of one note; 0 lifts the cap"),
     )
 
 

@@ -18,11 +18,10 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt, ValidationError, field_validator
 
+from botbin.config import MAX_K as MAX_K  # the top_k setting's bound too (config_model.py)
 from botbin.config_rules import path_glob
 from botbin.wire.model import ChunkKind, WireModel
 
-#: Most hits one search returns.
-MAX_K = 1000
 KINDS: tuple[ChunkKind, ...] = ("hard", "soft", "lore")
 #: A day as YYYY, YYYY-MM or YYYY-MM-DD (regular expression, for schemas too).
 ISO_DAY_PATTERN = r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"
