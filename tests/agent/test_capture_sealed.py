@@ -47,8 +47,9 @@ LATER = [Said("user", "The heronpike migrates north every April.", "u3")]
 
 
 def workspace(tmp_path: Path, encrypted: bool) -> Path:
-    notes = {"MEMORY.md": "# Memory\n\n- The build server is called hammerhead.\n"}
-    return write_notes(tmp_path / "ws", {**notes, "botbin.toml": ("encryption = true\n" if encrypted else "") + FAST_KDF})
+    toml = ("encryption = true\n" if encrypted else "") + FAST_KDF
+    notes = {"MEMORY.md": "# Memory\n\n- The build server is hammerhead.\n", "botbin.toml": toml}
+    return write_notes(tmp_path / "ws", notes)
 
 
 def service(root: Path, secret: str | None, embedder: FakeEmbedder | SentenceTransformerEmbedder) -> MemoryService:
@@ -72,7 +73,8 @@ def test_an_encrypted_store_seals_the_journal_and_the_ledger_and_the_next_server
     out = first.output_dir
     assert (out / JOURNAL_FILE).stat().st_size and (out / LEDGER_FILE).stat().st_size
     assert _files_holding_secrets(root, secrets=SECRETS) == []
-    assert all(line.startswith(b"sealed:v1:") for f in (JOURNAL_FILE, LEDGER_FILE) for line in (out / f).read_bytes().split())
+    lines = [line for name in (JOURNAL_FILE, LEDGER_FILE) for line in (out / name).read_bytes().split()]
+    assert lines and all(line.startswith(b"sealed:v1:") for line in lines)
     after = service(root, PASSPHRASE, fake_embedder).hosts().capture  # the next server, with the passphrase
     again = after.ingest([*FIRST, *SECOND, *LATER], flush=True)
     assert (again.accepted, again.duplicates) == (1, 3)  # the sealed ledger and journal were read

@@ -208,11 +208,11 @@ def batches(turns: Sequence[TranscriptTurn]) -> Iterator[list[TranscriptTurn]]:
     run: list[TranscriptTurn] = []
     size = 0
     for turn in turns:
-        if run and (len(run) >= BATCH_TURNS or size + len(turn.content.encode()) > BATCH_BYTES):
+        if run and (len(run) >= BATCH_TURNS or size + len(turn.content.encode("utf-8", "surrogatepass")) > BATCH_BYTES):
             yield run
             run, size = [], 0
         run.append(turn)
-        size += len(turn.content.encode())
+        size += len(turn.content.encode("utf-8", "surrogatepass"))
     if run or not turns:
         yield run
 
