@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from botbin.agent.capture import following_host_keys
 from botbin.agent.gather import build_context
 from botbin.agent.hosts import HostMemory
 from botbin.agent.remember import Remembered, remember_in
@@ -63,8 +64,9 @@ class MemoryService:
     def sync(
         self, request: SyncRequest = EVERY_CHANGE, progress: ProgressFn | None = None, keep_documents: bool = False
     ) -> SyncReport:
-        """Sync, patch the index, publish (workspace/syncing.py); the memo sidecar follows an encryption change."""
-        with self.lifecycle.following_keys(request.encryption):
+        """Sync, patch the index, publish (workspace/syncing.py); the memo sidecar and the host files follow an
+        encryption change (memory/lifecycle.py, agent/capture.py ``following_host_keys``)."""
+        with self.lifecycle.following_keys(request.encryption), following_host_keys(self.ws):
             return self.ws.sync(request, progress, keep_documents)
 
     def publish(self) -> SyncReport:
