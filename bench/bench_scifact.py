@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import QUALITY_SETTINGS, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -240,7 +241,10 @@ def run_modes(
         for qid, text in queries.items():
             for mode, alpha in MODES.items():
                 start = time.perf_counter()
-                hits = service.search(text, k=k, alpha=alpha, best_per_note=True, query_vector=vectors[qid]).hits
+                hits = service.search(
+                    SearchRequest(query=text, k=k, alpha=alpha, best_per_note=True, show_all=True),
+                    query_vector=vectors[qid],
+                ).hits
                 seconds[mode] += time.perf_counter() - start
                 runs[mode][qid] = [Path(h.path).stem for h in hits]
     return runs, seconds

@@ -24,6 +24,7 @@ from botbin.cli.warm import ask, request, socket_path
 from botbin.cli.warm_server import MAX_CONNECTIONS, READ_TIMEOUT_S, WarmServer
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.service import MemoryService
+from botbin.wire.warm import WARM_PROTOCOL
 from conftest import REPO
 
 QUERY = "which message broker carries the alerts"
@@ -102,6 +103,20 @@ def test_the_socket_is_private(ws: Path, runtime: Path, server: subprocess.Popen
     path = socket_path(ws, {"XDG_RUNTIME_DIR": str(runtime)})
     assert stat.S_ISSOCK(path.stat().st_mode) and stat.S_IMODE(path.stat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+
+
+@pytest.mark.model
+def test_a_request_nested_deeper_than_python_parses_is_answered(
+    ws: Path, runtime: Path, server: subprocess.Popen[str]
+) -> None:
+    # json.loads raised RecursionError in the connection's thread: the client got no answer at all.
+    deep = b'{"v": 1, "op": "ingest", "turns": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(socket_path(ws, {"XDG_RUNTIME_DIR": str(runtime)})))
+        sock.sendall(deep)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+    assert json.loads(answer) == {"v": WARM_PROTOCOL, "served": False, "reason": "bad request"}
 
 
 @pytest.mark.model

@@ -14,6 +14,7 @@ from botbin.memory.consolidate import Candidate, Root
 from botbin.memory.notes import root_line, roots_in, with_roots
 from botbin.memory.retention import DecayPolicy, curve, days_until, decay_score
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 ServiceFactory = Callable[..., MemoryService]
 NOTES = {
@@ -60,7 +61,7 @@ def test_roots_read_back_with_their_sources_and_line() -> None:
 def test_the_overview_shows_what_prune_would_archive_and_writes_nothing(make_service: ServiceFactory) -> None:
     service = make_service(NOTES, decay_half_life_days=1.0)
     service.sync()
-    service.search("staging database host")  # the memos, as any first search makes them
+    service.search(SearchRequest(query="staging database host"))  # the memos, as any first search makes them
     service.lifecycle.flush()
     stored = {m.id: m.decay_score for m in service.lifecycle.store.all()}
     later = datetime.now().astimezone() + timedelta(days=30)
@@ -74,7 +75,7 @@ def test_the_overview_shows_what_prune_would_archive_and_writes_nothing(make_ser
     assert all(m.fades_in_days == 0.0 and m.curve[0][1] == 1.0 for m in view.faded)
     assert {m.id: m.decay_score for m in service.lifecycle.store.all()} == stored  # nothing written
     assert not (service.output_dir / "archive.md").exists()
-    report = service.lifecycle.prune(now=later)  # the prune the view previewed
+    report = service.prune(now=later)  # the prune the view previewed
     assert sorted(m.id for m in report.archived) == sorted(m.memo.id for m in view.prunable)
     assert [m.id for m in service.memory_overview(10, now=later).archived] == [m.id for m in report.archived]
 

@@ -11,6 +11,7 @@ import pytest
 from botbin.index.hits import Hit
 from botbin.search.explain import Weights, score_parts
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 NOTES = {
     "memory/garden.md": (
@@ -59,7 +60,7 @@ def test_real_hits_carry_their_note_and_neighbour_cosines_and_parts_that_add_up(
     service = make_service(NOTES)
     service.sync()
     query = "water the tomatoes in the garden"
-    result = service.search(query, k=5, reinforce=False)
+    result = service.search(SearchRequest(query=query, k=5, show_all=True), reinforce=False)
     assert result.hits
     q = service.ws.models.embed_query(query)
     index, _ = service.index()

@@ -13,6 +13,7 @@ import pytest
 
 from botbin.wire.agent import ContextResult
 from botbin.wire.convert import context as wire_context
+from botbin.wire.requests import ContextRequest
 from studio.conftest import Running
 
 F = "/api/folders/0"
@@ -69,7 +70,7 @@ def test_context_is_what_get_context_gives_with_what_was_left_out_and_why(studio
     before = memo_counts(studio)
     task = "prepare the v0.4.0 release notes"
     shown = ContextResult.model_validate(studio.json("POST", F + "/context", {"query": task, "budgetTokens": 400}))
-    agent = wire_context(studio.service.context(task, 400, reinforce=False))
+    agent = wire_context(studio.service.context(ContextRequest(query=task, budget_tokens=400), reinforce=False))
     assert shown.text == agent.text and shown.used_tokens == agent.used_tokens <= 400
     assert [t.name for t in shown.tiers] == ["hard", "guidance", "soft", "recent", "recalled"]
     assert [t.tier for t in shown.tiers] == ["1", "1.5", "2", "3", "4"]

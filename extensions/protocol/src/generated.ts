@@ -138,12 +138,14 @@ export interface ContextItem {
   text: string;
 }
 
-/** `botbin/context` params. */
+/** `botbin/context` params: a ContextRequest, and which folder to ask. */
 export interface ContextParams {
   /** The task or question at hand. */
   query: string;
   /** The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive. */
   budgetTokens?: number;
+  /** Also at most this many characters (for a host that counts characters). */
+  maxChars?: number | null;
   /** A note of the workspace folder to ask (default: the first folder). */
   uri?: string | null;
 }
@@ -418,6 +420,50 @@ export interface Hit {
   range: Range;
 }
 
+/** What every surface says of a hit. */
+export interface HitFields {
+  /** The note's path relative to its workspace folder, with `/`. */
+  path: string;
+  /** First line of the chunk, 0-based. */
+  startLine: number;
+  /** Line after the chunk, 0-based (exclusive). */
+  endLine: number;
+  /** Headings above the chunk, outermost first (may be empty). */
+  headingPath: string[];
+  /** How the chunk binds an agent. */
+  kind: ChunkKind;
+  /** The note's title (frontmatter `title`, else the file name without `.md`). */
+  title: string;
+  /** The sentence of the chunk that answers best. */
+  snippet: string;
+  /** 0-based line where the snippet starts. */
+  snippetStartLine: number;
+  /** 0-based line after the snippet (exclusive). */
+  snippetEndLine: number;
+  /** The final score, higher is better (hybrid `alpha·cosine + (1−alpha)·bm25`, then later stages). */
+  score: number;
+  /** Cosine similarity of query and chunk, in [-1, 1]. */
+  cosine: number;
+  /**
+   * The keyword weight in the score, in [0, 1]: the raw BM25 score over that of a full keyword match (the
+   * query's best chunk's, but at least 0.3 of the IDF of the query's terms that some chunk holds).
+   */
+  bm25: number;
+  /**
+   * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for a best chunk that holds
+   * enough of the query).
+   */
+  bm25Share: number;
+  /**
+   * How the ranking stages made `score`, by stage (`hybrid`, `decay`, `recency`, `scope`); may be
+   * empty.
+   */
+  components: Record<string, number>;
+  /** The team-database namespace the hit comes from (backend `postgres`); null for the embedded index. */
+  namespace: string | null;
+}
+
 /** The head of every host request, beside the op's params. */
 export interface HostEnvelope {
   /** HOST_PROTOCOL. */
@@ -499,6 +545,11 @@ export interface IngestResult {
   pending: string[];
   /** Soul files written to. */
   written: string[];
+  /**
+   * Why the soul files written are not searchable yet (`not indexed: no passphrase (...)` in an encrypted store
+   * the server has no passphrase for; another process syncing); null when they are, or when nothing was written.
+   */
+  notIndexed: string | null;
 }
 
 /** One turn of a conversation. */
@@ -655,12 +706,14 @@ export interface RelatedAtParams {
 
 /** `botbin/related` result. */
 export interface RelatedResult {
-  /** Best first; the paragraph itself is left out. */
+  /** Best first; the paragraph itself and hits under the relevance floor are left out. */
   hits: Hit[];
   /** True while a sync runs. */
   indexing: boolean;
   /** True when the model is unavailable and hits are ranked by keywords alone. */
   degraded: boolean;
+  /** Hits under the relevance floor left out. */
+  hidden: number;
 }
 
 /** `botbin/related` for any text. */
@@ -767,11 +820,11 @@ export interface ScorePart {
   points: number;
 }
 
-/** Optional filters of `botbin/search`; every one narrows the hits. */
+/** Optional filters of a search; every one set narrows the hits. */
 export interface SearchFilters {
   /** Glob over the note's workspace-relative path (`memory/**`; `**` spans folders). */
   pathGlob?: string | null;
-  /** A frontmatter tag the note must carry (a parent tag matches its children). */
+  /** A frontmatter tag the note must carry (case-insensitive; a parent tag matches its children). */
   tag?: string | null;
   /** Only chunks of this kind. */
   kind?: ChunkKind | null;
@@ -779,6 +832,20 @@ export interface SearchFilters {
   dateFrom?: string | null;
   /** Latest note date, `YYYY`, `YYYY-MM` or `YYYY-MM-DD`, inclusive. */
   dateTo?: string | null;
+}
+
+/** `botbin search --json` result. */
+export interface SearchHits {
+  /** Best first, those over the relevance floor (all with `--all`). */
+  hits: HitFields[];
+  /** Hits under the relevance floor left out. */
+  hidden: number;
+  /** True when the model is unavailable and hits are ranked by keywords alone. */
+  degraded: boolean;
+  /** True when hits of notes deleted or excluded since the last sync were left out. */
+  stale: boolean;
+  /** When the searched index was last written (ISO 8601 UTC), null before the first sync. */
+  indexedAt: string | null;
 }
 
 /** MCP `search_memory` result. */
@@ -800,16 +867,31 @@ export interface SearchMemoryResult {
   indexing: boolean;
 }
 
-/** `botbin/search` params. */
-export interface SearchParams {
+/**
+ * A search of the notes by meaning: `botbin search`, LSP `botbin/search` and `workspace/symbol`, the
+ * warm socket, MCP `search_memory` (agent recall), a hover's related memories.
+ */
+export interface SearchRequest {
   /** What to look for, in natural language (not empty). */
   query: string;
   /** Hits wanted, 1-1000 (default: the `top_k` setting). */
   k?: number | null;
+  /** Weight of the cosine against BM25, 0-1 (default: the `alpha` setting). */
+  alpha?: number | null;
   /** Filters; none by default. */
-  filters?: SearchFilters | null;
+  filters?: SearchFilters;
   /** Keep only the best chunk of each note. */
   bestPerNote?: boolean;
+  /**
+   * At most this many hits of one note, 0 for no cap (default: the `max_hits_per_note` setting, daily notes
+   * exempt).
+   */
+  perNote?: number | null;
+  /**
+   * Also return the hits under the relevance floor (hardly any similarity, no real keyword match), which are
+   * left out by default and counted in the result's `hidden`.
+   */
+  showAll?: boolean;
 }
 
 /** `botbin/search` result. */
@@ -824,22 +906,27 @@ export interface SearchResult {
   degraded: boolean;
   /** True when hits of notes deleted or excluded since the last sync were left out. */
   stale: boolean;
+  /**
+   * Hits under the relevance floor left out (hardly any similarity, no real keyword match; `showAll` keeps
+   * them): the server decides what a person sees.
+   */
+  hidden: number;
 }
 
 /**
- * What `initializationOptions` and `didChangeConfiguration` carry: the settings, plus the passphrase of an
- * encrypted store (the server keeps it in memory only; a front end never saves or logs it).
+ * What `initializationOptions` and `didChangeConfiguration` carry: the settings, plus the passphrase of
+ * an encrypted store (the server keeps it in memory only; a front end never saves or logs it).
  */
 export interface ServerOptions {
   /** Globs of tracked notes (`**` spans folders). */
   include?: string[] | null;
-  /** Globs never tracked. */
+  /** Globs never tracked; each is also read as a `.gitignore` line (`Archive` or `Archive/`: that folder at any depth). */
   exclude?: string[] | null;
   /** Vault mode: track every `**\/*.md` note. */
   vault?: boolean | null;
-  /** Hybrid weight of the cosine, 0-1. */
+  /** Hybrid weight of meaning against keywords: `alpha·cosine + (1−alpha)·bm25_norm` (`bm25_norm`: the keyword weight), 0-1. */
   alpha?: number | null;
-  /** Hits per search, 1-1000. */
+  /** Hits per search (Search Memories and workspace symbols), 1-1000. */
   top_k?: number | null;
   /** The passphrase of an encrypted store. */
   passphrase?: string | null;
@@ -852,13 +939,13 @@ export interface ServerOptions {
 export interface ServerSettings {
   /** Globs of tracked notes (`**` spans folders). */
   include?: string[] | null;
-  /** Globs never tracked. */
+  /** Globs never tracked; each is also read as a `.gitignore` line (`Archive` or `Archive/`: that folder at any depth). */
   exclude?: string[] | null;
   /** Vault mode: track every `**\/*.md` note. */
   vault?: boolean | null;
-  /** Hybrid weight of the cosine, 0-1. */
+  /** Hybrid weight of meaning against keywords: `alpha·cosine + (1−alpha)·bm25_norm` (`bm25_norm`: the keyword weight), 0-1. */
   alpha?: number | null;
-  /** Hits per search, 1-1000. */
+  /** Hits per search (Search Memories and workspace symbols), 1-1000. */
   top_k?: number | null;
 }
 
@@ -1192,7 +1279,7 @@ export interface StudioRules {
   warnings: string[];
 }
 
-/** `POST /api/folders/{id}/search` (params: `SearchParams`) result. Nothing is counted as retrieved. */
+/** `POST /api/folders/{id}/search` (params: `SearchRequest`) result. Nothing is counted as retrieved. */
 export interface StudioSearchResult {
   /** Best first, those under the relevance floor left out. */
   hits: StudioHit[];

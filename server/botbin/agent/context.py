@@ -147,7 +147,7 @@ class ContextResult:
                     "tier": TIER_NUMBERS[t.name],
                     "tokens": t.tokens,
                     "items": [item(i) for i in t.items],
-                    "cut": [item(i) for i in t.cut],
+                    "cut": [{**item(i), "reason": why} for i, why in zip(t.cut, t.cut_reasons, strict=True)],
                 }
                 for t in self.tiers
             ],

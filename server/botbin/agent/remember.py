@@ -14,9 +14,14 @@ import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from botbin.config import Settings
-from botbin.errors import BotbinError, storage_error
+from botbin.config import DEFAULTS
+from botbin.errors import BotbinError, LockedError, storage_error
+
+if TYPE_CHECKING:
+    from botbin.sync.report import SyncReport
+    from botbin.workspace import Workspace
 
 _TAG = re.compile(r"^[^\s#][^\s]*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -118,9 +123,9 @@ def remember(
     tags: list[str],
     now: datetime | None = None,
     follow_symlinks: bool = False,
-    max_note_bytes: int = Settings.max_note_bytes,
+    max_note_bytes: int = DEFAULTS.max_note_bytes,
     lock_dir: Path | None = None,
-    lock_timeout_s: float = Settings.lock_timeout_s,
+    lock_timeout_s: float = DEFAULTS.lock_timeout_s,
 ) -> Remembered:
     """Append an entry to today's ``memory/YYYY-MM-DD.md`` (created with a ``# YYYY-MM-DD`` heading if new), or
     to its latest continuation; a new continuation when the entry would take that note past ``max_note_bytes``.
@@ -139,9 +144,38 @@ def remember(
     entry = entry_text(text, tags, now, text_limit(max_note_bytes))
     day = now.strftime("%Y-%m-%d")
     write_target(root, part_rel(day, 1), follow_symlinks, "the daily note")  # a link out: refused before any lock
-    folder = lock_dir if lock_dir is not None else root / Settings.output_dir / LOCK_DIR
+    folder = lock_dir if lock_dir is not None else root / DEFAULTS.output_dir / LOCK_DIR
     with note_lock(folder, part_rel(day, 1), lock_timeout_s):  # every part of the day: one writer
         return _append(root, day, entry, now, follow_symlinks, max_note_bytes)
+
+
+def remember_in(ws: Workspace, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
+    """Append ``text`` to today's daily note of ``ws`` (``remember``) and sync it at once (and publish it: the
+    workspace's one post-sync pipeline). Raises BotbinError for bad input, PassphraseError before writing anything
+    when the store is encrypted and its passphrase is missing or wrong (the entry could not be indexed). A sync
+    that finds the store locked leaves the entry on disk and says so in the report (the next sync indexes it)."""
+    from botbin.sync.encryption import check_writable
+    from botbin.sync.note_lock import LOCK_DIR
+    from botbin.sync.report import NoteFailure, SyncReport
+    from botbin.sync.scan import check_root
+
+    s = ws.settings
+    check_root(ws.root)
+    check_writable(ws.output_dir, s, ws.passphrase)
+    written = remember(
+        ws.root,
+        text,
+        list(tags or []),
+        follow_symlinks=s.follow_symlinks,
+        max_note_bytes=s.max_note_bytes,
+        lock_dir=ws.output_dir / LOCK_DIR,
+        lock_timeout_s=s.lock_timeout_s,
+    )
+    try:
+        return written, ws.sync()
+    except LockedError as exc:
+        why = f"written, not indexed yet ({exc}); the next sync indexes it"
+        return written, SyncReport(failed=(NoteFailure(written.path, why),))
 
 
 def part_rel(day: str, part: int) -> str:
@@ -152,15 +186,15 @@ def part_rel(day: str, part: int) -> str:
 
 def _read(root: Path, rel: str, follow_symlinks: bool) -> tuple[Path, bytes | None, int]:
     """The write target of ``rel``, its bytes (None when new) and the mode to keep. Raises BotbinError."""
-    from botbin.sync.scan import write_target
+    from botbin.sync.scan import read_regular, write_target
 
     path = write_target(root, rel, follow_symlinks, "the daily note")  # the rename replaces a link's target
     try:
         if not path.exists():
             return path, None, 0o600  # a new note is private, like the store
-        return path, path.read_bytes(), stat.S_IMODE(path.stat().st_mode)
+        return path, read_regular(path), stat.S_IMODE(path.stat().st_mode)
     except OSError as exc:
-        raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
+        raise BotbinError(f"cannot read ({exc.strerror or exc}); nothing was written", path) from exc
 
 
 def _append(root: Path, day: str, entry: str, now: datetime, follow_symlinks: bool, max_note_bytes: int) -> Remembered:

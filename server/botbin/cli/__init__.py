@@ -31,9 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from botbin import __version__
     from botbin.cli import commands, db, ingest, lifecycle, studio
-    from botbin.cli.common import EPILOG, common_flags
+    from botbin.cli.common import EPILOG, setting_help
+    from botbin.cli.flags import common_flags
 
-    common = common_flags()
+    common = common_flags(setting_help)
     parser = argparse.ArgumentParser(
         prog="botbin",
         parents=[common],

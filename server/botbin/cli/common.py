@@ -1,5 +1,5 @@
-"""What every ``botbin`` subcommand shares: exit codes, the common flags, the service, the passphrase prompt
-and the progress bar."""
+"""What every ``botbin`` subcommand shares: exit codes, the help of a settings flag, the service, the passphrase
+prompt and the progress bar (the flags: cli/flags.py)."""
 
 from __future__ import annotations
 
@@ -7,72 +7,50 @@ import argparse
 import getpass
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.flags import setting_overrides
 from botbin.cli.terminal import raw
+from botbin.config import FIELDS, range_text, shown_default
 from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 0, 1, 2, 3, 4, 5, 6
 EXIT_REMOTE = 7
-EPILOG = """exit codes:
-  0  success
-  1  some notes failed to sync (the rest synced)
-  2  bad usage
-  3  workspace unreadable or locked by another sync, or a file cannot be written
-     (disk full, quota, read-only, permission; nothing lost, run it again once fixed)
-  4  embedding model unavailable
-  5  bad AIF-BIN file
-  6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)
-  7  the team database (backend = "postgres") failed or refused (sync: 1, its local sync done)"""
-#: Settings that the common flags override.
-SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model")
-
+#: What each exit code means: the one text of the help's epilog and of README.md's list (scripts/gen_protocol.py).
+EXIT_MEANINGS: dict[int, str] = {
+    EXIT_OK: "success",
+    EXIT_PARTIAL: "some notes failed to sync (the rest synced; each failure is named on stderr)",
+    EXIT_USAGE: "bad usage",
+    EXIT_WORKSPACE: "workspace unreadable or locked by another sync, or a file botbin must write cannot be (disk full,"
+    " over quota, read-only, permission denied: the message names the file; nothing lost, run it again once fixed)",
+    EXIT_MODEL: "embedding model unavailable",
+    EXIT_FORMAT: "bad AIF-BIN file",
+    EXIT_PASSPHRASE: "encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)",
+    EXIT_REMOTE: 'the team database (backend = "postgres") failed or refused (sync: 1, its local sync done)',
+}
+EPILOG = "exit codes:\n" + "\n".join(
+    textwrap.fill(text, 96, initial_indent=f"  {code}  ", subsequent_indent="     ")
+    for code, text in EXIT_MEANINGS.items()
+)
 Command = Callable[[argparse.Namespace], int]
 
 
-def common_flags() -> argparse.ArgumentParser:
-    """The flags every subcommand takes (workspace and the settings that choose what is tracked)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--workspace", "-w", type=Path, default=argparse.SUPPRESS, help="workspace folder (default: the current folder)"
-    )
-    common.add_argument(
-        "--include",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="GLOB",
-        help="track notes matching GLOB (repeatable; replaces the configured list)",
-    )
-    common.add_argument(
-        "--exclude",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="GLOB",
-        help="never track notes matching GLOB (repeatable)",
-    )
-    common.add_argument(
-        "--vault", action="store_true", default=argparse.SUPPRESS, help="vault mode: track every **/*.md note"
-    )
-    common.add_argument(
-        "--output-dir",
-        dest="output_dir",
-        default=argparse.SUPPRESS,
-        metavar="DIR",
-        help="output folder inside the workspace (default memory/aifbin)",
-    )
-    common.add_argument(
-        "--model",
-        default=argparse.SUPPRESS,
-        metavar="DIR",
-        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
-    )
-    common.add_argument(
-        "--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help="log progress details to stderr"
-    )
-    return common
+#: The model's markdown and typography as plain ASCII for the help.
+_PLAIN = str.maketrans({"`": None, "·": "*", "−": "-", "–": "-", "≥": ">=", "≤": "<="})
+
+
+def setting_help(key: str, what: str | None = None) -> str:
+    """The help of a flag that sets ``key`` for one run: ``what`` it does (default: the setting's description),
+    then the setting's name, default and range, all from the settings model (config_model.py)."""
+    field = FIELDS[key]
+    bounds = range_text(field)
+    where = f"the {key} setting, default {shown_default(field, '')}" + (f", {bounds}" if bounds else "")
+    text = f"{what or field.description} ({where})".translate(_PLAIN).replace("%", "%%")
+    return text.encode("ascii", "replace").decode("ascii")  # help that prints on any terminal
 
 
 def add(
@@ -89,11 +67,6 @@ def add(
 def workspace_of(args: argparse.Namespace) -> Path:
     path: Path = getattr(args, "workspace", Path.cwd())
     return path
-
-
-def overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings given as flags (None where not given)."""
-    return {k: getattr(args, k, None) for k in SETTING_FLAGS}
 
 
 def passphrase(confirm: bool = False) -> Callable[[], str | None]:
@@ -113,13 +86,11 @@ def passphrase(confirm: bool = False) -> Callable[[], str | None]:
     return get
 
 
-def service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
-    """The service of ``--workspace`` with the flags' settings; settings warnings go to stderr."""
-    settings = overrides(args)
-    for key in ("debounce_ms", "search_namespaces"):
-        if getattr(args, key, None) is not None:
-            settings[key] = getattr(args, key)
-    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm))
+def service(args: argparse.Namespace, confirm: bool = False, one_shot: bool = False) -> MemoryService:
+    """The service of ``--workspace`` with the flags' settings (``one_shot``: a command that answers and exits);
+    settings warnings go to stderr."""
+    settings = setting_overrides(args)
+    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm), one_shot=one_shot)
     for warning in memory.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     return memory

@@ -28,8 +28,9 @@ from typing import Any
 
 from botbin.cli.answers import answer
 from botbin.cli.host_ops import answer_op
-from botbin.cli.warm import PROTOCOL, private_dir, socket_path
+from botbin.cli.warm import private_dir, socket_path
 from botbin.service import MemoryService
+from botbin.wire.warm import WARM_PROTOCOL
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ READ_TIMEOUT_S = 2.0
 connection still idle by then is closed."""
 WRITE_TIMEOUT_S = 10.0
 """Longest wait on a client that does not read its answer."""
-_BUSY = json.dumps({"v": PROTOCOL, "served": False, "reason": "busy"}).encode() + b"\n"
+_BUSY = json.dumps({"v": WARM_PROTOCOL, "served": False, "reason": "busy"}).encode() + b"\n"
 
 
 class _Handler(socketserver.BaseRequestHandler):
@@ -56,7 +57,7 @@ class _Handler(socketserver.BaseRequestHandler):
             return  # an idle connection: closed without an answer
         try:
             message = json.loads(data) if len(data) <= MAX_REQUEST_BYTES else None
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             message = None
         self.server.last_request = time.monotonic()
         if isinstance(message, dict) and "op" in message:
@@ -64,10 +65,10 @@ class _Handler(socketserver.BaseRequestHandler):
         elif isinstance(message, dict):
             reply = answer(self.server.memory, message)
         else:
-            reply = {"v": PROTOCOL, "served": False, "reason": "bad request"}
+            reply = {"v": WARM_PROTOCOL, "served": False, "reason": "bad request"}
         with contextlib.suppress(OSError):  # the client went away, or does not read
             self.request.settimeout(WRITE_TIMEOUT_S)
-            self.request.sendall(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+            self.request.sendall(json.dumps(reply).encode() + b"\n")  # ASCII: a lone surrogate cannot stop it
 
     def _read(self) -> bytes | None:
         """The request: what the client sends until it shuts its side (cut just past MAX_REQUEST_BYTES when
@@ -188,7 +189,7 @@ class WarmServer:
             return
         server.shutdown()
         server.server_close()
-        self.memory.close_hosts()
+        self.memory.hosts.close()
         try:
             if self.path.stat().st_ino == self._inode:
                 self.path.unlink()

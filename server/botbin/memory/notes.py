@@ -11,13 +11,15 @@ import os
 import posixpath
 import re
 import stat
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from botbin.errors import BotbinError, storage_error
 from botbin.memory.consolidate import Root
 from botbin.memory.memos import Memo
+from botbin.memory.sealing import is_sealed
 from botbin.sync.atomic import atomic_write
 
 BEGIN = "<!-- botbin:roots:begin (written by `botbin consolidate`; lines here are kept, new ones appended) -->"
@@ -143,3 +145,10 @@ def archive_text(memos: list[Memo], threshold: float, now: datetime) -> str:
     if path is None:
         out.append("\nNothing is archived.")
     return "\n".join(out) + "\n"
+
+
+def write_archive(memos: Iterable[Memo], output_dir: Path, threshold: float, now: datetime) -> None:
+    """Rewrite the archive note (``ARCHIVE_NOTE`` in ``output_dir``) from the sidecar's ``memos``; a sealed text is
+    left out (it stays in the sidecar, sealed). Raises BotbinError."""
+    shown = [replace(m, archived_text=None) if is_sealed(m.archived_text) else m for m in memos]
+    write_note(output_dir / ARCHIVE_NOTE, archive_text(shown, threshold, now))

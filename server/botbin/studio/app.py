@@ -25,7 +25,7 @@ from botbin.studio.security import ASGIApp, Guard, guarded
 from botbin.wire.agent import ContextParams
 from botbin.wire.errors import ErrorData, error_data, kind_of
 from botbin.wire.model import WireModel
-from botbin.wire.search import SearchParams
+from botbin.wire.requests import SearchRequest
 from botbin.wire.studio import ConsolidateParams, RestoreParams, StudioFolder, StudioInfo
 
 log = logging.getLogger(__name__)
@@ -158,7 +158,7 @@ class _Routes:
         return [
             Route("/", self.index, methods=["GET"]),
             Route("/api/info", self.info, methods=["GET"]),
-            post(f + "/search", SearchParams, views.search, never),
+            post(f + "/search", SearchRequest, views.search, never),
             post(f + "/context", ContextParams, lambda s, p, _: views.context(s, p), never),
             get(f + "/rules", views.rules),
             get(f + "/lifecycle", views.lifecycle),

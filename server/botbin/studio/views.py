@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import time
 
-from botbin.service import MemoryService, check_k, relevant
+from botbin.service import MemoryService
 from botbin.studio.links import Link
 from botbin.wire import convert, studio_convert
 from botbin.wire.agent import ContextParams, ContextResult
 from botbin.wire.errors import BadRequest
-from botbin.wire.search import SearchParams
+from botbin.wire.requests import SearchRequest
 from botbin.wire.studio import (
     ConsolidateParams,
     ConsolidateResult,
@@ -29,23 +29,18 @@ from botbin.wire.studio import (
 LIFECYCLE_LIMIT = 100
 
 
-def search(service: MemoryService, params: SearchParams, link: Link) -> StudioSearchResult:
-    """The hits of ``params`` with their score parts; those under the relevance floor are counted, not shown."""
-    problem = "the query is empty" if not params.query.strip() else check_k(params.k)
-    if problem:
-        raise BadRequest(problem)
-    filters = convert.search_filters(params.filters)
-    busy = service.indexing
+def search(service: MemoryService, request: SearchRequest, link: Link) -> StudioSearchResult:
+    """The hits of ``request`` with their score parts; those under the relevance floor are counted, not shown
+    (unless ``showAll``). Counts no retrieval."""
     started = time.perf_counter()
-    result = service.search(params.query, params.k, None, filters, params.best_per_note, reinforce=False)
-    shown = [h for h in result.hits if relevant(h, result.degraded)]
-    hits = [studio_convert.hit(h, service.explain(h, result.degraded), link) for h in shown]
+    result = service.search(request, reinforce=False)
+    hits = [studio_convert.hit(h, service.explain(h, result.degraded), link) for h in result.hits]
     return StudioSearchResult(
         hits=hits,
-        hidden=len(result.hits) - len(shown),
+        hidden=result.hidden,
         degraded=result.degraded,
         stale=result.stale,
-        indexing=busy,
+        indexing=result.indexing,
         indexed_at=result.indexed_at,
         warnings=list(result.warnings),
         elapsed_ms=round((time.perf_counter() - started) * 1000.0, 2),
@@ -56,7 +51,7 @@ def context(service: MemoryService, params: ContextParams) -> ContextResult:
     """What ``get_context`` gives an agent for ``params``, tier by tier, with what was left out and why."""
     if params.uri is not None:
         raise BadRequest("uri is not used here: the folder is the one in the request's path")
-    return convert.context(service.context(params.query, params.budget_tokens, reinforce=False))
+    return convert.context(service.context(params, reinforce=False))
 
 
 def rules(service: MemoryService, link: Link) -> StudioRules:
@@ -73,28 +68,28 @@ def health(service: MemoryService) -> StudioHealth:
     """Last sync, stale and failed notes, index size, model, team database."""
     report = service.status()
     _, load_warnings = service.index()
-    return studio_convert.health(report, service.last_sync, load_warnings, service.indexing)
+    return studio_convert.health(report, service.last_sync, load_warnings, service.ws.indexing)
 
 
 def sync(service: MemoryService) -> StudioSyncResult:
     """Sync the changed notes now (and publish them, backend postgres)."""
     report = service.sync()
-    return StudioSyncResult(report=studio_convert.sync_report(report), publish_error=service.publish_error)
+    return StudioSyncResult(report=studio_convert.sync_report(report), publish_error=report.publish_error)
 
 
 def prune(service: MemoryService) -> PruneResult:
     """Archive the memos under the prune threshold (``botbin prune``)."""
-    return studio_convert.pruned(service.lifecycle.prune())
+    return studio_convert.pruned(service.prune())
 
 
 def restore(service: MemoryService, params: RestoreParams) -> RestoreResult:
     """Bring archived memos back into search (``botbin restore``)."""
     if not params.ids and not params.all:
         raise BadRequest("name memo ids, or all")
-    return studio_convert.restored(service.lifecycle.restore(params.ids, None, params.all))
+    return studio_convert.restored(service.restore(params.ids, None, params.all))
 
 
 def consolidate(service: MemoryService, params: ConsolidateParams, link: Link) -> ConsolidateResult:
     """Distil roots into the roots note (``botbin consolidate``), or with ``dryRun`` only say which."""
-    report = service.lifecycle.consolidate(dry_run=params.dry_run)
+    report = service.consolidate(dry_run=params.dry_run)
     return studio_convert.consolidated(report.roots, report.skipped, report.dry_run, report.roots_note, link)

@@ -6,16 +6,13 @@ from __future__ import annotations
 from pydantic import Field
 
 from botbin.wire.model import WireModel
+from botbin.wire.requests import ContextRequest
 from botbin.wire.search import Range
 
 
-class ContextParams(WireModel):
-    """``botbin/context`` params."""
+class ContextParams(ContextRequest):
+    """``botbin/context`` params: a ContextRequest, and which folder to ask."""
 
-    query: str
-    """The task or question at hand."""
-    budget_tokens: int = 2000
-    """The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive."""
     uri: str | None = None
     """A note of the workspace folder to ask (default: the first folder)."""
 
@@ -151,27 +148,3 @@ class ObserveTurnResult(WireModel):
     """The user's soul file."""
     distilled: list[DistilledBlock]
     """Blocks distilled because of this turn."""
-
-
-class ServerSettings(WireModel):
-    """Server settings with the keys of botbin.toml, sent as ``initializationOptions`` and, wrapped as
-    ``{botbin: ...}``, in ``workspace/didChangeConfiguration``. An absent key keeps botbin.toml's value."""
-
-    include: list[str] | None = None
-    """Globs of tracked notes (``**`` spans folders)."""
-    exclude: list[str] | None = None
-    """Globs never tracked."""
-    vault: bool | None = None
-    """Vault mode: track every ``**/*.md`` note."""
-    alpha: float | None = None
-    """Hybrid weight of the cosine, 0-1."""
-    top_k: int | None = Field(default=None, alias="top_k")
-    """Hits per search, 1-1000."""
-
-
-class ServerOptions(ServerSettings):
-    """What ``initializationOptions`` and ``didChangeConfiguration`` carry: the settings, plus the passphrase of an
-    encrypted store (the server keeps it in memory only; a front end never saves or logs it)."""
-
-    passphrase: str | None = None
-    """The passphrase of an encrypted store."""

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import agent, hosts, search, status, studio
+from botbin.wire import agent, hosts, requests, search, settings, status, studio
 from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
@@ -16,13 +16,13 @@ Mode = Literal["validation", "serialization"]
 
 #: Params and settings a client sends.
 PARAMS: tuple[type[WireModel], ...] = (
-    search.SearchParams,
+    requests.SearchRequest,
     search.RelatedAtParams,
     search.RelatedTextParams,
     agent.ContextParams,
     agent.RememberParams,
-    agent.ServerSettings,
-    agent.ServerOptions,
+    settings.ServerSettings,
+    settings.ServerOptions,
     *hosts.HOST_PARAMS,
     *studio.STUDIO_PARAMS,
 )
@@ -31,6 +31,7 @@ RESULTS: tuple[type[WireModel], ...] = (
     search.SearchResult,
     search.RelatedResult,
     search.SearchMemoryResult,
+    search.SearchHits,
     status.StatusResult,
     status.WorkspaceStatus,
     status.SyncResult,

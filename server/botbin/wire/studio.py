@@ -1,5 +1,5 @@
 """Payloads of Recall Studio (``botbin studio``, botbin/studio/): its JSON API, one model per view and action.
-Requests reuse the LSP's params where they say the same (``SearchParams``, ``ContextParams``); results reuse the
+Requests reuse the LSP's params where they say the same (``SearchRequest``, ``ContextParams``); results reuse the
 shared shapes (``HitFields``, ``ContextResult``, ``WorkspaceStatus``, ``SyncReport``, ``Conflict``)."""
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ class StudioHit(HitFields):
 
 
 class StudioSearchResult(WireModel):
-    """``POST /api/folders/{id}/search`` (params: ``SearchParams``) result. Nothing is counted as retrieved."""
+    """``POST /api/folders/{id}/search`` (params: ``SearchRequest``) result. Nothing is counted as retrieved."""
 
     hits: list[StudioHit]
     """Best first, those under the relevance floor left out."""

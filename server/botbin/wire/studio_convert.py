@@ -34,13 +34,13 @@ def _iso(when: datetime | None) -> str | None:
 def hit(found: Hit, parts: Iterable[ScorePart], link: Link) -> studio.StudioHit:
     """A search hit with its score taken apart."""
     fields = {
-        **convert.hit_fields(found),
-        "note_cosine": round(found.note_cosine, 6),
-        "neighbour_cosine": round(found.neighbour_cosine, 6),
+        **found.to_dict(),
+        "noteCosine": round(found.note_cosine, 6),
+        "neighbourCosine": round(found.neighbour_cosine, 6),
         "parts": [studio.ScorePart(name=p.name, value=round(p.value, 6), points=round(p.points, 6)) for p in parts],
-        "editor_url": link(found.path, found.start_line),
+        "editorUrl": link(found.path, found.start_line),
     }
-    return studio.StudioHit.model_validate(fields, by_name=True)
+    return studio.StudioHit.model_validate(fields)
 
 
 def _rule(d: Directive, link: Link) -> studio.StudioRule:

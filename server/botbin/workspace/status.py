@@ -95,5 +95,5 @@ def status(ws: Workspace, conflicts: Callable[[], list[Conflict]]) -> Status:
         (*ws.warnings, *warnings),
         tuple(found_conflicts),
         encryption,
-        team_status(ws, state),
+        team_status(ws.team, state),
     )
