@@ -1,6 +1,6 @@
 // Search: the hits of a query with each one's score taken apart (a bar of its parts and a table), the snippet with
 // its lines, and a link that opens the note in the editor. Nothing is counted as retrieved.
-import type { ChunkKind, SearchParams, StudioHit, StudioSearchResult } from "@botbin/protocol";
+import type { ChunkKind, SearchRequest, StudioHit, StudioSearchResult } from "@botbin/protocol";
 import { folderPath } from "../api";
 import { scoreSegments } from "../charts";
 import { editorLink, fill, h } from "../dom";
@@ -115,7 +115,7 @@ export const searchView: View = (() => {
   const glob = h("input", { type: "text", id: "search-path", placeholder: "memory/**", autocomplete: "off" });
 
   async function run(): Promise<void> {
-    const params: SearchParams = { query: query.value, k: Number(k.value) || 10 };
+    const params: SearchRequest = { query: query.value, k: Number(k.value) || 10 };
     if (kind.value || glob.value.trim()) {
       params.filters = { kind: (kind.value || null) as ChunkKind | null, pathGlob: glob.value.trim() || null };
     }
