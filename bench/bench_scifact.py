@@ -180,7 +180,7 @@ def prepare(args: argparse.Namespace, qrels: dict[str, dict[str, int]]) -> tuple
             last[0] = time.monotonic()
             log(f"  sync {done}/{total}")
 
-    seconds, report = timed(lambda: service.sync(progress))
+    seconds, report = timed(lambda: service.sync(progress=progress))
     if report.failed:
         log(f"warning: {len(report.failed)} notes failed to sync; they are missing from the results")
     index_s, (index, _) = timed(service.index)
