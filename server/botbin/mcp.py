@@ -36,7 +36,7 @@ from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import error_data
 from botbin.wire.model import WireModel, dump
-from botbin.wire.requests import ISO_DAY_PATTERN, MAX_K, ContextRequest, SearchRequest, problem
+from botbin.wire.requests import DEFAULT_BUDGET_TOKENS, ISO_DAY_PATTERN, MAX_K, ContextRequest, SearchRequest, problem
 
 if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
@@ -204,7 +204,9 @@ def create_server(
         return _answer(work)
 
     @server.tool()
-    def get_context(query: Task, budget_tokens: Budget = 2000) -> Annotated[CallToolResult, wire_agent.ContextResult]:
+    def get_context(
+        query: Task, budget_tokens: Budget = DEFAULT_BUDGET_TOKENS
+    ) -> Annotated[CallToolResult, wire_agent.ContextResult]:
         """The user's memory for a task, as one markdown block that fits budget_tokens: all of the user's
         hard rules (always), relevant guidance, their preferences, the latest notes verbatim, then the most
         related memories. Put `text` in your context and follow its rules."""

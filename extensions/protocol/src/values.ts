@@ -6,6 +6,9 @@
 /** The most hits one search returns (`top_k` and every `k`): 1000. */
 export const MAX_K = 1000;
 
+/** A context's token budget when a request names none: 2000. */
+export const DEFAULT_BUDGET_TOKENS = 2000;
+
 /**
  * The settings an editor offers (`ServerSettings`), keyed as in botbin.toml: `editorKey` in the editor's
  * settings, `type` (`globs`: a list of glob strings), the server's default, bounds, and the line a user reads.

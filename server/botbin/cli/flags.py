@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.host_types import DEFAULT_BUDGET_TOKENS
+
 #: Settings the flags override (argparse dest = the setting's name).
 SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model", "search_namespaces", "debounce_ms")
 #: The fields of a SearchRequest the search flags give (argparse dest = the field's name).
@@ -129,7 +131,12 @@ def add_context_args(p: argparse.ArgumentParser) -> None:
     """The flags of ``botbin context``."""
     p.add_argument("query", help="the task or question")
     p.add_argument(
-        "--budget", dest="budget_tokens", type=int, default=2000, metavar="N", help="most tokens (default 2000)"
+        "--budget",
+        dest="budget_tokens",
+        type=int,
+        default=DEFAULT_BUDGET_TOKENS,
+        metavar="N",
+        help=f"most tokens (default {DEFAULT_BUDGET_TOKENS})",
     )
     p.add_argument("--json", action="store_true", help="print tiers, items and token counts as JSON")
 

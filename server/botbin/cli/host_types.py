@@ -10,6 +10,8 @@ HOST_PROTOCOL: Final = 1
 """Version of the host ops."""
 WARM_PROTOCOL: Final = 2
 """Version of the warm commands."""
+DEFAULT_BUDGET_TOKENS: Final = 2000
+"""A context's token budget when none is named."""
 
 
 ChunkKind = Literal["hard", "soft", "lore"]

@@ -15,6 +15,7 @@ from botbin.config_model import MAX_K
 from botbin.config_rules import field_bounds
 from botbin.generate.constants import Constant, constants
 from botbin.lsp import protocol
+from botbin.wire.requests import DEFAULT_BUDGET_TOKENS
 from botbin.wire.settings import editor_keys
 from botbin.wire.typescript import doc_comment
 
@@ -126,6 +127,9 @@ def values_ts() -> str:
     lines += [
         *doc_comment(f"The most hits one search returns (`top_k` and every `k`): {MAX_K}.", ""),
         f"export const MAX_K = {MAX_K};",
+        "",
+        *doc_comment(f"A context's token budget when a request names none: {DEFAULT_BUDGET_TOKENS}.", ""),
+        f"export const DEFAULT_BUDGET_TOKENS = {DEFAULT_BUDGET_TOKENS};",
         "",
     ]
     lines += doc_comment(

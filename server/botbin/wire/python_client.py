@@ -11,7 +11,7 @@ from typing import Any, get_args
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import hosts, warm
+from botbin.wire import hosts, requests, warm
 from botbin.wire.errors import ErrorKind
 from botbin.wire.model import ChunkKind, WireModel
 
@@ -30,8 +30,11 @@ LITERALS = {
     "TierName": hosts.TierName,
     "WarmCommand": warm.WarmCommand,
 }
-CONSTANTS = {"HOST_PROTOCOL": (hosts.HOST_PROTOCOL, "Version of the host ops."),
-             "WARM_PROTOCOL": (warm.WARM_PROTOCOL, "Version of the warm commands.")}  # fmt: skip
+CONSTANTS = {
+    "HOST_PROTOCOL": (hosts.HOST_PROTOCOL, "Version of the host ops."),
+    "WARM_PROTOCOL": (warm.WARM_PROTOCOL, "Version of the warm commands."),
+    "DEFAULT_BUDGET_TOKENS": (requests.DEFAULT_BUDGET_TOKENS, "A context's token budget when none is named."),
+}
 
 
 def host_schema() -> dict[str, Any]:

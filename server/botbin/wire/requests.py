@@ -14,7 +14,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import Field, StrictBool, StrictInt, ValidationError, field_validator
 
@@ -23,6 +23,8 @@ from botbin.config_rules import path_glob
 from botbin.wire.model import ChunkKind, WireModel
 
 KINDS: tuple[ChunkKind, ...] = ("hard", "soft", "lore")
+DEFAULT_BUDGET_TOKENS: Final = 2000
+"""A context's token budget when a request names none (every surface: CLI, LSP, MCP, the studio)."""
 #: A day as YYYY, YYYY-MM or YYYY-MM-DD (regular expression, for schemas too).
 ISO_DAY_PATTERN = r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"
 _ISO_DAY = re.compile(ISO_DAY_PATTERN)
@@ -210,7 +212,7 @@ class ContextRequest(WireModel):
 
     query: str
     """The task or question at hand."""
-    budget_tokens: StrictInt = 2000
+    budget_tokens: StrictInt = DEFAULT_BUDGET_TOKENS
     """The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive."""
     max_chars: StrictInt | None = None
     """Also at most this many characters (for a host that counts characters)."""

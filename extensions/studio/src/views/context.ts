@@ -1,6 +1,7 @@
 // Context preview: what get_context gives an agent for a task, tier by tier, as a bar of the token budget, with what
 // each tier left out and why. Nothing is counted as retrieved.
 import type { ContextItem, ContextResult, ContextTier, CutItem } from "@botbin/protocol";
+import { DEFAULT_BUDGET_TOKENS } from "@botbin/protocol";
 import { folderPath } from "../api";
 import { tokenSegments } from "../charts";
 import { fill, h } from "../dom";
@@ -66,11 +67,11 @@ export const contextView: View = (() => {
   let ctx: Ctx;
   let results: HTMLElement;
   const task = h("textarea", { id: "context-task", rows: 2 });
-  const budget = h("input", { type: "number", id: "context-budget", min: 1, value: 2000 });
+  const budget = h("input", { type: "number", id: "context-budget", min: 1, value: DEFAULT_BUDGET_TOKENS });
 
   async function run(): Promise<void> {
     await loading(panel, results, async () => {
-      const body = { query: task.value, budgetTokens: Number(budget.value) || 2000 };
+      const body = { query: task.value, budgetTokens: Number(budget.value) || DEFAULT_BUDGET_TOKENS };
       const result = await ctx.api.post<ContextResult>(folderPath(ctx.folder(), "context"), body);
       fill(
         results,
