@@ -1,7 +1,6 @@
 """The composition root: ``MemoryService`` builds one workspace's objects (Workspace, Lifecycle, Searcher,
 HostMemory) and is all that the CLI, the language server and the MCP server call, with the typed requests of
-``botbin.wire.requests``. No logic: each call names the module that does the work (docs/architecture.md).
-"""
+``botbin.wire.requests``. No logic: each call names the module that does the work (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -19,6 +18,7 @@ from botbin.agent.rules import DirectiveReport, directive_report
 from botbin.memory.archive import PruneReport, RestoreReport, prune, restore
 from botbin.memory.conversation.observer import TurnObserver
 from botbin.memory.lifecycle import Lifecycle
+from botbin.memory.overview import Overview, overview
 from botbin.memory.roots import ConsolidateReport, consolidate
 from botbin.search.pipeline import Searcher, SearchResult
 from botbin.wire.requests import EVERY_CHANGE, SyncRequest
@@ -28,10 +28,7 @@ from botbin.workspace.status import Status, status
 if TYPE_CHECKING:
     from botbin.agent.context import ContextResult
     from botbin.embedding import Embedder
-    from botbin.index.hits import Hit
     from botbin.index.store import MemoryIndex
-    from botbin.memory.overview import Overview
-    from botbin.search.explain import ScorePart
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn
     from botbin.sync.report import SyncReport
@@ -104,14 +101,10 @@ class MemoryService:
 
     def watch(self, report: Callable[[SyncReport], None], stop_after: int | None = None) -> int:
         """``botbin watch``: sync now and after every burst of note changes (sync/watch.py)."""
-        from botbin.sync.watch import watch_workspace
-
-        return watch_workspace(self.root, self.settings, self.sync, report, stop_after)
+        return self.ws.watch(self.sync, report, stop_after)
 
     def note_changes(self) -> AsyncIterator[list[str]]:
-        from botbin.sync.watch import watch_notes
-
-        return watch_notes(self.root, self.settings)
+        return self.ws.note_changes()
 
     def status(self) -> Status:
         return status(self.ws, lambda: self.directives().conflicts)
@@ -126,19 +119,9 @@ class MemoryService:
         """Agent recall: re-ranked by similarity, recency and scope; scores in [0, 1]."""
         return self.searcher.recall(request)
 
-    def explain(self, hit: Hit, degraded: bool = False) -> tuple[ScorePart, ...]:
-        """What each ranking term added to ``hit``'s score, under this workspace's weights (search/explain.py)."""
-        from botbin.search.explain import Weights, score_parts
-
-        s = self.ws.settings
-        return score_parts(hit, Weights(s.alpha, s.note_weight, s.neighbour_weight, s.decay_weight), degraded)
-
     def memory_overview(self, limit: int, now: datetime | None = None) -> Overview:
-        """The memos now, nothing written: the ``limit`` most faded with their retention curves, what the next prune
-        would archive, the archived ones, the roots and their sources (memory/overview.py)."""
-        from botbin.memory.overview import overview
-
-        return overview(self.lifecycle, limit, now or datetime.now().astimezone())
+        """The memos now, nothing written (memory/overview.py)."""
+        return overview(self.lifecycle, limit, now)
 
     def context(self, request: ContextRequest, reinforce: bool = True) -> ContextResult:
         """The context block within a token budget (agent/gather.py); ``reinforce``: count what it holds as retrieved
@@ -158,13 +141,9 @@ class MemoryService:
         return prune(self.lifecycle, dry_run, now)
 
     def restore(
-        self,
-        ids: Iterable[str] = (),
-        path_glob: str | None = None,
-        everything: bool = False,
-        now: datetime | None = None,
+        self, ids: Iterable[str] = (), glob: str | None = None, everything: bool = False, now: datetime | None = None
     ) -> RestoreReport:
-        return restore(self.lifecycle, ids, path_glob, everything, now)
+        return restore(self.lifecycle, ids, glob, everything, now)
 
     def consolidate(self, dry_run: bool = False, now: datetime | None = None) -> ConsolidateReport:
         return consolidate(self.ws, self.lifecycle.candidates(now), dry_run)

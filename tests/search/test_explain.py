@@ -54,18 +54,22 @@ def test_a_keyword_only_search_has_keywords_alone() -> None:
     assert [(p.name, p.points) for p in parts] == [("keywords", pytest.approx(0.8))]
 
 
+@pytest.mark.parametrize("alpha", [None, 0.2])
 def test_real_hits_carry_their_note_and_neighbour_cosines_and_parts_that_add_up(
-    make_service: Callable[..., MemoryService],
+    make_service: Callable[..., MemoryService], alpha: float | None
 ) -> None:
+    """``alpha``: the request's own weight of the cosine (None: the setting's) is the one the parts are taken with."""
     service = make_service(NOTES)
     service.sync()
     query = "water the tomatoes in the garden"
-    result = service.search(SearchRequest(query=query, k=5, show_all=True), reinforce=False)
-    assert result.hits
+    request = SearchRequest(query=query, k=5, show_all=True, alpha=alpha, explain=True)
+    result = service.search(request, reinforce=False)
+    assert result.hits and len(result.parts) == len(result.hits)
+    assert service.search(request.model_copy(update={"explain": False}), reinforce=False).parts == ()
     q = service.ws.models.embed_query(query)
     index, _ = service.index()
     entries = {e.path: e for e in index.entries()}
-    for h in result.hits:
+    for h, parts in zip(result.hits, result.parts, strict=True):
         entry = entries[h.path]
         mean = entry.matrix.mean(axis=0)
         assert h.note_cosine == pytest.approx(float(mean / np.linalg.norm(mean) @ q), abs=1e-5)
@@ -74,5 +78,4 @@ def test_real_hits_carry_their_note_and_neighbour_cosines_and_parts_that_add_up(
         around = [r for r in (row - 1, row + 1) if 0 <= r < len(entry.chunks)] or [row]
         expect = float(np.mean([entry.matrix[r] @ q for r in around]))
         assert h.neighbour_cosine == pytest.approx(expect, abs=1e-5)
-        parts = service.explain(h, result.degraded)
         assert sum(p.points for p in parts) == pytest.approx(h.score, abs=1e-5)

@@ -892,6 +892,11 @@ export interface SearchRequest {
    * left out by default and counted in the result's `hidden`.
    */
   showAll?: boolean;
+  /**
+   * Also take each hit's score apart into what each ranking term added (the result's `parts`: Recall Studio's
+   * search).
+   */
+  explain?: boolean;
 }
 
 /** `botbin/search` result. */

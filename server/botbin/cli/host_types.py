@@ -233,6 +233,7 @@ class SearchRequest(TypedDict):
     bestPerNote: NotRequired[bool]
     perNote: NotRequired[int | None]
     showAll: NotRequired[bool]
+    explain: NotRequired[bool]
 
 
 class SessionContextParams(TypedDict):

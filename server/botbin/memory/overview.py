@@ -104,9 +104,10 @@ def _roots(lc: Lifecycle) -> tuple[tuple[RootLine, ...], tuple[str, ...]]:
     return tuple(roots_in(text)), ()
 
 
-def overview(lc: Lifecycle, limit: int, now: datetime) -> Overview:
-    """The Overview of ``lc``'s memos at ``now``, ``limit`` memos at most in each list. Raises BotbinError (a
-    locked store)."""
+def overview(lc: Lifecycle, limit: int, now: datetime | None = None) -> Overview:
+    """The Overview of ``lc``'s memos at ``now`` (default: now), ``limit`` memos at most in each list. Raises
+    BotbinError (a locked store)."""
+    now = now or datetime.now().astimezone()
     live: list[tuple[Memo, ChunkRef]] = []
     archived: list[Memo] = []
     if lc.ws.output_dir.is_dir():  # before the first sync there is no memo (and no store is made here)

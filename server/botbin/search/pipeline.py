@@ -38,6 +38,7 @@ import numpy.typing as npt
 
 from botbin.errors import ModelError
 from botbin.index.hits import IndexQuery
+from botbin.search.explain import ScorePart, Weights, score_parts
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
 from botbin.sync.freshness import Freshness, freshness
 from botbin.sync.scan import check_root
@@ -99,6 +100,8 @@ class SearchResult:
     indexing: bool = False
     """True when a sync of this process ran as the search began (or none ever did): the hits cover what is indexed
     so far."""
+    parts: tuple[tuple[ScorePart, ...], ...] = ()
+    """When the request asked ``explain``: each hit's score parts, in the order of ``hits`` (search/explain.py)."""
 
 
 def agent_policy(ws: Workspace) -> RecencyPolicy:
@@ -178,7 +181,15 @@ class Searcher:
         if reinforce and not remote:
             self.lifecycle.reinforce(shown)
         indexed_at = self.ws.index.indexed_at
-        return SearchResult(shown, degraded, tuple(warnings), indexed_at, fresh.stale, len(hits) - len(shown), busy)
+        parts = tuple(score_parts(h, self._weights(request), degraded) for h in shown) if request.explain else ()
+        hidden = len(hits) - len(shown)
+        return SearchResult(shown, degraded, tuple(warnings), indexed_at, fresh.stale, hidden, busy, parts)
+
+    def _weights(self, request: SearchRequest) -> Weights:
+        """The ranking weights ``request`` runs with: the settings', its own ``alpha`` if it has one."""
+        s = self.ws.settings
+        alpha = s.alpha if request.alpha is None else request.alpha
+        return Weights(alpha, s.note_weight, s.neighbour_weight, s.decay_weight)
 
     def warm(self) -> None:
         """Load the index and run one search on it that needs no model (a unit query vector, nothing counted as

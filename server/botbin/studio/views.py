@@ -33,8 +33,8 @@ def search(service: MemoryService, request: SearchRequest, link: Link) -> Studio
     """The hits of ``request`` with their score parts; those under the relevance floor are counted, not shown
     (unless ``showAll``). Counts no retrieval."""
     started = time.perf_counter()
-    result = service.search(request, reinforce=False)
-    hits = [studio_convert.hit(h, service.explain(h, result.degraded), link) for h in result.hits]
+    result = service.search(request.model_copy(update={"explain": True}), reinforce=False)
+    hits = [studio_convert.hit(h, parts, link) for h, parts in zip(result.hits, result.parts, strict=True)]
     return StudioSearchResult(
         hits=hits,
         hidden=result.hidden,

@@ -138,6 +138,9 @@ class SearchRequest(WireModel):
     show_all: StrictBool = False
     """Also return the hits under the relevance floor (hardly any similarity, no real keyword match), which are
     left out by default and counted in the result's ``hidden``."""
+    explain: StrictBool = False
+    """Also take each hit's score apart into what each ranking term added (the result's ``parts``: Recall Studio's
+    search)."""
 
     @field_validator("query")
     @classmethod

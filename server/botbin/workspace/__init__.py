@@ -9,7 +9,7 @@ the service, so nothing below the service reaches back up into it.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -76,6 +76,21 @@ class Workspace:
         """True when note ``rel`` is one the scan would track: the globs match, and unless follow_symlinks is
         set, no link takes it outside the workspace."""
         return self._matcher(rel) and (self.settings.follow_symlinks or outside_target(self.root, rel) is None)
+
+    def watch(
+        self, sync: Callable[[], SyncReport], report: Callable[[SyncReport], None], stop_after: int | None = None
+    ) -> int:
+        """``botbin watch``: ``sync`` now and after every burst of note changes, each outcome to ``report``, until
+        interrupted or ``stop_after`` syncs (sync/watch.py)."""
+        from botbin.sync.watch import watch_workspace  # watchfiles: only a process that watches pays for it
+
+        return watch_workspace(self.root, self.settings, sync, report, stop_after)
+
+    def note_changes(self) -> AsyncIterator[list[str]]:
+        """The tracked notes changed on disk, one list a burst, until cancelled (sync/watch.py)."""
+        from botbin.sync.watch import watch_notes
+
+        return watch_notes(self.root, self.settings)
 
     def settings_match(self, overrides: Mapping[str, Any], env: Mapping[str, str]) -> tuple[str, ...] | None:
         """The settings warnings a process of this folder with ``overrides`` and environment ``env`` would print,
