@@ -13,6 +13,7 @@ import logging
 import math
 import os
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -154,32 +155,33 @@ class AnnIndex:
     ) -> AnnIndex | None:
         """The index saved at ``path`` if it holds exactly ``expected_keys`` at ``dim``; None (logged) when the
         file is missing, unreadable, corrupt or stale, so that the caller rebuilds it."""
-        try:
-            meta = _sidecar(path)
-            want = _keys_digest(np.sort(np.asarray(expected_keys, dtype=np.int64)))
-            if meta.get("dim") != dim or meta.get("count") != len(expected_keys) or meta.get("keys_md5") != want:
-                log.info("%s: stale ANN index (other vectors); it is rebuilt", path)
-                return None
-            index = cls(dim, params)
-            index._index.load(_verified(path, meta))
-        except FileNotFoundError:
-            return None
-        except Exception as exc:  # usearch raises RuntimeError / ValueError on damaged files
-            log.warning("%s: unreadable ANN index (%s); it is rebuilt", path, exc)
-            return None
-        if len(index) != len(expected_keys) or _keys_digest(index.keys()) != want:
-            log.warning("%s: ANN index does not match its record; it is rebuilt", path)
-            return None
-        return index
+        want = _keys_digest(np.sort(np.asarray(expected_keys, dtype=np.int64)))
+
+        def fits(meta: dict[str, Any]) -> bool:
+            return meta.get("dim") == dim and meta.get("count") == len(expected_keys) and meta.get("keys_md5") == want
+
+        return cls._load(path, dim, params, fits, "stale ANN index (other vectors)")
 
     @classmethod
     def load_checked(cls, path: Path, dim: int, model: str = "", params: AnnParams | None = None) -> AnnIndex | None:
         """The index saved at ``path`` if it is whole (its keys match its record) and holds ``model``'s vectors
         at ``dim``, whatever keys it holds (the caller patches in the difference); None (logged) otherwise."""
+
+        def fits(meta: dict[str, Any]) -> bool:
+            return meta.get("dim") == dim and meta.get("model", "") == model
+
+        return cls._load(path, dim, params, fits, "ANN index of another model or dimension")
+
+    @classmethod
+    def _load(
+        cls, path: Path, dim: int, params: AnnParams | None, fits: Callable[[dict[str, Any]], bool], unfit: str
+    ) -> AnnIndex | None:
+        """The graph at ``path`` when its record ``fits`` and the graph matches its record (its size and keys'
+        digest); None (logged: ``unfit``, unreadable or not matching) otherwise."""
         try:
             meta = _sidecar(path)
-            if meta.get("dim") != dim or meta.get("model", "") != model:
-                log.info("%s: ANN index of another model or dimension; it is rebuilt", path)
+            if not fits(meta):
+                log.info("%s: %s; it is rebuilt", path, unfit)
                 return None
             index = cls(dim, params)
             index._index.load(_verified(path, meta))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from botbin.index.ranking import Neighbours, add_bm25, add_context, capped_top_k, top_k
+from botbin.index.ranking import Neighbours, add_bm25, add_context
 
 Context = tuple[npt.NDArray[np.float32], npt.NDArray[np.int64], Neighbours, float, float, float]
 """(note_vectors, note_of_row, neighbours, note_weight, neighbour_weight, keyword floor): add_context's arguments,
@@ -116,16 +116,3 @@ def exact_scores(
         keeps = bm25_raw >= floor
         add_context(scores, cosine, note_vectors, note_of_row, near, query, note_weight, neighbour_weight, keeps=keeps)
     return scores
-
-
-def rank(
-    scores: npt.NDArray[np.float32],
-    k: int,
-    mask: npt.NDArray[np.bool_] | None,
-    note_of_row: npt.NDArray[np.int64],
-    cap: int,
-    uncapped: npt.NDArray[np.bool_] | None = None,
-) -> list[int]:
-    """The ``k`` best rows among ``mask``, at most ``cap`` of one note (0: no cap) unless ``uncapped`` (by note)
-    exempts it, best first."""
-    return capped_top_k(scores, k, mask, note_of_row, cap, uncapped) if cap > 0 else top_k(scores, k, mask)

@@ -181,9 +181,11 @@ def capped_top_k(
     cap: int,
     uncapped: npt.NDArray[np.bool_] | None = None,
 ) -> list[int]:
-    """Like top_k, with at most ``cap`` rows of one note (``note_of_row``), except notes whose ``uncapped``
-    (indexed by note) is True; best first."""
+    """Like top_k, with at most ``cap`` rows of one note (``note_of_row``; 0: no cap), except notes whose
+    ``uncapped`` (indexed by note) is True; best first."""
     out: list[int] = []
+    if cap <= 0:
+        return top_k(scores, k, mask)
     if k <= 0:
         return out
     for width in (k * 4 * max(1, 3 - cap), scores.size):

@@ -12,9 +12,9 @@ import numpy.typing as npt
 
 from botbin.index.ann import CANDIDATES, AnnIndex
 from botbin.index.assembled import Assembled, filter_mask, filter_rows
-from botbin.index.candidates import LEXICAL_CANDIDATES, Context, candidate_scores, exact_scores, gather, rank, top_rows
+from botbin.index.candidates import LEXICAL_CANDIDATES, Context, candidate_scores, exact_scores, gather, top_rows
 from botbin.index.hits import IndexQuery
-from botbin.index.ranking import keyword_full
+from botbin.index.ranking import capped_top_k, keyword_full
 
 MAX_CANDIDATES = 12_800
 """The most HNSW neighbours asked for when filters, hidden memos or the per-note cap leave too few of the first
@@ -69,7 +69,7 @@ def exact_ranked(asm: Assembled, query: Query) -> Ranked:
         mask = visible if mask is None else mask & visible
     full = keyword_full(float(bm25_raw.max()) if bm25_raw.size else 0.0, query.matchable_mass)
     scores = exact_scores(asm.matrix, query.vector, query.alpha, bm25_raw, query.context, full)
-    order = rank(scores, query.k, mask, asm.note_of_row, query.cap, query.uncapped)
+    order = capped_top_k(scores, query.k, mask, asm.note_of_row, query.cap, query.uncapped)
     return Ranked(order, [float(scores[i]) for i in order], [float(bm25_raw[i]) for i in order], full)
 
 
@@ -94,7 +94,7 @@ def ann_ranked(asm: Assembled, index: AnnIndex, query: Query) -> Ranked | None:
         raw = gather(lex_rows, lex_raw, rows)
         scores = candidate_scores(rows, asm.matrix, q, query.alpha, raw, query.context, full)
         mask = filter_rows(asm, rows, query.filters)
-        order = rank(scores, query.k, mask, asm.note_of_row[rows], query.cap, query.uncapped)
+        order = capped_top_k(scores, query.k, mask, asm.note_of_row[rows], query.cap, query.uncapped)
         share = 1.0 if mask is None else np.count_nonzero(mask) / max(len(rows), 1)
         if len(order) >= query.k and share * count >= want:
             picked = [int(rows[i]) for i in order]
