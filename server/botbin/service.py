@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
     from botbin.sync.encryption import PassphraseFn
     from botbin.sync.engine import ProgressFn
+    from botbin.workspace.migration import MigrationReport
     from botbin.workspace.remote import PublishReport
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,16 @@ class MemoryService:
         self.publish_after_sync()
         return report
 
+    def migrate(self, progress: ProgressFn | None = None) -> MigrationReport | None:
+        """Move the index to the model the settings name, now (``botbin sync``; a server does it in the background
+        after its syncs): None when none is due; the team database is published to after the switch
+        (workspace/migration.py). Raises ModelError for a setting that names no model (the index answers on),
+        LockedError when another process migrates."""
+        report = self.ws.migration.run(progress)
+        if report is not None and report.switched:
+            self.publish_after_sync()
+        return report
+
     def publish_after_sync(self) -> None:
         """Backend "postgres": publish the changed notes (``published``), or keep why it failed
         (``publish_error``); the local sync stands either way (workspace/remote.py)."""
@@ -190,6 +201,7 @@ class MemoryService:
         this before its slow imports, so that its first answer finds both ready. Failures are logged (the
         request that needs the part reports them again). Returns the threads (tests join them)."""
         self._warming = threading.Event()
+        self.ws.migration.background = True  # a long-lived process: a due model migration runs behind its syncs
         jobs = [("index", self._warm_index)] + ([("model", self.warm_up)] if model else [])
         threads = [
             threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
@@ -215,6 +227,7 @@ class MemoryService:
         finally:
             if self._warming is not None:
                 self._warming.set()
+            self.ws.migration.start_background()  # once the index answers, a due model migration goes on
 
     def wait_warm(self, timeout_s: float) -> None:
         """Block until the index warm-up started by ``warm_in_background`` has ended (at most ``timeout_s``
@@ -240,6 +253,7 @@ class MemoryService:
         """``botbin watch``: sync now and after every burst of note changes (sync/watch.py)."""
         from botbin.sync.watch import watch_workspace
 
+        self.ws.migration.background = True
         return watch_workspace(self.root, self.ws.settings, self.ws.sync, report, stop_after)
 
     def note_changes(self) -> AsyncIterator[list[str]]:

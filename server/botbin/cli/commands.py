@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botbin.cli.answers import (
     add_context_args,
@@ -18,6 +18,7 @@ from botbin.cli.answers import (
     search_usage_error,
 )
 from botbin.cli.common import (
+    EXIT_MODEL,
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
@@ -34,26 +35,49 @@ from botbin.cli.output import (
     directives_json,
     print_directives,
     print_info,
+    print_migration,
     print_status,
     print_sync,
     run_batch,
 )
+from botbin.errors import LockedError, ModelError
 from botbin.service import (
     MemoryService,
     extract_source,
     read_document,
 )
 
+if TYPE_CHECKING:
+    from botbin.workspace.migration import MigrationReport
+
 
 def cmd_sync(args: argparse.Namespace) -> int:
     memory = service(args)
     report = memory.sync(progress=progress_bar(0), full=args.full, prune=args.prune)
-    if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False))
-    else:
+    if not args.json:
         print_sync(report)
+    moved, waits = migrate(memory, args.json)  # the index moves to the setting's model, when another built it
+    if args.json:
+        print(json.dumps({**report.to_dict(), "migration": moved.to_dict() if moved else None}, ensure_ascii=False))
     print_published(memory)
-    return EXIT_PARTIAL if report.failed or memory.publish_error else EXIT_OK
+    if waits and moved is None:
+        return EXIT_MODEL  # the setting names no model: the index stays on its own
+    return EXIT_PARTIAL if report.failed or memory.publish_error or waits else EXIT_OK
+
+
+def migrate(memory: MemoryService, quiet: bool) -> tuple[MigrationReport | None, bool]:
+    """Run a due model migration in the foreground (a bar on a terminal; ``quiet``: no summary) and the report
+    (None when none ran), and whether it left the index on the old model for a reason to fix."""
+    try:
+        moved = memory.migrate(progress_bar(0))
+    except ModelError:  # the settings warning names it (MemoryService.warnings)
+        return None, True
+    except LockedError as exc:
+        print(f"botbin: the model migration waits: {exc} (`botbin status` shows its progress)", file=sys.stderr)
+        return None, False
+    if moved is not None and not quiet:
+        print_migration(moved)
+    return moved, moved is not None and not moved.switched
 
 
 def cmd_encrypt(args: argparse.Namespace) -> int:

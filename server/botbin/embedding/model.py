@@ -58,7 +58,28 @@ def resolve_model(model: str | None, workspace: Path | None = None) -> ModelSpec
         path = workspace / path
     if not (path / "tokenizer.json").is_file():
         raise ModelError("not a sentence-transformers folder (no tokenizer.json)", path)
-    return ModelSpec(f"local:{path.resolve()}", path.resolve())
+    return ModelSpec(f"{LOCAL_PREFIX}{path.resolve()}", path.resolve())
+
+
+#: The prefix of a model id made from a folder (``local:/abs/path``); the bundled model has BUNDLED_MODEL_ID.
+LOCAL_PREFIX = "local:"
+
+
+def spec_for_id(model_id: str) -> ModelSpec:
+    """The model folder an index built with ``model_id`` (a state file's or an AIF-BIN file's ``model.name``)
+    was embedded with: the bundled model, or the folder a ``local:`` id names.
+
+    Raises ModelError when that folder is gone or no sentence-transformers folder, or the id names no folder
+    (a test embedder's).
+    """
+    if model_id == BUNDLED_MODEL_ID:
+        return ModelSpec(BUNDLED_MODEL_ID, bundled_model_path())
+    if not model_id.startswith(LOCAL_PREFIX):
+        raise ModelError(f"the index was built with {model_id!r}, a model botbin cannot load from a folder")
+    path = Path(model_id[len(LOCAL_PREFIX) :])
+    if not (path / "tokenizer.json").is_file():
+        raise ModelError("the model folder the index was built with is gone (no tokenizer.json)", path)
+    return ModelSpec(model_id, path)
 
 
 class WordPieceCounter:

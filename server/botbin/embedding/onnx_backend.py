@@ -56,13 +56,18 @@ class OnnxEmbedder(SpecEmbedder):
     """The model through ONNX Runtime (CPU, fp32): same vectors as ``SentenceTransformerEmbedder`` (cosine >=
     0.9999, checked once at export), loaded with ``onnxruntime`` and ``tokenizers`` only."""
 
-    def __init__(self, spec: ModelSpec, onnx_path: Path, batch_size: int = BATCH_SIZE, spin: bool = True) -> None:
+    def __init__(
+        self, spec: ModelSpec, onnx_path: Path, batch_size: int = BATCH_SIZE, spin: bool = True, threads: int = 0
+    ) -> None:
         """``onnx_path``: the exported transformer (inputs input_ids, attention_mask[, token_type_ids];
-        output last_hidden_state). ``spin``: let ONNX Runtime's idle worker threads spin (its default)."""
+        output last_hidden_state). ``spin``: let ONNX Runtime's idle worker threads spin (its default).
+        ``threads``: intra-op threads (0: ONNX Runtime's default, one per core); a background job (a model
+        migration) takes fewer, so that searches keep a core."""
         self.spec = spec
         self.onnx_path = onnx_path
         self.batch_size = batch_size
         self.spin = spin
+        self.threads = threads
         self._lock = threading.Lock()
 
     @cached_property
@@ -74,6 +79,8 @@ class OnnxEmbedder(SpecEmbedder):
             options.log_severity_level = 3  # its warnings about unused initializers are noise here
             if not self.spin:
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            if self.threads > 0:
+                options.intra_op_num_threads = self.threads
             return ort.InferenceSession(str(self.onnx_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise ModelError(f"cannot load the ONNX model ({exc})", self.onnx_path) from exc

@@ -17,15 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 from botbin.config import Settings, load_settings
 from botbin.embedding import Embedder
+from botbin.errors import ModelError
 from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys
 from botbin.sync.scan import TrackedMatcher, outside_target
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 from botbin.workspace.handle import IndexHandle
-from botbin.workspace.models import Models
+from botbin.workspace.models import Models, built_with
 
 if TYPE_CHECKING:
     from botbin.index.postgres.index import PostgresIndex
     from botbin.sync.engine import ProgressFn, SyncReport
+    from botbin.workspace.migration import Migration
     from botbin.workspace.remote import PublishReport
 
 
@@ -88,6 +90,14 @@ class Workspace:
         Raises PassphraseError if it is missing or wrong."""
         return open_keys(self.output_dir, self.passphrase)
 
+    @cached_property
+    def migration(self) -> Migration:
+        """The move of the index to the model the settings name, when it was built with another
+        (workspace/migration.py)."""
+        from botbin.workspace.migration import Migration
+
+        return Migration(self)
+
     def sync(
         self,
         progress: ProgressFn | None = None,
@@ -120,10 +130,11 @@ def open_workspace(
     secret: PassphraseFn = passphrase or (lambda: environ.get("BOTBIN_PASSPHRASE") or None)
     loaded = load_settings(root, overrides, env, overrides_source)
     settings = loaded.settings
-    models = Models(settings.model, root, settings.batch_size, embedder)
     output_dir = root / settings.output_dir
+    models = Models(settings.model, root, settings.batch_size, embedder, lambda: built_with(output_dir, settings))
 
-    def model_facts() -> tuple[int, str]:
+    def model_facts(built: str) -> tuple[int, str]:
+        models.follow(built)
         return models.meta.dim, models.meta.name
 
     def keyring() -> Any:
@@ -138,4 +149,14 @@ def open_workspace(
         keyring,
         load_cache=settings.load_cache and not settings.encryption,  # a store to be encrypted: none, ever
     )
-    return Workspace(root, settings, loaded.warnings, secret, models, handle)
+    return Workspace(root, settings, (*loaded.warnings, *_model_problem(models)), secret, models, handle)
+
+
+def _model_problem(models: Models) -> tuple[str, ...]:
+    """The warning for a ``model`` setting that names no model folder (one stat): the index keeps the model it
+    was built with (a model migration waits for a setting it can use)."""
+    try:
+        _ = models.wanted
+    except ModelError as exc:
+        return (f"setting 'model' not used: {exc}; the index keeps the model it was built with",)
+    return ()

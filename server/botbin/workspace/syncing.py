@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from botbin.errors import storage_error
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
+from botbin.workspace.models import built_with
 
 if TYPE_CHECKING:
     from botbin.workspace import Workspace
@@ -52,19 +53,31 @@ def _sync(
     ctx = SyncContext(
         ws.root, ws.settings, ws.models.meta, lambda: ws.models.counter, lambda: ws.models.embedder, ws.passphrase
     )
-    with ws.sync_lock, ws.index.syncing():
-        # another process's sync is noticed once the lock is ours: it may have synced while we waited
-        report = sync_workspace(
-            ctx,
-            progress,
-            full,
-            keep_documents=keep_documents,
-            written=ws.index.patch,
-            force_paths=ws.index.damaged,
-            encryption=encryption,
-            locked=ws.index.reload_if_synced_elsewhere,
-            prune=prune,
-            only=only,
-        )
-        ws.index.synced(report)
+
+    def locked() -> None:
+        """Once the lock is ours: finish a model switch a kill interrupted, and notice another process's sync
+        (it may have synced, or switched the model, while we waited); the notes are synced with the model the
+        index is built with (the setting's only once a migration has switched to it)."""
+        ws.migration.recover()
+        ws.index.reload_if_synced_elsewhere()
+        ws.models.follow(built_with(ws.output_dir, ws.settings))
+        ctx.model = ws.models.meta
+
+    try:
+        with ws.sync_lock, ws.index.syncing():
+            report = sync_workspace(
+                ctx,
+                progress,
+                full,
+                keep_documents=keep_documents,
+                written=ws.index.patch,
+                force_paths=ws.index.damaged,
+                encryption=encryption,
+                locked=locked,
+                prune=prune,
+                only=only,
+            )
+            ws.index.synced(report)
+    finally:
+        ws.migration.after_sync()  # a server moves the index to the setting's model in the background
     return report
