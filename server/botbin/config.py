@@ -64,7 +64,9 @@ class Settings:
     output_dir: str = "memory/aifbin"
     """Folder, relative to the workspace, that receives the ``.aif-bin`` files and the state file."""
     model: str | None = None
-    """A sentence-transformers folder; None means the bundled all-MiniLM-L6-v2."""
+    """A sentence-transformers folder (relative to the workspace, or absolute; or one that ships its ONNX export as
+    ``onnx/model.onnx``); None means the bundled all-MiniLM-L6-v2. A change migrates the index in the background
+    while the current one answers (workspace/migration.py); a folder that is no model is reported and not used."""
     alpha: float = 0.7
     """Weight of cosine similarity in the hybrid score, in [0, 1] (Bot-BIN paper §6.3; on SciFact train,
     bench/bench_scifact.py, nDCG@10 is flat from 0.68 to 0.76, so the paper's value stays; see bench/README.md)."""
@@ -80,6 +82,15 @@ class Settings:
     neighbour_weight: float = 0.4
     """Weight of the query's mean cosine to the chunks before and after a chunk in its note, averaged into the
     hybrid score; 0 turns it off (index/ranking.py NEIGHBOUR_WEIGHT)."""
+    rerank_model: str | None = None
+    """A sentence-transformers CrossEncoder folder (relative to the workspace, or absolute) that re-scores the best
+    ``rerank_top_n`` hits of each search (search/rerank.py); None, the default, keeps the fused order. No
+    cross-encoder ships with botbin."""
+    rerank_top_n: int = 20
+    """Hits the cross-encoder re-scores per search (the fused best ones)."""
+    rerank_budget_ms: int = 300
+    """Milliseconds re-scoring may take per search; past them it gives up and the fused order stands (the model
+    itself loads once per process, outside this budget)."""
     target_tokens: int = 256
     """Most model tokens in one chunk, heading prefix and [CLS]/[SEP] included (MiniLM reads 256)."""
     overlap_tokens: int = 32
@@ -223,13 +234,12 @@ def _coerce(key: str, value: Any) -> Any:
         if not isinstance(value, list | tuple) or not all(isinstance(p, str) for p in value):
             raise ValueError("expected a list of glob strings")
         return tuple(value)
-    if key in ("model", "distill_endpoint", "postgres_url", "namespace"):
+    if key in ("model", "rerank_model", "distill_endpoint", "postgres_url", "namespace"):
         if value in (None, ""):
             return None
         if not isinstance(value, str):
-            raise ValueError(
-                {"model": "expected a folder path", "namespace": "expected a name"}.get(key, "expected a URL")
-            )
+            reasons = {"model": "expected a folder path", "rerank_model": "expected a folder path"}
+            raise ValueError({**reasons, "namespace": "expected a name"}.get(key, "expected a URL"))
         return value
     if isinstance(default, bool):
         if isinstance(value, str) and value.strip().lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):

@@ -78,7 +78,7 @@ def check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key in ("daily_half_life_h", "durable_half_life_h"):
         if values[key] <= 0:
             bad[key] = "must be positive"
-    for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes"):
+    for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes", "rerank_top_n", "rerank_budget_ms"):
         if values[key] <= 0:
             bad[key] = "must be positive"
     for key in (
@@ -140,7 +140,8 @@ def check_ranges(values: dict[str, Any]) -> dict[str, str]:
     for key in WORKSPACE_PATH_KEYS:  # checked last: its reason is the one to show
         if (reason := windows_path_reason(values[key])) is not None:
             bad[key] = reason
-    model = values["model"]
-    if model is not None and os.sep == "/" and (reason := windows_path_reason(model, relative=False)) is not None:
-        bad["model"] = reason
+    for key in ("model", "rerank_model"):
+        folder = values[key]
+        if folder is not None and os.sep == "/" and (reason := windows_path_reason(folder, relative=False)) is not None:
+            bad[key] = reason
     return bad

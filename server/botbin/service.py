@@ -203,6 +203,8 @@ class MemoryService:
         self._warming = threading.Event()
         self.ws.migration.background = True  # a long-lived process: a due model migration runs behind its syncs
         jobs = [("index", self._warm_index)] + ([("model", self.warm_up)] if model else [])
+        if self.searcher.reranker.enabled:
+            jobs.append(("cross-encoder", self.searcher.reranker.scorer))
         threads = [
             threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
             for what, job in jobs

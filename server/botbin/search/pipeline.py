@@ -9,6 +9,9 @@ Stages, in order:
    archived memos, at most ``max_hits_per_note`` per note (daily notes exempt: each entry is its own memory,
    index/daily.py); it fetches more than asked so that later stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
+2b. **re-ranking** (off unless ``rerank_model`` names a cross-encoder, search/rerank.py): the best
+   ``rerank_top_n`` are re-ordered by the cross-encoder's score of the query with each, within
+   ``rerank_budget_ms`` (past it, the fused order stands and a warning says so).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
    relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
    orders the rest, but never lifts a hit above one that is more than a margin more relevant (a tie-break,
@@ -36,6 +39,7 @@ import numpy.typing as npt
 from botbin.errors import ModelError
 from botbin.index.hits import SearchFilters
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
+from botbin.search.rerank import Reranker
 from botbin.sync.freshness import Freshness, freshness
 from botbin.sync.scan import check_root
 from botbin.sync.state import state_stamp
@@ -113,6 +117,8 @@ class Searcher:
         """The team-database namespace of ``ws`` (its hits are on this disk); None for the embedded index."""
         self._synced: tuple[object, frozenset[str]] | None = None
         """(state file stamp, the notes it lists): read again only when the state file changed."""
+        self.reranker = Reranker(ws)
+        """Stage 2b, off unless ``rerank_model`` is set."""
 
     def search(
         self,
@@ -124,12 +130,14 @@ class Searcher:
         query_vector: npt.NDArray[np.float32] | None = None,
         reinforce: bool = True,
         per_note: int | None = None,
+        rerank: bool = True,
     ) -> SearchResult:
-        """Stages 1, 2 and 4 to 6. Falls back to BM25 alone if the model cannot load.
+        """Stages 1, 2, 2b and 4 to 6. Falls back to BM25 alone if the model cannot load.
 
         ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
         count a retrieval for each hit returned (False for callers that show only some of them). ``per_note``:
-        most hits of one note (0: no cap; None: the ``max_hits_per_note`` setting).
+        most hits of one note (0: no cap; None: the ``max_hits_per_note`` setting). ``rerank``: run the re-ranking
+        stage when it is configured (``related`` does not: its query is a whole paragraph, asked on every hover).
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.ws.root)
@@ -148,6 +156,9 @@ class Searcher:
             self.lifecycle.hide_archived(self.ws.index.get()[0])
         s = self.ws.settings
         fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
+        rerank = rerank and self.reranker.enabled
+        if rerank:
+            fetch = max(fetch, self.reranker.top_n)
         seen = None
         # notes on this disk: the team database's namespace also holds other workspaces' notes
         mine = self._synced_paths() if remote else None
@@ -168,7 +179,11 @@ class Searcher:
             # notes deleted or excluded since the last sync took places: leave out every such note, then once more
             seen = fresh if remote else self._stale_notes(fresh)
             filters = replace(filters or SearchFilters(), skip_paths=seen.dropped)
-        hits = kept[:k] if remote else self.lifecycle.rank(kept)[:k]
+        ranked = kept if remote else self.lifecycle.rank(kept)
+        if rerank:
+            ranked, problem = self.reranker.rerank(query, ranked)
+            warnings.extend([problem] if problem else [])
+        hits = ranked[:k]
         note = fresh.warning()
         if note is not None:
             warnings.append(note)
@@ -238,7 +253,7 @@ class Searcher:
             index = self._backend()[0]
             with self.ws.index.lock:
                 vector = index.chunk_vector(path, lines, source_md5)
-        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False)
+        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False, rerank=False)
 
         def is_self(hit: Hit) -> bool:
             return hit.path == path and lines is not None and hit.start_line < lines[1] and lines[0] < hit.end_line
