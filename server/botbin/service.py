@@ -202,7 +202,8 @@ class MemoryService:
         request that needs the part reports them again). Returns the threads (tests join them)."""
         self._warming = threading.Event()
         self.ws.migration.background = True  # a long-lived process: a due model migration runs behind its syncs
-        jobs = [("index", self._warm_index)] + ([("model", self.warm_up)] if model else [])
+        jobs: list[tuple[str, Callable[[], object]]] = [("index", self._warm_index)]
+        jobs += [("model", self.warm_up)] if model else []
         if self.searcher.reranker.enabled:
             jobs.append(("cross-encoder", self.searcher.reranker.scorer))
         threads = [
