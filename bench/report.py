@@ -24,40 +24,19 @@ import time
 from pathlib import Path
 
 from common import log
+from registry import BY_NAME, REPORTED
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-#: name -> (script, full-run arguments, quick-run arguments); in report order.
-BENCHMARKS: dict[str, tuple[str, list[str], list[str]]] = {
-    "scifact": ("bench_scifact.py", [], ["--quick"]),
-    "locomo": ("bench_locomo.py", [], ["--quick"]),
-    "obsidian": ("bench_obsidian_queries.py", [], ["--quick"]),
-    "small_memory": ("bench_small_memory.py", [], []),
-    "embed": ("bench_embed.py", [], ["--quick"]),
-    "sync": ("bench_sync.py", [], ["--quick"]),
-    "query": ("bench_query.py", ["--sizes", "10000,100000,1000000"], ["--sizes", "10000"]),
-    "lsp": ("bench_lsp.py", [], []),
-    "lsp_load": ("bench_lsp_load.py", [], ["--requests", "1000"]),
-    "encryption": ("bench_encryption.py", [], ["--notes", "200"]),
-    "peer": ("bench_peer.py", [], ["--quick"]),
-    "planted": ("bench_planted.py", [], ["--quick"]),
-    "locomo_ingest": ("bench_locomo_ingest.py", [], ["--quick"]),
-    "lifecycle": ("bench_lifecycle.py", [], ["--quick"]),
-}
-#: Benchmarks left out of --quick (too slow for CI even when small, or they install a second venv).
-NOT_QUICK = frozenset({"lsp", "lsp_load", "peer", "embed"})
-#: What ``--ci`` runs: small variants that need no cache and no network (about a minute on
-#: 2 idle cores), so that the harness and the renderer never rot; tests/test_bench_harness.py runs it in CI.
-#: SciFact's ``--tiny`` syncs a small corpus with the real model, so the quality pipeline runs too.
-CI = ("query", "lifecycle", "scifact")
-#: Arguments of a ``--ci`` run where they differ from the quick ones.
-CI_ARGS: dict[str, list[str]] = {"scifact": ["--tiny"]}
+#: What ``--ci`` runs: small variants that need no cache and no network (about a minute on 2 idle cores), so that the
+#: harness and the renderer never rot; tests/test_bench_harness.py runs it in CI (registry.py: ``ci``).
+CI = tuple(b.name for b in REPORTED if b.ci is not None)
 
 
 def run_one(name: str, args: list[str], out: Path) -> None:
     """Run benchmark ``name`` with ``args``; write NAME.json (or a {"failed": ...} record) and NAME.log under
     ``out``."""
-    script = BENCHMARKS[name][0]
+    script = BY_NAME[name].script
     started = time.perf_counter()
     with (out / f"{name}.log").open("w") as err:
         proc = subprocess.run(
@@ -99,17 +78,20 @@ def main() -> None:
     args.quick = args.quick or args.ci
     out = args.out or BENCH / "out" / ("quick" if args.quick else "results")
     out.mkdir(parents=True, exist_ok=True)
-    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(CI if args.ci else BENCHMARKS)
-    unknown = sorted(set(names) - set(BENCHMARKS))
+    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(
+        CI if args.ci else (b.name for b in REPORTED)
+    )
+    unknown = sorted(set(names) - {b.name for b in REPORTED})
     if unknown:
-        parser.error(f"unknown benchmark(s) {unknown}; known: {list(BENCHMARKS)}")
+        parser.error(f"unknown benchmark(s) {unknown}; known: {[b.name for b in REPORTED]}")
     if not args.render_only:
         for name in names:
-            if args.quick and name in NOT_QUICK:
+            benchmark = BY_NAME[name]
+            run_args = benchmark.ci if args.ci else benchmark.quick if args.quick else benchmark.full
+            if run_args is None:  # no small variant (too slow even when small, or it installs a second venv)
                 continue
             log(f"running {name}")
-            _, full_args, quick_args = BENCHMARKS[name]
-            run_one(name, CI_ARGS.get(name, quick_args) if args.ci else quick_args if args.quick else full_args, out)
+            run_one(name, list(run_args), out)
     from report_render import render
 
     target = out / "benchmarks.md" if args.quick else REPO / "docs" / "benchmarks.md"

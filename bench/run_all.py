@@ -4,8 +4,7 @@ Each benchmark runs in its own Python process, so that peak memory and memory gr
 
 Run from the repo root with the venv active: ``python bench/run_all.py [--quick]``.
 ``--quick`` skips the 10,000-note synthetic vault of the sync benchmark and the 1M-chunk query size.
-bench_embed.py and bench_peer.py are not part of it (the peer benchmark installs memsearch into its own venv).
-Benchmarks: bench_sync.py, bench_query.py, bench_directives.py, bench_lsp.py, bench_lsp_load.py.
+Which benchmarks, with which arguments: registry.py (``run_all``, ``quick_run_all``).
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from typing import Any
 
 from botbin import __version__
 from common import load_average, log, r
+from registry import BENCHMARKS
 
 
 def environment() -> dict[str, Any]:
@@ -61,16 +61,12 @@ def main() -> None:
         "quick": args.quick,
         "load_average_at_start": load_average(),
     }
-    log("sync benchmark")
-    result["sync"] = run_script("bench_sync.py", *(["--quick"] if args.quick else []))
-    log("query benchmark")
-    result["query"] = run_script("bench_query.py", *(["--sizes", "10000,100000"] if args.quick else []))
-    log("directives benchmark")
-    result["directives"] = run_script("bench_directives.py")
-    log("language server benchmark")
-    result["lsp"] = run_script("bench_lsp.py")
-    log("language server load benchmark")
-    result["lsp_load"] = run_script("bench_lsp_load.py")
+    for benchmark in BENCHMARKS:
+        if benchmark.run_all is None:
+            continue
+        log(f"{benchmark.name} benchmark")
+        run_args = benchmark.quick_run_all if args.quick else benchmark.run_all
+        result[benchmark.name] = run_script(benchmark.script, *run_args)
     result["environment"] = environment()
     result["total_seconds"] = r(time.perf_counter() - started, 1)
     result["load_average_at_end"] = load_average()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Write extensions/protocol/src/generated.ts (TypeScript) and server/botbin/cli/host_types.py (the host ops as
-standard-library TypedDicts) from the wire contract (server/botbin/wire), or with --check say whether the checked-in
-files are what the contract generates (exit 1 and a diff when one drifted).
+"""Write every generated file of the repository (botbin.generate.targets: the TypeScript protocol, names and values,
+the hook's host types, README.md's settings tables, VS Code's settings) from its one Python source, or with --check
+say whether the checked-in files are what the sources generate (exit 1 and a diff when one drifted).
 
     python scripts/gen_protocol.py [--check]
 """
@@ -14,11 +14,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = ROOT / "extensions" / "protocol" / "src" / "generated.ts"
-PY_TARGET = ROOT / "server" / "botbin" / "cli" / "host_types.py"
 sys.path.insert(0, str(ROOT / "server"))
 
-from botbin.wire import python_client, typescript  # noqa: E402
+from botbin.generate import targets  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -26,17 +24,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="compare instead of writing")
     args = parser.parse_args(argv)
     stale = 0
-    for target, text in ((TARGET, typescript.generate()), (PY_TARGET, python_client.generate())):
+    for target in targets():
+        path = ROOT / target.path
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
         if not args.check:
-            target.write_text(text, encoding="utf-8")
-            print(f"wrote {target.relative_to(ROOT)}", file=sys.stderr)
+            path.write_text(target.make(current), encoding="utf-8")
+            print(f"wrote {target.path}", file=sys.stderr)
             continue
-        current = target.read_text(encoding="utf-8") if target.exists() else ""
-        if current == text:
+        if not target.stale(current):
             continue
-        diff = difflib.unified_diff(current.splitlines(), text.splitlines(), str(target), "generated", lineterm="")
+        made = target.make(current)
+        diff = difflib.unified_diff(current.splitlines(), made.splitlines(), target.path, "generated", lineterm="")
         print("\n".join(diff), file=sys.stderr)
-        print(f"{target.relative_to(ROOT)} is stale: run python scripts/gen_protocol.py", file=sys.stderr)
+        print(f"{target.path} is stale: edit {target.source}, then run python scripts/gen_protocol.py", file=sys.stderr)
         stale = 1
     return stale
 

@@ -16,6 +16,12 @@ if [ "${BOTBIN_SKIP_CLAUDE_CODE:-0}" != 1 ]; then
   ./scripts/claude-code/install.sh
   export BOTBIN_REQUIRE_CLAUDE_CODE=1  # the tests fail, rather than skip, if the install is missing
 fi
+# The real OpenClaw for tests/hosts/test_openclaw.py: Node 24.21.0 (the npm registry's `node` package) and OpenClaw
+# 2026.9.6 from npm, cached in ~/.cache/botbin-hosts/openclaw (30-40 s and 770 MB once; then a no-op).
+# BOTBIN_SKIP_OPENCLAW_REAL=1 leaves it out (and skips those tests).
+if [ "${BOTBIN_SKIP_OPENCLAW_REAL:-0}" != 1 ]; then
+  ./scripts/openclaw-real/install.sh
+fi
 . .venv/bin/activate
 ruff check server tests bench
 ruff format --check server tests bench

@@ -126,3 +126,11 @@ def skip_without_checker() -> None:
 
 
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason=f"shared data folder {SHARED} is absent")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Markers by what each test needs (tests/markers.py): ``-m "not (model or process or ...)"`` is the fast check."""
+    from markers import mark
+
+    for item in items:
+        mark(item, str(REPO / "tests"))

@@ -269,24 +269,3 @@ def test_boolean_strings(tmp_path: Path, raw: str, expected: bool) -> None:
 def test_settings_are_frozen() -> None:
     with pytest.raises(AttributeError):
         Settings().alpha = 0.1  # type: ignore[misc]
-
-
-def test_ranking_defaults_match_the_index() -> None:
-    from botbin.config import Settings
-    from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
-
-    settings = Settings()
-    assert (settings.max_hits_per_note, settings.note_weight, settings.neighbour_weight) == (
-        MAX_HITS_PER_NOTE,
-        NOTE_WEIGHT,
-        NEIGHBOUR_WEIGHT,
-    )
-
-
-def test_the_batch_size_setting_defaults_to_the_embedders_batch() -> None:
-    """The embedders' default and the language server's preloaded model (made before settings are read) must use
-    the setting's default batch, or the preload is wasted."""
-    from botbin.config import Settings
-    from botbin.embedding.model import BATCH_SIZE
-
-    assert Settings().batch_size == BATCH_SIZE

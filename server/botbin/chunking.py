@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
+from botbin.config import DEFAULTS
+
 if TYPE_CHECKING:  # parsing pulls in markdown-it and YAML, which a no-op sync never needs
     from botbin.parsing.blocks import Block, ParsedNote
 
@@ -57,9 +59,9 @@ class TokenCounter(Protocol):
 class ChunkerParams:
     """Chunk sizes, in model tokens (see Settings for the defaults and why)."""
 
-    target_tokens: int = 256
-    overlap_tokens: int = 32
-    min_tokens: int = 50
+    target_tokens: int = DEFAULTS.target_tokens
+    overlap_tokens: int = DEFAULTS.overlap_tokens
+    min_tokens: int = DEFAULTS.min_tokens
 
     def as_dict(self) -> dict[str, int]:
         """The parameters as stored in AIF-BIN metadata and the state file."""

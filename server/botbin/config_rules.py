@@ -1,14 +1,17 @@
-"""What a valid setting is: globs that stay inside the workspace, paths written the POSIX way, and the range of
-every number (config.py reads the settings; this module only judges values)."""
+"""What a valid setting is: globs that stay inside the workspace, paths written the POSIX way, each number within
+its field's bounds (config_model.py declares them) and the rules between keys (config.py reads the settings; this
+module only judges values)."""
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from annotated_types import Ge, Gt, Le
+from pydantic.fields import FieldInfo
 from wcmatch import glob as wglob
 
 
@@ -61,62 +64,79 @@ def safe_globs(globs: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(g for g in globs if unsafe_glob_reason(g) is None)
 
 
-def check_ranges(values: dict[str, Any]) -> dict[str, str]:
-    """Return {key: reason} for values of the right type but out of range."""
+def number_text(value: float) -> str:
+    """A bound as people write it: ``1`` for 1.0, ``1048576`` for 1 << 20, ``0.5``."""
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def field_bounds(field: FieldInfo) -> tuple[float | None, bool, float | None]:
+    """``(low, strict, high)`` of a field's ``ge``/``gt``/``le`` (config_model.py); ``strict``: the low bound is
+    ``gt`` (the value must be over it); None where the field has no such bound."""
+    low: float | None = None
+    high: float | None = None
+    strict = False
+    for bound in field.metadata:
+        if isinstance(bound, Ge):
+            low = float(bound.ge)  # type: ignore[arg-type]
+        elif isinstance(bound, Gt):
+            low, strict = float(bound.gt), True  # type: ignore[arg-type]
+        elif isinstance(bound, Le):
+            high = float(bound.le)  # type: ignore[arg-type]
+    return low, strict, high
+
+
+def bound_reason(field: FieldInfo, value: float) -> str | None:
+    """Why ``value`` breaks the bounds of its field, in the words a warning uses ("must be between 0 and 1", "must
+    be positive", "must not be negative"); None when within them."""
+    low, strict, high = field_bounds(field)
+    below = low is not None and (value <= low if strict else value < low)
+    if not below and (high is None or value <= high):
+        return None
+    if low is not None and high is not None and not strict:
+        return f"must be between {number_text(low)} and {number_text(high)}"
+    if not below and high is not None:
+        return f"must be at most {number_text(high)}"
+    if low == 0:
+        return "must be positive" if strict else "must not be negative"
+    return f"must be {'over' if strict else 'at least'} {number_text(low or 0)}"
+
+
+def check_ranges(values: dict[str, Any], fields: Mapping[str, FieldInfo]) -> dict[str, str]:
+    """Return {key: reason} for values of the right type but out of range: each field's own bounds, then the rules
+    between keys (a later rule's reason wins)."""
     bad: dict[str, str] = {}
-    if not 0.0 <= values["alpha"] <= 1.0:
-        bad["alpha"] = "must be between 0 and 1"
-    for key in ("recency_weight", "scope_weight"):
-        if not 0.0 <= values[key] <= 1.0:
-            bad[key] = "must be between 0 and 1"
+    for key, field in fields.items():
+        if isinstance(values[key], int | float) and (reason := bound_reason(field, values[key])) is not None:
+            bad[key] = reason
     if (
-        0 <= values["recency_weight"] <= 1
-        and 0 <= values["scope_weight"] <= 1
+        "recency_weight" not in bad
+        and "scope_weight" not in bad
         and values["recency_weight"] + values["scope_weight"] > 1.0
     ):
         bad["scope_weight"] = "recency_weight + scope_weight must be at most 1 (the rest weighs similarity)"
-    for key in ("daily_half_life_h", "durable_half_life_h"):
-        if values[key] <= 0:
-            bad[key] = "must be positive"
-    for key in ("top_k", "target_tokens", "batch_size", "max_note_bytes", "rerank_top_n", "rerank_budget_ms"):
-        if values[key] <= 0:
-            bad[key] = "must be positive"
-    for key in (
-        "overlap_tokens",
-        "min_tokens",
-        "lock_timeout_s",
-        "debounce_ms",
-        "max_hits_per_note",
-        "note_weight",
-        "neighbour_weight",
-    ):
-        if values[key] < 0:
-            bad[key] = "must not be negative"
     if values["target_tokens"] > 0 and values["overlap_tokens"] * 2 >= values["target_tokens"]:
         bad["overlap_tokens"] = "must be under half of target_tokens"
-    for key, low, high in (("kdf_time_cost", 1, 16), ("kdf_parallelism", 1, 16), ("kdf_memory_kib", 8192, 1 << 20)):
-        if not low <= values[key] <= high:
-            bad[key] = f"must be between {low} and {high}"
-    for key in (
-        "decay_weight",
-        "prune_threshold",
-        "consolidate_duplicate_cosine",
-        "distill_min_centroid",
-        "distill_min_coverage",
-        "drift_cosine",
-        "duplicate_block_cosine",
-        "admission_threshold",
-    ):
-        if not 0.0 <= values[key] <= 1.0:
-            bad[key] = "must be between 0 and 1"
-    for key in ("decay_half_life_days", "turn_buffer_size", "consolidate_min_reinforcement"):
-        if values[key] <= 0:
-            bad[key] = "must be positive"
-    if values["reinforcement_stretch"] < 0:
-        bad["reinforcement_stretch"] = "must not be negative"
     endpoint = values["distill_endpoint"]
     if endpoint is not None and not re.match(r"https?://", endpoint):
         bad["distill_endpoint"] = "must be an http:// or https:// URL"
+    bad.update(_path_reasons(values))
+    if values["backend"] not in ("embedded", "postgres"):
+        bad["backend"] = 'must be "embedded" or "postgres"'
+    elif values["backend"] == "postgres" and not values["postgres_url"]:
+        bad["backend"] = "postgres needs postgres_url (or BOTBIN_POSTGRES_URL)"
+    for key in WORKSPACE_PATH_KEYS:  # checked last: its reason is the one to show
+        if (reason := windows_path_reason(values[key])) is not None:
+            bad[key] = reason
+    for key in ("model", "rerank_model"):
+        folder = values[key]
+        if folder is not None and os.sep == "/" and (reason := windows_path_reason(folder, relative=False)) is not None:
+            bad[key] = reason
+    return bad
+
+
+def _path_reasons(values: dict[str, Any]) -> dict[str, str]:
+    """Why ``roots_note``, ``soul_dir`` or ``output_dir`` is not a path inside the workspace of the right kind."""
+    bad: dict[str, str] = {}
     for key in ("roots_note", "soul_dir"):
         rel = Path(values[key])
         if rel.is_absolute() or ".." in rel.parts or rel == Path("."):
@@ -127,21 +147,7 @@ def check_ranges(values: dict[str, Any]) -> dict[str, str]:
         values["roots_note"], values["instruction_notes"]
     ):  # the default under a broad glob ("memory/**") stays: botbin's own notes are never instructions anyway
         bad["roots_note"] = "is an instruction note (instruction_notes); botbin's roots are memory, never rules"
-    if values["backend"] not in ("embedded", "postgres"):
-        bad["backend"] = 'must be "embedded" or "postgres"'
-    elif values["backend"] == "postgres" and not values["postgres_url"]:
-        bad["backend"] = "postgres needs postgres_url (or BOTBIN_POSTGRES_URL)"
-    for key in ("postgres_ef_search", "postgres_timeout_s"):
-        if values[key] <= 0:
-            bad[key] = "must be positive"
     out = Path(values["output_dir"])
     if out.is_absolute() or ".." in out.parts or out == Path("."):
         bad["output_dir"] = "must be a folder inside the workspace"
-    for key in WORKSPACE_PATH_KEYS:  # checked last: its reason is the one to show
-        if (reason := windows_path_reason(values[key])) is not None:
-            bad[key] = reason
-    for key in ("model", "rerank_model"):
-        folder = values[key]
-        if folder is not None and os.sep == "/" and (reason := windows_path_reason(folder, relative=False)) is not None:
-            bad[key] = reason
     return bad

@@ -9,7 +9,17 @@ from architecture.imports import Edge, cycles, edges, modules
 
 #: Lowest first. A module may import modules of its own layer and of the layers below it, never above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("botbin", "botbin.errors", "botbin.config", "botbin.config_rules")),
+    (
+        "base",
+        (
+            "botbin",
+            "botbin.errors",
+            "botbin.config",
+            "botbin.config_rules",
+            "botbin.config_model",
+            "botbin.config_experimental",
+        ),
+    ),
     (
         "leaves",
         (
@@ -28,12 +38,15 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("agent", ("botbin.agent",)),
     ("service", ("botbin.service",)),
     ("adapters", ("botbin.cli", "botbin.lsp", "botbin.mcp", "botbin.mcp_stdio", "botbin.wire", "botbin.__main__")),
+    ("tools", ("botbin.generate",)),
 )
 #: What an adapter may import at run time besides its own package: the composition root, the errors, the
 #: version, another adapter (``botbin mcp`` starts the MCP server), the wire contract both the LSP and MCP adapters
-#: answer with, and the turn reader of ``botbin ingest``.
+#: answer with, the turn reader of ``botbin ingest``, and the settings model (its keys, bounds and descriptions make
+#: the CLI's help and the editors' ``ServerSettings``; a workspace's settings still come from the service).
 ADAPTER_MAY_IMPORT = (
     "botbin.service",
+    "botbin.config",
     "botbin.errors",
     "botbin.cli",
     "botbin.lsp",

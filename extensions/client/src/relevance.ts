@@ -1,13 +1,9 @@
 /**
  * The server's relevance floor, applied to the hits a person is shown: a hit with hardly any similarity and
  * no real keyword match is noise (all-MiniLM-L6-v2 gives unrelated texts a cosine of about -0.1 to 0.15).
- * The values mirror RELEVANCE_MIN_COSINE and RELEVANCE_MIN_BM25_SHARE of server/botbin/search/pipeline.py;
- * tests/test_client_constants.py keeps the two in step.
+ * The thresholds are generated from server/botbin/search/pipeline.py into @botbin/protocol.
  */
-import type { Hit } from "@botbin/protocol";
-
-export const RELEVANCE_MIN_COSINE = 0.2;
-export const RELEVANCE_MIN_BM25_SHARE = 0.2;
+import { type Hit, RELEVANCE_MIN_BM25_SHARE, RELEVANCE_MIN_COSINE } from "@botbin/protocol";
 
 /**
  * True unless the hit is under the floor (keyword-only results, `degraded`, have no cosine to judge by). The

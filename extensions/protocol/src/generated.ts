@@ -764,19 +764,19 @@ export interface SearchResult {
 }
 
 /**
- * What `initializationOptions` and `didChangeConfiguration` carry: the settings, plus the passphrase of an
- * encrypted store (the server keeps it in memory only; a front end never saves or logs it).
+ * What `initializationOptions` and `didChangeConfiguration` carry: the settings, plus the passphrase of
+ * an encrypted store (the server keeps it in memory only; a front end never saves or logs it).
  */
 export interface ServerOptions {
   /** Globs of tracked notes (`**` spans folders). */
   include?: string[] | null;
-  /** Globs never tracked. */
+  /** Globs never tracked; each is also read as a `.gitignore` line (`Archive` or `Archive/`: that folder at any depth). */
   exclude?: string[] | null;
   /** Vault mode: track every `**\/*.md` note. */
   vault?: boolean | null;
-  /** Hybrid weight of the cosine, 0-1. */
+  /** Hybrid weight of meaning against keywords: `alpha·cosine + (1−alpha)·bm25_norm` (`bm25_norm`: the keyword weight), 0-1. */
   alpha?: number | null;
-  /** Hits per search, 1-1000. */
+  /** Hits per search (Search Memories and workspace symbols), 1-1000. */
   top_k?: number | null;
   /** The passphrase of an encrypted store. */
   passphrase?: string | null;
@@ -789,13 +789,13 @@ export interface ServerOptions {
 export interface ServerSettings {
   /** Globs of tracked notes (`**` spans folders). */
   include?: string[] | null;
-  /** Globs never tracked. */
+  /** Globs never tracked; each is also read as a `.gitignore` line (`Archive` or `Archive/`: that folder at any depth). */
   exclude?: string[] | null;
   /** Vault mode: track every `**\/*.md` note. */
   vault?: boolean | null;
-  /** Hybrid weight of the cosine, 0-1. */
+  /** Hybrid weight of meaning against keywords: `alpha·cosine + (1−alpha)·bm25_norm` (`bm25_norm`: the keyword weight), 0-1. */
   alpha?: number | null;
-  /** Hits per search, 1-1000. */
+  /** Hits per search (Search Memories and workspace symbols), 1-1000. */
   top_k?: number | null;
 }
 

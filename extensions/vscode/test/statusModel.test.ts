@@ -52,7 +52,7 @@ test("degraded: a warning that search is keyword-only, and why", () => {
   status.folders[0]!.modelError = "no model at /models/x";
   const view = statusView({ server: running, progress: idle, status });
   assert.equal(view.severity, "warning");
-  assert.equal(view.text, "$(warning) botbin: 46 chunks");
+  assert.equal(view.text, "$(warning) botbin: 46 chunks (keywords only)"); // as in Obsidian: one status view
   assert.match(view.tooltip, /keyword search only: the embedding model is unavailable \(no model at \/models\/x\)/);
 });
 

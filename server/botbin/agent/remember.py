@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from botbin.config import Settings
+from botbin.config import DEFAULTS
 from botbin.errors import BotbinError, storage_error
 
 _TAG = re.compile(r"^[^\s#][^\s]*$")
@@ -118,9 +118,9 @@ def remember(
     tags: list[str],
     now: datetime | None = None,
     follow_symlinks: bool = False,
-    max_note_bytes: int = Settings.max_note_bytes,
+    max_note_bytes: int = DEFAULTS.max_note_bytes,
     lock_dir: Path | None = None,
-    lock_timeout_s: float = Settings.lock_timeout_s,
+    lock_timeout_s: float = DEFAULTS.lock_timeout_s,
 ) -> Remembered:
     """Append an entry to today's ``memory/YYYY-MM-DD.md`` (created with a ``# YYYY-MM-DD`` heading if new), or
     to its latest continuation; a new continuation when the entry would take that note past ``max_note_bytes``.
@@ -139,7 +139,7 @@ def remember(
     entry = entry_text(text, tags, now, text_limit(max_note_bytes))
     day = now.strftime("%Y-%m-%d")
     write_target(root, part_rel(day, 1), follow_symlinks, "the daily note")  # a link out: refused before any lock
-    folder = lock_dir if lock_dir is not None else root / Settings.output_dir / LOCK_DIR
+    folder = lock_dir if lock_dir is not None else root / DEFAULTS.output_dir / LOCK_DIR
     with note_lock(folder, part_rel(day, 1), lock_timeout_s):  # every part of the day: one writer
         return _append(root, day, entry, now, follow_symlinks, max_note_bytes)
 

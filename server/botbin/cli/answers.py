@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from botbin.cli.common import EPILOG, EXIT_OK, common_flags, overrides
+from botbin.cli.common import EPILOG, EXIT_OK, common_flags, overrides, setting_help
 from botbin.cli.output import print_hits
 from botbin.cli.terminal import shown
 from botbin.cli.warm import PROTOCOL, WARM_COMMANDS
@@ -48,8 +48,8 @@ def add_search_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--batch", type=Path, metavar="FILE.jsonl", help='one {"q": ...} per line in, one JSON result list per line out'
     )
-    p.add_argument("-k", type=int, default=None, help="number of hits (default: top_k setting, 10)")
-    p.add_argument("--alpha", type=float, default=None, help="weight of cosine vs BM25, 0..1 (default 0.7)")
+    p.add_argument("-k", type=int, default=None, help=setting_help("top_k", "number of hits"))
+    p.add_argument("--alpha", type=float, default=None, help=setting_help("alpha"))
     p.add_argument("--json", action="store_true", help="print hits as JSON (0-based lines)")
     p.add_argument("--path", dest="path_glob", help="only notes whose path matches this glob")
     p.add_argument("--tag", help="only notes with this tag")
@@ -61,20 +61,21 @@ def add_search_args(p: argparse.ArgumentParser) -> None:
         "--all",
         dest="show_all",
         action="store_true",
-        help="also show hits under the relevance floor (cosine < 0.2 and no real keyword match), hidden by default",
+        help="also show hits under the relevance floor (hardly any similarity and no real keyword match), hidden by"
+        " default",
     )
     p.add_argument(
         "--namespace",
         dest="search_namespaces",
         metavar="A,B",
-        help="team database (backend = postgres): the namespaces to search (default: this workspace's)",
+        help=setting_help("search_namespaces", "team database (backend = postgres): the namespaces to search"),
     )
     p.add_argument(
         "--per-note",
         type=int,
         default=None,
         metavar="N",
-        help="at most N hits of one note (default: max_hits_per_note, 2; 0 lifts the cap)",
+        help=setting_help("max_hits_per_note", "at most N hits of one note; 0 lifts the cap"),
     )
 
 

@@ -28,6 +28,7 @@ from botbin.cli.common import (
     passphrase,
     progress_bar,
     service,
+    setting_help,
     workspace_of,
 )
 from botbin.cli.db import print_published
@@ -319,4 +320,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--tcp", type=int, default=None, metavar="PORT", help="listen on 127.0.0.1:PORT instead (debugging)")
 
     p = add(sub, common, "watch", "sync whenever tracked notes change", cmd_watch)
-    p.add_argument("--debounce-ms", type=int, default=None, help="quiet time before a sync (default 400)")
+    p.add_argument(
+        "--debounce-ms", type=int, default=None, help=setting_help("debounce_ms", "quiet time before a sync")
+    )

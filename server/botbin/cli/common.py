@@ -7,30 +7,52 @@ import argparse
 import getpass
 import os
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from botbin.cli.terminal import raw
+from botbin.config import FIELDS, range_text, shown_default
 from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, EXIT_WORKSPACE, EXIT_MODEL, EXIT_FORMAT, EXIT_PASSPHRASE = 0, 1, 2, 3, 4, 5, 6
 EXIT_REMOTE = 7
-EPILOG = """exit codes:
-  0  success
-  1  some notes failed to sync (the rest synced)
-  2  bad usage
-  3  workspace unreadable or locked by another sync, or a file cannot be written
-     (disk full, quota, read-only, permission; nothing lost, run it again once fixed)
-  4  embedding model unavailable
-  5  bad AIF-BIN file
-  6  encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)
-  7  the team database (backend = "postgres") failed or refused (sync: 1, its local sync done)"""
+#: What each exit code means: the one text of the help's epilog and of README.md's list (scripts/gen_protocol.py).
+EXIT_MEANINGS: dict[int, str] = {
+    EXIT_OK: "success",
+    EXIT_PARTIAL: "some notes failed to sync (the rest synced; each failure is named on stderr)",
+    EXIT_USAGE: "bad usage",
+    EXIT_WORKSPACE: "workspace unreadable or locked by another sync, or a file botbin must write cannot be (disk full,"
+    " over quota, read-only, permission denied: the message names the file; nothing lost, run it again once fixed)",
+    EXIT_MODEL: "embedding model unavailable",
+    EXIT_FORMAT: "bad AIF-BIN file",
+    EXIT_PASSPHRASE: "encrypted store: passphrase missing or wrong (BOTBIN_PASSPHRASE or the prompt)",
+    EXIT_REMOTE: 'the team database (backend = "postgres") failed or refused (sync: 1, its local sync done)',
+}
+EPILOG = "exit codes:\n" + "\n".join(
+    textwrap.fill(text, 96, initial_indent=f"  {code}  ", subsequent_indent="     ")
+    for code, text in EXIT_MEANINGS.items()
+)
 #: Settings that the common flags override.
 SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model")
 
 Command = Callable[[argparse.Namespace], int]
+
+
+#: The model's markdown and typography as plain ASCII for the help.
+_PLAIN = str.maketrans({"`": None, "·": "*", "−": "-", "–": "-", "≥": ">=", "≤": "<="})
+
+
+def setting_help(key: str, what: str | None = None) -> str:
+    """The help of a flag that sets ``key`` for one run: ``what`` it does (default: the setting's description),
+    then the setting's name, default and range, all from the settings model (config_model.py)."""
+    field = FIELDS[key]
+    bounds = range_text(field)
+    where = f"the {key} setting, default {shown_default(field, '')}" + (f", {bounds}" if bounds else "")
+    text = f"{what or field.description} ({where})".translate(_PLAIN).replace("%", "%%")
+    return text.encode("ascii", "replace").decode("ascii")  # help that prints on any terminal
 
 
 def common_flags() -> argparse.ArgumentParser:
@@ -44,30 +66,28 @@ def common_flags() -> argparse.ArgumentParser:
         action="append",
         default=argparse.SUPPRESS,
         metavar="GLOB",
-        help="track notes matching GLOB (repeatable; replaces the configured list)",
+        help=setting_help("include", "track notes matching GLOB (repeatable; replaces the configured list)"),
     )
     common.add_argument(
         "--exclude",
         action="append",
         default=argparse.SUPPRESS,
         metavar="GLOB",
-        help="never track notes matching GLOB (repeatable)",
+        help=setting_help("exclude", "never track notes matching GLOB (repeatable)"),
     )
-    common.add_argument(
-        "--vault", action="store_true", default=argparse.SUPPRESS, help="vault mode: track every **/*.md note"
-    )
+    common.add_argument("--vault", action="store_true", default=argparse.SUPPRESS, help=setting_help("vault"))
     common.add_argument(
         "--output-dir",
         dest="output_dir",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="output folder inside the workspace (default memory/aifbin)",
+        help=setting_help("output_dir", "output folder inside the workspace"),
     )
     common.add_argument(
         "--model",
         default=argparse.SUPPRESS,
         metavar="DIR",
-        help="a sentence-transformers folder (default: bundled all-MiniLM-L6-v2)",
+        help=setting_help("model"),
     )
     common.add_argument(
         "--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help="log progress details to stderr"

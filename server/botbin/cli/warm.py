@@ -127,13 +127,29 @@ def ask(path: Path, message: Mapping[str, Any]) -> dict[str, Any] | None:
             sock.settimeout(CONNECT_TIMEOUT_S)
             sock.connect(str(path))
             sock.settimeout(ANSWER_TIMEOUT_S)
-            sock.sendall(json.dumps(message).encode() + b"\n")
-            sock.shutdown(socket.SHUT_WR)
-            data = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+            try:
+                sock.sendall(json.dumps(message).encode() + b"\n")
+                sock.shutdown(socket.SHUT_WR)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # a busy server answers and closes without reading: its answer is still there to read
+            data = _read_all(sock)
         answer = json.loads(data)
     except (OSError, ValueError):
         return None
     return answer if isinstance(answer, dict) else None
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    """What the server sends until it closes; a reset after its answer (a busy server closes without reading the
+    request) ends the answer, it does not lose it."""
+    chunks: list[bytes] = []
+    try:
+        while chunk := sock.recv(1 << 16):
+            chunks.append(chunk)
+    except ConnectionResetError:
+        if not chunks:
+            raise
+    return b"".join(chunks)
 
 
 class NoServer(Exception):
@@ -160,7 +176,10 @@ def call(root: Path, op: HostOp, params: Mapping[str, Any], timeout_s: float) ->
         try:
             sock.sendall(json.dumps({"v": HOST_PROTOCOL, "op": op, **params}).encode() + b"\n")
             sock.shutdown(socket.SHUT_WR)
-            data = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+        except OSError:
+            pass  # a busy server answers and closes without reading: its answer is read below
+        try:
+            data = _read_all(sock)
         except TimeoutError as exc:
             raise CallFailed(f"no answer within {timeout_s:g} s") from exc
         except OSError as exc:
@@ -169,6 +188,8 @@ def call(root: Path, op: HostOp, params: Mapping[str, Any], timeout_s: float) ->
         answer = json.loads(data)
     except ValueError as exc:
         raise CallFailed("the server's answer is not JSON (it stopped mid-answer?)") from exc
+    if isinstance(answer, dict) and answer.get("reason") == "busy":
+        raise CallFailed("the server is busy (every connection taken)")
     if not isinstance(answer, dict) or answer.get("v") != HOST_PROTOCOL or not isinstance(answer.get("ok"), bool):
         raise CallFailed(f"the server speaks another protocol (answer {str(answer)[:80]})")
     return answer

@@ -30,6 +30,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from botbin.config import DEFAULTS, KDF_MAX_MEMORY_KIB, KDF_MAX_PARALLELISM, KDF_MAX_TIME_COST
 from botbin.errors import AifBinFormatError, DecryptionError
 
 KEY_BYTES = 32
@@ -43,11 +44,11 @@ TAG_BYTES = 16
 ARGON2_VERSION = 19
 FILE_INFO = b"botbin aif-bin v2 chunk block"
 CHECK_INFO = b"botbin store key check"
-#: Largest parameters a file may ask for, so a damaged or hostile file cannot make a reader allocate
-#: gigabytes or spin for minutes before authentication fails.
-MAX_MEMORY_KIB = 1 << 20
-MAX_TIME_COST = 16
-MAX_PARALLELISM = 16
+#: Largest parameters a file may ask for, so a damaged or hostile file cannot make a reader allocate gigabytes or spin
+#: for minutes before authentication fails: the kdf_* settings' bounds (config_model.py).
+MAX_MEMORY_KIB = KDF_MAX_MEMORY_KIB
+MAX_TIME_COST = KDF_MAX_TIME_COST
+MAX_PARALLELISM = KDF_MAX_PARALLELISM
 
 
 MIN_PASSPHRASE_CHARS = 8
@@ -73,11 +74,11 @@ class KdfParams:
     """Argon2id cost parameters. Defaults: RFC 9106 section 4, second recommended option (t=3, 64 MiB,
     p=4), measured at ~0.11 s per derivation on 2 CPU cores."""
 
-    time_cost: int = 3
+    time_cost: int = DEFAULTS.kdf_time_cost
     """Passes over memory."""
-    memory_cost: int = 65536
+    memory_cost: int = DEFAULTS.kdf_memory_kib
     """Memory in KiB (65536 KiB = 64 MiB)."""
-    parallelism: int = 4
+    parallelism: int = DEFAULTS.kdf_parallelism
     """Lanes."""
 
     def check(self) -> str | None:

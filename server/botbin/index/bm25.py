@@ -1,5 +1,6 @@
 """BM25 parameters (K1, B) and the bm25s reference index (Lucene variant, rebuilt whole per corpus version): the
-store scores with index/lexical.py, patched per note; tests and bench/bench_lexical.py hold it equal to this one."""
+store scores with index/lexical.py, patched per note; tests and bench/experiments/bench_lexical.py hold it equal to
+this one."""
 
 from __future__ import annotations
 

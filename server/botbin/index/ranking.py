@@ -8,13 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-NOTE_WEIGHT = 0.7
-"""Weight of the note-level cosine (query against the note's mean chunk vector) in a chunk's score. A chunk is
-judged with its note: a short section that happens to share words with the query no longer beats the note that
-is about it. With NEIGHBOUR_WEIGHT, chosen on two Obsidian help question sets at once (bench/README.md)."""
-NEIGHBOUR_WEIGHT = 0.4
-"""Weight of the mean cosine of the chunk's neighbours in its note (the chunks before and after it): the context
-a chunk that ends at its section's boundary no longer carries in its own text (see bench/README.md)."""
+from botbin.config import DEFAULTS
+
+#: Weights of the note-level cosine and of the neighbours' cosine in a chunk's score, and the per-note cap of a
+#: result list (0 lifts it; the default cap exempts daily notes, index/daily.py): the settings' defaults, where
+#: their docstrings say what chose them (config_experimental.py, config_model.py).
+NOTE_WEIGHT = DEFAULTS.note_weight
+NEIGHBOUR_WEIGHT = DEFAULTS.neighbour_weight
+MAX_HITS_PER_NOTE = DEFAULTS.max_hits_per_note
 CONTEXT_MAX_LOSS = 0.12
 """The most the note and neighbour terms may lower a chunk's score below its own hybrid score. They lift a
 chunk of a note that is about the query freely, but a fact written in a note about something else (a planted
@@ -33,9 +34,6 @@ of each query alone, so a chunk sharing one common word with a question ("use", 
 keyword weight whenever no chunk shared more. 0.3 (about 0.57 of what a chunk holding every matchable query term
 once scores, 1 / (1 + K1) of the mass at tf 1) was chosen on every set at once, bench/README.md: small agent
 memories and the Obsidian help questions gain first places, SciFact and LoCoMo's best layout keep theirs."""
-MAX_HITS_PER_NOTE = 2
-"""At most this many hits of one note in a result list (0 lifts the cap): one long note must not fill the
-top k. The default cap exempts daily notes (index/daily.py)."""
 
 
 def bm25_share(raw: float, idf_mass: float) -> float:

@@ -1,5 +1,6 @@
-"""Names on the wire: botbin's custom LSP methods, commands and progress titles (mirrored in TypeScript
-by ``extensions/protocol``; a test keeps the two in step). Payloads are camelCase JSON; see docs/protocol.md.
+"""Names on the wire: botbin's custom LSP methods, commands and progress titles (``extensions/protocol/src/names.ts``
+is generated from this module by scripts/gen_protocol.py, with the ``#:`` comments as its docs). Payloads are
+camelCase JSON; see docs/protocol.md.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ PROGRESS_TITLE = "botbin: indexing notes"
 #: ``source`` of published diagnostics.
 DIAGNOSTIC_SOURCE = "botbin"
 
-#: Every custom request, for the cross-language constants test.
+#: Every custom request.
 CUSTOM_REQUESTS = (SEARCH, RELATED, STATUS, CONTEXT, REMEMBER)
 #: Every custom notification the server sends.
 CUSTOM_NOTIFICATIONS = (ERROR,)

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import re
 
+from botbin.config import MAX_K as MAX_K  # the top_k setting's bound too
 from botbin.index.hits import SearchFilters
 
-#: Most hits one search returns.
-MAX_K = 1000
 KINDS = ("hard", "soft", "lore")
 #: A day as YYYY, YYYY-MM or YYYY-MM-DD (regular expression, for schemas too).
 ISO_DAY_PATTERN = r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"

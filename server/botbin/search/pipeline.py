@@ -54,7 +54,7 @@ T = TypeVar("T")
 #: Agent recall drops hits with a cosine under RELEVANCE_MIN_COSINE (all-MiniLM-L6-v2 gives unrelated texts
 #: about -0.1 to 0.15) unless their raw BM25 score reaches RELEVANCE_MIN_BM25_SHARE of the most the query could
 #: score (``Hit.bm25_share``: a shared "the" or "notes" is not a match, and the best of weak matches is still
-#: weak). Chosen by bench/bench_relevance_floor.py (bench/README.md).
+#: weak). Chosen by bench/experiments/bench_relevance_floor.py (its README.md).
 RELEVANCE_MIN_COSINE = 0.2
 RELEVANCE_MIN_BM25_SHARE = 0.2
 #: Recency and scope may place a hit above another only when their relevance differs by at most this much: a

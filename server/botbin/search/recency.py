@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from botbin.config import DEFAULTS
 from botbin.index.daily import daily_date
 
 SCOPE_PREFERENCE = {"instructions": 1.0, "durable": 0.6, "daily": 0.4}
@@ -27,10 +28,10 @@ SCOPE_PREFERENCE = {"instructions": 1.0, "durable": 0.6, "daily": 0.4}
 class RecencyPolicy:
     """Weights (each in [0, 1], summing to at most 1) and half-lives in hours."""
 
-    recency_weight: float = 0.15
-    scope_weight: float = 0.10
-    daily_half_life_h: float = 72.0
-    durable_half_life_h: float = 2160.0
+    recency_weight: float = DEFAULTS.recency_weight
+    scope_weight: float = DEFAULTS.scope_weight
+    daily_half_life_h: float = DEFAULTS.daily_half_life_h
+    durable_half_life_h: float = DEFAULTS.durable_half_life_h
 
 
 def scope_of(path: str, instruction: bool) -> str:

@@ -143,27 +143,3 @@ class ObserveTurnResult(WireModel):
     """The user's soul file."""
     distilled: list[DistilledBlock]
     """Blocks distilled because of this turn."""
-
-
-class ServerSettings(WireModel):
-    """Server settings with the keys of botbin.toml, sent as ``initializationOptions`` and, wrapped as
-    ``{botbin: ...}``, in ``workspace/didChangeConfiguration``. An absent key keeps botbin.toml's value."""
-
-    include: list[str] | None = None
-    """Globs of tracked notes (``**`` spans folders)."""
-    exclude: list[str] | None = None
-    """Globs never tracked."""
-    vault: bool | None = None
-    """Vault mode: track every ``**/*.md`` note."""
-    alpha: float | None = None
-    """Hybrid weight of the cosine, 0-1."""
-    top_k: int | None = Field(default=None, alias="top_k")
-    """Hits per search, 1-1000."""
-
-
-class ServerOptions(ServerSettings):
-    """What ``initializationOptions`` and ``didChangeConfiguration`` carry: the settings, plus the passphrase of an
-    encrypted store (the server keeps it in memory only; a front end never saves or logs it)."""
-
-    passphrase: str | None = None
-    """The passphrase of an encrypted store."""

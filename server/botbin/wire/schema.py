@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import agent, hosts, search, status
+from botbin.wire import agent, hosts, search, settings, status
 from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
@@ -21,8 +21,8 @@ PARAMS: tuple[type[WireModel], ...] = (
     search.RelatedTextParams,
     agent.ContextParams,
     agent.RememberParams,
-    agent.ServerSettings,
-    agent.ServerOptions,
+    settings.ServerSettings,
+    settings.ServerOptions,
     *hosts.HOST_PARAMS,
 )
 #: Results the server sends (LSP and MCP).

@@ -16,7 +16,8 @@ HEADER = """/**
 """
 
 
-def _doc(text: str | None, indent: str) -> list[str]:
+def doc_comment(text: str | None, indent: str) -> list[str]:
+    """``text`` as the lines of a TypeScript doc comment (a closing star-slash escaped, double backticks single)."""
     if not text:
         return []
     lines = [line.rstrip().replace("*/", "*\\/").replace("``", "`") for line in text.strip().splitlines()]
@@ -56,9 +57,9 @@ def ts_type(schema: dict[str, Any], literals: dict[tuple[str, ...], str]) -> str
 def interface(name: str, schema: dict[str, Any], literals: dict[tuple[str, ...], str]) -> list[str]:
     """``export interface Name { ... }`` of one object schema."""
     required = set(schema.get("required", ()))
-    lines = [*_doc(schema.get("description"), ""), f"export interface {name} {{"]
+    lines = [*doc_comment(schema.get("description"), ""), f"export interface {name} {{"]
     for key, prop in schema.get("properties", {}).items():
-        lines += _doc(prop.get("description"), "  ")
+        lines += doc_comment(prop.get("description"), "  ")
         lines.append(f"  {key}{'' if key in required else '?'}: {ts_type(prop, literals)};")
     return [*lines, "}"]
 

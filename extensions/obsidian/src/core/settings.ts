@@ -4,8 +4,18 @@
  * server itself always leaves out `.obsidian/` and `.trash/`). The passphrase of an encrypted store is no
  * setting: it joins what the server gets, never data.json.
  */
-import { withPassphrase } from "@botbin/client";
-import type { ServerOptions, ServerSettings } from "@botbin/protocol";
+import {
+  describeCommand,
+  isNumber,
+  isRecord,
+  isString,
+  isStringArray,
+  resolveServerCommand,
+  withPassphrase,
+} from "@botbin/client";
+import { EDITOR_SETTINGS, type ServerOptions, type ServerSettings } from "@botbin/protocol";
+
+export { describeCommand };
 
 export interface PluginSettings {
   /** The `botbin` executable, run as `<path> lsp` ("" when unset). */
@@ -64,17 +74,25 @@ export function loadSettings(saved: unknown): LoadedSettings {
       pythonPath: take("pythonPath", isString, "a path").trim(),
       include: take("include", isStringArray, "a list of globs"),
       exclude: take("exclude", isStringArray, "a list of globs"),
-      alpha: take("alpha", (v): v is number | null => v === null || (isNumber(v) && v >= 0 && v <= 1), "0-1"),
-      topK: take(
-        "topK",
-        (v): v is number | null => v === null || (Number.isInteger(v) && isNumber(v) && v >= 1 && v <= 1000),
-        "1-1000",
-      ),
+      alpha: take("alpha", (v): v is number | null => v === null || within(v, EDITOR_SETTINGS.alpha), bounds("alpha")),
+      topK: take("topK", (v): v is number | null => v === null || within(v, EDITOR_SETTINGS.top_k), bounds("top_k")),
       rememberTags: take("rememberTags", isStringArray, "a list of tags"),
       searchDebounceMs: take("searchDebounceMs", (v): v is number => isNumber(v) && v >= 0, "milliseconds"),
     },
     problems,
   };
+}
+
+/** True for a number within a server setting's bounds (a whole one for an integer setting). */
+function within(v: unknown, setting: { type: string; minimum: number; maximum: number }): v is number {
+  return (
+    isNumber(v) && v >= setting.minimum && v <= setting.maximum && (setting.type !== "integer" || Number.isInteger(v))
+  );
+}
+
+/** "0-1": the bounds of a server setting, as a problem names them. */
+function bounds(key: "alpha" | "top_k"): string {
+  return `${EDITOR_SETTINGS[key].minimum}-${EDITOR_SETTINGS[key].maximum}`;
 }
 
 /**
@@ -149,29 +167,9 @@ export interface ServerCommand {
   args: string[];
 }
 
-/** `<serverPath> lsp`, else `<pythonPath> -m botbin lsp`, else `python3 -m botbin lsp`; `~` is expanded. */
+/** `<serverPath> lsp`, else `<pythonPath> -m botbin lsp`, else `python3 -m botbin lsp` (@botbin/client's rule; `~`
+ * is expanded). */
 export function serverCommand(settings: PluginSettings, platform: string, home?: string): ServerCommand {
-  const expand = (path: string): string => (home === undefined ? path : path.replace(/^~(?=$|[\\/])/, home));
-  if (settings.serverPath) return { command: expand(settings.serverPath), args: ["lsp"] };
-  const python = settings.pythonPath ? expand(settings.pythonPath) : platform === "win32" ? "python" : "python3";
-  return { command: python, args: ["-m", "botbin", "lsp"] };
-}
-
-/** The command line as a person would type it, for messages. */
-export function describeCommand(command: ServerCommand): string {
-  const quote = (word: string): string => (/[\s"']/.test(word) ? JSON.stringify(word) : word);
-  return [command.command, ...command.args].map(quote).join(" ");
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-function isString(v: unknown): v is string {
-  return typeof v === "string";
-}
-function isNumber(v: unknown): v is number {
-  return typeof v === "number" && Number.isFinite(v);
-}
-function isStringArray(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every(isString);
+  const { command, args } = resolveServerCommand({ ...settings, platform, home });
+  return { command, args };
 }

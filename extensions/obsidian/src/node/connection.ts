@@ -6,7 +6,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { BotbinApi, type ProgressTracker, type ServerConnection, type WorkDoneValue } from "@botbin/client";
+import {
+  BotbinApi,
+  type ProgressTracker,
+  RecentLines,
+  type ServerConnection,
+  type WorkDoneValue,
+  within,
+} from "@botbin/client";
 import { ERROR, type ErrorReport, type ServerOptions } from "@botbin/protocol";
 import {
   createMessageConnection,
@@ -35,8 +42,6 @@ export interface ConnectionDeps {
 
 /** How long a failed start or a stop waits for the process to end, in milliseconds. */
 const EXIT_WAIT_MS = 2000;
-const KEEP_LINES = 20;
-const ERROR_LIKE = /error|exception|no module|not found|denied|cannot|can't/i;
 const workDoneProgress = new ProgressType<WorkDoneValue>();
 
 export class BotbinConnection implements ServerConnection {
@@ -45,7 +50,7 @@ export class BotbinConnection implements ServerConnection {
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
   private readonly spawned: Promise<boolean>;
-  private readonly stderr: string[] = [];
+  private readonly stderr = new RecentLines();
   private spawnError: Error | undefined;
   private stopping = false;
   private stopped: Promise<void> | undefined;
@@ -174,22 +179,11 @@ export class BotbinConnection implements ServerConnection {
 
   /** The last error-like line the server wrote to stderr (a Python traceback's last line). */
   lastError(): string | undefined {
-    return [...this.stderr].reverse().find((line) => ERROR_LIKE.test(line));
+    return this.stderr.lastError();
   }
 
   private serverLog(text: string): void {
-    for (const line of text.split(/\r?\n/)) {
-      if (!line.trim()) continue;
-      this.stderr.push(line.trim());
-      this.deps.log(`server: ${line}`);
-    }
-    this.stderr.splice(0, Math.max(0, this.stderr.length - KEEP_LINES));
+    this.stderr.add(text);
+    for (const line of text.split(/\r?\n/)) if (line.trim()) this.deps.log(`server: ${line}`);
   }
-}
-
-/** The promise's value, or undefined when it takes longer than `ms` milliseconds. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

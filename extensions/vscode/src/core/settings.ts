@@ -2,8 +2,8 @@
  * The extension's settings (`botbin.*`), read through a getter so that this module needs no vscode, and
  * what the server gets of them: botbin.toml keys as initializationOptions and didChangeConfiguration.
  */
-import { withPassphrase } from "@botbin/client";
-import type { ServerOptions, ServerSettings } from "@botbin/protocol";
+import { isBoolean, isNumber, isString, isStringArray, withPassphrase } from "@botbin/client";
+import { EDITOR_SETTINGS, type ServerOptions, type ServerSettings } from "@botbin/protocol";
 
 /** Settings of the extension, each already type-checked; unset server keys are left out. */
 export interface ExtensionSettings {
@@ -22,18 +22,23 @@ export interface ExtensionSettings {
 /** Reads one setting below the `botbin` section (`"server.path"`); undefined or null when unset. */
 export type SettingGetter = (key: string) => unknown;
 
-/** Every key this extension reads, below `botbin.` (package.json contributes exactly these, and trace.server). */
+/** Every key this extension reads, below `botbin.` (package.json contributes exactly these, and trace.server): its
+ * own, and the server settings an editor offers (EDITOR_SETTINGS, generated with package.json's entries for them). */
 export const SETTING_KEYS = [
   "server.path",
   "pythonPath",
-  "include",
-  "exclude",
-  "vault",
-  "alpha",
-  "topK",
+  ...Object.values(EDITOR_SETTINGS).map((setting) => setting.editorKey),
   "hover.enabled",
   "search.debounceMs",
 ] as const;
+
+/** How each kind of server setting is checked, and what a wrong value is told it must be. */
+const CHECKS = {
+  globs: { check: isStringArray, expected: "a list of globs" },
+  boolean: { check: isBoolean, expected: "true or false" },
+  integer: { check: isNumber, expected: "a number" },
+  number: { check: isNumber, expected: "a number" },
+} as const;
 
 export const DEFAULT_SEARCH_DEBOUNCE_MS = 200;
 
@@ -52,23 +57,18 @@ export function readSettings(get: SettingGetter): ReadSettings {
     problems.push(`botbin.${key} must be ${expected}; ignored`);
     return undefined;
   };
-  const server: ServerSettings = {};
-  const include = typed("include", isStringArray, "a list of globs");
-  const exclude = typed("exclude", isStringArray, "a list of globs");
-  const vault = typed("vault", isBoolean, "true or false");
-  const alpha = typed("alpha", isNumber, "a number");
-  const topK = typed("topK", isNumber, "a number");
-  if (include !== undefined) server.include = include;
-  if (exclude !== undefined) server.exclude = exclude;
-  if (vault !== undefined) server.vault = vault;
-  if (alpha !== undefined) server.alpha = alpha;
-  if (topK !== undefined) server.top_k = topK;
+  const server: Record<string, unknown> = {};
+  for (const [key, setting] of Object.entries(EDITOR_SETTINGS)) {
+    const { check, expected } = CHECKS[setting.type];
+    const value = typed<unknown>(setting.editorKey, check, expected);
+    if (value !== undefined) server[key] = value; // range checks are the server's: it names the key and the reason
+  }
   const debounceMs = typed("search.debounceMs", isNumber, "a number of milliseconds");
   return {
     settings: {
       serverPath: (typed("server.path", isString, "a path") ?? "").trim(),
       pythonPath: (typed("pythonPath", isString, "a path") ?? "").trim(),
-      server,
+      server: server as ServerSettings,
       hoverEnabled: typed("hover.enabled", isBoolean, "true or false") ?? true,
       searchDebounceMs: Math.max(0, debounceMs ?? DEFAULT_SEARCH_DEBOUNCE_MS),
     },
@@ -100,19 +100,6 @@ export function commandChanged(before: ExtensionSettings, after: ExtensionSettin
 /** True when the server must be told: a botbin.toml key changed. */
 export function serverSettingsChanged(before: ExtensionSettings, after: ExtensionSettings): boolean {
   return JSON.stringify(before.server) !== JSON.stringify(after.server);
-}
-
-function isString(v: unknown): v is string {
-  return typeof v === "string";
-}
-function isBoolean(v: unknown): v is boolean {
-  return typeof v === "boolean";
-}
-function isNumber(v: unknown): v is number {
-  return typeof v === "number" && Number.isFinite(v);
-}
-function isStringArray(v: unknown): v is string[] {
-  return Array.isArray(v) && v.every(isString);
 }
 
 /**

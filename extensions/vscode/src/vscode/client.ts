@@ -20,7 +20,7 @@ import {
   WorkDoneProgressCreateRequest,
 } from "vscode-languageclient/node";
 import { ERROR, type ErrorReport, SERVER_NAME } from "@botbin/protocol";
-import { BotbinApi, type ProgressTracker, type ServerConnection } from "@botbin/client";
+import { BotbinApi, type ProgressTracker, type ServerConnection, within } from "@botbin/client";
 import { describeCommand, type ServerCommand } from "../core/serverCommand";
 import { configurationChange, type ExtensionSettings, initializationOptions } from "../core/settings";
 import type { ServerLog } from "./output";
@@ -149,13 +149,6 @@ export class BotbinConnection implements ServerConnection {
       });
     });
   }
-}
-
-/** The promise's value, or undefined when it takes longer than `ms` milliseconds. */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /**

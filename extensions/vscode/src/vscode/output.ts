@@ -5,9 +5,8 @@
  * channel (a verbose protocol trace would otherwise show it in the `initialize` params).
  */
 import * as vscode from "vscode";
+import { RecentLines } from "@botbin/client";
 
-const KEEP_LINES = 20;
-const ERROR_LIKE = /error|exception|no module|not found|denied|cannot|can't/i;
 const HIDDEN = "••••••";
 
 export class ServerLog implements vscode.Disposable {
@@ -60,7 +59,7 @@ export class ServerLog implements vscode.Disposable {
 
   /** The last error-like line the server wrote to stderr in this run (a Python traceback's last line). */
   lastError(): string | undefined {
-    return this.server.lastMatching(ERROR_LIKE);
+    return this.server.lastError();
   }
 
   show(): void {
@@ -80,28 +79,5 @@ export class ServerLog implements vscode.Disposable {
 
   private clean(text: string): string {
     return this.hidden.reduce((out, secret) => out.split(secret).join(HIDDEN), text);
-  }
-}
-
-/** The last non-empty lines of a text that arrives in pieces. */
-class RecentLines {
-  private lines: string[] = [];
-  private partial = "";
-
-  add(text: string): void {
-    const lines = (this.partial + text).split(/\r?\n/);
-    this.partial = lines.pop() ?? "";
-    for (const line of lines) if (line.trim()) this.lines.push(line.trim());
-    this.lines.splice(0, Math.max(0, this.lines.length - KEEP_LINES));
-  }
-
-  lastMatching(pattern: RegExp): string | undefined {
-    const all = this.partial.trim() ? [...this.lines, this.partial.trim()] : this.lines;
-    return [...all].reverse().find((line) => pattern.test(line));
-  }
-
-  clear(): void {
-    this.lines = [];
-    this.partial = "";
   }
 }

@@ -60,7 +60,7 @@ def apply_settings(ls: BotbinLanguageServer, uris: list[str], raw: Any) -> None:
     ls.forget_shown("passphrase")  # a new passphrase may be wrong again: say so again
     problems += ls.folders.set_folders(uris, options)
     if problems:
-        ls.show_once("botbin: some settings were invalid and defaults are used: " + "; ".join(problems))
+        ls.show_once("botbin: settings: " + "; ".join(problems))  # each names its file or source, key and reason
 
 
 def _warm_model(ls: BotbinLanguageServer) -> None:

@@ -144,12 +144,12 @@ def append_blocks(
     Raises BotbinError for a link outside the workspace (unless ``follow_symlinks``), a read-only soul
     file, a failed write, or the lock held too long (LockedError).
     """
-    from botbin.config import Settings
+    from botbin.config import DEFAULTS
     from botbin.sync.note_lock import LOCK_DIR, note_lock
     from botbin.sync.scan import write_target
 
     write_target(root, rel, follow_symlinks, "the soul file")  # a link out: refused before any lock
-    folder = lock_dir if lock_dir is not None else root / Settings.output_dir / LOCK_DIR
+    folder = lock_dir if lock_dir is not None else root / DEFAULTS.output_dir / LOCK_DIR
     with note_lock(folder, rel, lock_timeout_s):
         return _append_block(root, rel, user, text, follow_symlinks)
 

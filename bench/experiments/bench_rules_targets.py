@@ -13,8 +13,8 @@ client over stdio (``botbin mcp``), on copies of ``examples/workspace`` in a tem
   recall drops them, unless ``--all``) and against the CLI hits over that floor (``above_floor``, the same set
   now; kept to compare with runs from before the CLI hid them).
 
-Run from the repo root with the venv active: ``python bench/bench_rules_targets.py``. Prints one JSON object on
-stdout; progress goes to stderr. About a minute on two cores (two syncs of 17 notes, two MCP sessions).
+Run from the repo root with the venv active: ``python bench/experiments/bench_rules_targets.py``. Prints one JSON
+object on stdout; progress goes to stderr. About a minute on two cores (two syncs of 17 notes, two MCP sessions).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _bench  # noqa: F401  (bench/ on the import path)
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -37,7 +38,7 @@ from bench_directives import OBSIDIAN_HELP, vault_notes, vault_rule_share
 from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE, RELEVANCE_MIN_COSINE
 from common import load_average, log, r, timed
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "workspace"
 QUERIES = REPO / "bench" / "data" / "workspace_queries.jsonl"
 TARGET_HARD_ITEMS, TARGET_BUDGET, TARGET_AGREEMENT = 10, 500, 0.90

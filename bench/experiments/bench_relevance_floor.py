@@ -15,7 +15,7 @@ CLI's default search), with the real model:
 
 Floors: ``old`` (cosine >= 0.2 or bm25 >= 0.5), ``cosine_only``, and ``share_T`` (cosine >= 0.2 or bm25_share
 >= T) for a few T, the shipped one marked. Run from the repo root with the venv active:
-``python bench/bench_relevance_floor.py``; about a minute on two cores with a cached vault. JSON on stdout.
+``python bench/experiments/bench_relevance_floor.py``; about a minute on two cores with a cached vault. JSON on stdout.
 """
 
 from __future__ import annotations
@@ -29,13 +29,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import _bench  # noqa: F401  (bench/ on the import path)
+
 from bench_obsidian_queries import OBSIDIAN_HELP, load_queries, prepare_workspace
 from botbin.index.hits import Hit
 from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE, RELEVANCE_MIN_COSINE
 from botbin.service import MemoryService
 from common import NO_REINFORCEMENT, QUALITY_SETTINGS, load_average, log, r
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "bench" / "data"
 K = 10
 SHARES = (0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)

@@ -11,7 +11,7 @@ distribution, timed against bm25s on an unchanged index (each term's posting sco
 change, as bm25s precomputes them at build) and, ``query_after_change_ms``, right after an edit (those scores
 recomputed).
 
-Run from the repo root with the venv active: ``python bench/bench_lexical.py [--quick]`` (``--quick``: 10k
+Run from the repo root with the venv active: ``python bench/experiments/bench_lexical.py [--quick]`` (``--quick``: 10k
 chunks only, fewer repeats). Prints one JSON object on stdout.
 """
 
@@ -22,6 +22,7 @@ import json
 import time
 from typing import Any
 
+import _bench  # noqa: F401  (bench/ on the import path)
 import numpy as np
 import numpy.typing as npt
 

@@ -2,7 +2,7 @@
 for more than 10 s). Progress counts chunks embedded out of chunks to embed; the baseline, measured in the same
 sync, is the longest gap between two notes' outputs being written: what a note-counting bar shows at best.
 
-Run from the repo root with the venv active: ``python bench/bench_progress.py [--quick]``. ``--quick`` syncs
+Run from the repo root with the venv active: ``python bench/experiments/bench_progress.py [--quick]``. ``--quick`` syncs
 the first 40 notes (sorted by path) rather than all 173. The vault is copied to a temp folder (../shared is
 never written); the real bundled model embeds, with the backend the CLI would pick. Prints one JSON object.
 """
@@ -18,11 +18,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _bench  # noqa: F401  (bench/ on the import path)
+
 from botbin.aifbin import AifBinDocument
 from botbin.service import MemoryService
 from common import load_average, log, r
 
-VAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "obsidian-help" / "en"
+VAULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "obsidian-help" / "en"
 TARGET_S = 10.0
 
 
