@@ -10,7 +10,11 @@ before (the query-vector cache would otherwise answer it). Then ``botbin sync`` 
 tree was kept) and, with the second model's tree deleted, a ``botbin sync --model`` child is SIGKILLed mid-way
 and run again.
 
-Run from the repo root with the venv active: ``python bench/bench_migration.py [--gap-ms 20]``. Prints one JSON
+A plain full re-embed with the second model (a ``botbin sync --model`` of a fresh copy of the same notes) is timed
+in the same run, so the migration's wall time is given as a ratio to it.
+
+Run from the repo root with the venv active: ``python bench/bench_migration.py [--notes 60] [--gap-ms 20]``
+(``--notes 0``: the whole vault, several minutes on 2 cores). Prints one JSON
 object on stdout; progress goes to stderr. Everything is written under a temp folder (the vault is copied there,
 never into the repo).
 """
@@ -39,6 +43,26 @@ OBSIDIAN_HELP = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resol
 SETTINGS: dict[str, Any] = {"vault": True, "decay_weight": 0.0}
 IDLE_SEARCHES = 150
 TARGET_RATIO = 2.0
+
+
+def copy_notes(dest: Path, notes: int) -> int:
+    """The vault's first ``notes`` notes (sorted by path; 0: all) copied under ``dest``; returns how many."""
+    chosen = sorted(OBSIDIAN_HELP.rglob("*.md"))
+    chosen = chosen[:notes] if notes > 0 else chosen
+    for note in chosen:
+        target = dest / note.relative_to(OBSIDIAN_HELP)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(note, target)
+    return len(chosen)
+
+
+def plain_reembed(tmp: Path, notes: int, model: Path) -> dict[str, Any]:
+    """Wall time of a plain full sync of a fresh copy with ``model`` (what a migration is compared with)."""
+    fresh = Path(tmp) / "fresh"
+    copy_notes(fresh, notes)
+    began = time.perf_counter()
+    report = cli_sync(fresh, "--model", str(model))
+    return {"s": r(time.perf_counter() - began, 1), "chunks_embedded": report["chunksEmbedded"]}
 
 
 def second_model(folder: Path) -> Path:
@@ -169,14 +193,17 @@ def killed_and_resumed(root: Path, model: Path) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--notes", type=int, default=60, help="notes of the vault to use (0: all 173)")
     parser.add_argument("--gap-ms", type=float, default=20.0, help="pause between two searches (ms)")
     args = parser.parse_args()
     gap_s = args.gap_ms / 1000
     out: dict[str, Any] = {"load_average_start": load_average(), "cpus": os.cpu_count(), "duty": BACKGROUND_DUTY}
     with tempfile.TemporaryDirectory(prefix="botbin-bench-migration-") as tmp:
         root = Path(tmp) / "vault"
-        shutil.copytree(OBSIDIAN_HELP, root)
+        out["notes"] = copy_notes(root, args.notes)
         model = second_model(Path(tmp) / "minilm-l3")
+        log("a plain full re-embed with the second model, for comparison")
+        out["plain_reembed"] = plain_reembed(Path(tmp), args.notes, model)
         log("cold sync with the bundled model")
         cold = cli_sync(root)
         out["cold_sync"] = {"notes": len(cold["added"]), "chunks_embedded": cold["chunksEmbedded"]}
@@ -189,6 +216,14 @@ def main() -> None:
         out["kill"] = killed_and_resumed(root, model)
         log(f"kill: {out['kill']}")
     forward = out["forward"]
+    out["ratios"] = {
+        "migration_vs_plain_reembed_wall": r(forward["migration_s"] / max(out["plain_reembed"]["s"], 1e-9), 2),
+        "search_p95_during_vs_idle": forward["p95_ratio"],
+        "search_p50_during_vs_idle": r(forward["during_p50_ms"] / forward["idle_p50_ms"], 2)
+        if forward["during_p50_ms"]
+        else None,
+        "back_chunks_embedded_vs_forward": r(out["back"]["chunksEmbedded"] / max(forward["chunks_embedded"], 1), 3),
+    }
     out["targets"] = {
         "p95_during_le_2x_idle": forward["p95_ratio"] is not None and forward["p95_ratio"] <= TARGET_RATIO,
         "no_note_lost": forward["notes_lost"] == 0 and forward["notes_after"] == forward["notes_before"],

@@ -254,8 +254,8 @@ class _Run:
         """A sync of the new model's tree: the workspace's notes, that tree as output folder (the live one left
         out of the scan), no encryption of its own (the live store's marker is mirrored, ``_mirror_marker``)."""
         s = self.ws.settings
-        settings = replace(
-            s, output_dir=self.rel, exclude=(*s.exclude, f"{s.output_dir.strip('/')}/"), encryption=False
+        settings = s.model_copy(
+            update={"output_dir": self.rel, "exclude": (*s.exclude, f"{s.output_dir.strip('/')}/"), "encryption": False}
         )
         meta = self.ws.models.meta_of(self.target)
         embedder = self._embedder()
