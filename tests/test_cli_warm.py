@@ -105,6 +105,20 @@ def test_the_socket_is_private(ws: Path, runtime: Path, server: subprocess.Popen
 
 
 @pytest.mark.model
+def test_a_request_nested_deeper_than_python_parses_is_answered(
+    ws: Path, runtime: Path, server: subprocess.Popen[str]
+) -> None:
+    # json.loads raised RecursionError in the connection's thread: the client got no answer at all.
+    deep = b'{"v": 1, "op": "ingest", "turns": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.connect(str(socket_path(ws, {"XDG_RUNTIME_DIR": str(runtime)})))
+        sock.sendall(deep)
+        sock.shutdown(socket.SHUT_WR)
+        answer = b"".join(iter(lambda: sock.recv(1 << 16), b""))
+    assert json.loads(answer) == {"v": 1, "served": False, "reason": "bad request"}
+
+
+@pytest.mark.model
 def test_another_workspace_or_other_settings_are_declined(
     ws: Path, runtime: Path, server: subprocess.Popen[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -54,9 +54,26 @@ def test_a_request_the_sdk_would_drop_is_answered(message: dict[str, Any]) -> No
     assert error["error"]["data"]["kind"] == "bad_request"
 
 
-@pytest.mark.parametrize("line", ["\n", "{not json}\n", "[1, 2]\n", '{"jsonrpc": "1.0", "method": "x"}\n'])
+@pytest.mark.parametrize(
+    "line",
+    ["\n", "{not json}\n", "[1, 2]\n", '{"jsonrpc": "1.0", "method": "x"}\n', "[" * 100_000 + "]" * 100_000 + "\n"],
+    ids=["blank", "not-json", "array", "notification", "too-deep"],
+)
 def test_a_line_nobody_waits_on_is_dropped(line: str) -> None:
     assert check_line(line) == (None, None)
+
+
+DEEP_CALL = '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "search_memory", "arguments": ' + (
+    '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}}}\n"
+)
+
+
+def test_a_request_nested_deeper_than_python_parses_is_answered() -> None:
+    # json.loads raised RecursionError out of the stdin reader: the whole server died.
+    passed, answer = check_line(DEEP_CALL)
+    assert passed is None and answer is not None
+    error = json.loads(answer)
+    assert error["id"] == 8 and error["error"]["code"] == INVALID_REQUEST and "too deep" in error["error"]["message"]
 
 
 class _Mcp:
@@ -144,3 +161,5 @@ def test_hostile_lines_and_arguments_are_answered(mcp: _Mcp) -> None:
         assert result["isError"] and result["structuredContent"]["kind"] == "bad_request", (tool, result)
     mcp.write("{not json}\n")
     assert "result" in mcp.ask({"id": 99, "method": "tools/list"}, 99)  # it serves on
+    assert mcp.ask(DEEP_CALL, 8)["error"]["code"] == INVALID_REQUEST
+    assert "result" in mcp.ask({"id": 100, "method": "tools/list"}, 100)

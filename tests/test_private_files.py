@@ -11,6 +11,7 @@ import stat
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -47,6 +48,17 @@ def _not_private(modes: dict[str, int], folder: Path) -> dict[str, str]:
     }
 
 
+class _Turn(NamedTuple):
+    """A host turn (agent/capture.py HostTurn)."""
+
+    role: str
+    content: str
+    id: str
+    timestamp: str | None = None
+    session: str | None = "s1"
+    name: str | None = None
+
+
 def test_every_file_of_the_output_folder_is_private(tmp_path: Path, umask: int) -> None:
     from botbin.index.ann import AnnIndex, usearch_available
     from botbin.workspace.remote import publisher_id
@@ -60,6 +72,9 @@ def test_every_file_of_the_output_folder_is_private(tmp_path: Path, umask: int) 
     service.lifecycle.prune(now=datetime.now().astimezone() + timedelta(days=400))  # archive.md
     (ws / "memory" / "gone.md").unlink()
     service.sync()  # its vectors go to the spare file
+    capture = service.hosts().capture  # a host's turns: the ledger, then the journal of a buffered one
+    capture.ingest([_Turn("user", "The release train leaves every second Thursday.", "t1")], flush=True)
+    capture.ingest([_Turn("user", "Our CI runners have sixteen gigabytes of memory.", "t2")])
     (ws / "memory" / "notes.md").write_text("# Garden\n\nThe tomatoes need water daily.\n")
     service.sync(only=frozenset({"memory/notes.md"}))  # a save: the state file's journal
     publisher_id(service.ws)
@@ -68,7 +83,8 @@ def test_every_file_of_the_output_folder_is_private(tmp_path: Path, umask: int) 
         ann = AnnIndex(384)
         ann.add(*index._assemble().live())
         ann.save(out / "ann.usearch")
-    written = {"index-cache.npz", "archive.md", "embedding-cache.bin", "sync-state.log", "memos.sqlite-wal"}
+    written = {"index-cache.npz", "archive.md", "embedding-cache.bin", "sync-state.log", "memos.sqlite-wal",
+               "pending-turns.jsonl", "captured-turns.jsonl"}  # fmt: skip
     modes = _modes(out)
     assert written <= {Path(n).name for n in modes}
     assert _not_private(modes, out) == {}

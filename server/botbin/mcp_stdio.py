@@ -15,6 +15,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from typing import Any, BinaryIO, cast
@@ -69,11 +70,14 @@ def check_line(line: str) -> tuple[str | None, str | None]:
         return line, None
     try:
         data = json.loads(line)
+        mended = json.dumps(_mended(data), ensure_ascii=False) + "\n"
+    except RecursionError:  # nested deeper than Python parses: answered if the id comes before the nesting
+        data, mended = {"method": "?", "id": _shallow_id(line)}, ""
+        problem = "nested too deep"
     except ValueError as exc:
         log.warning("MCP: a line that is not JSON was dropped (%s)", exc)
         return None, None
-    mended = json.dumps(_mended(data), ensure_ascii=False) + "\n"
-    if _valid(mended) is None:
+    if mended and _valid(mended) is None:
         log.info("MCP: lone surrogates in a message were replaced by U+FFFD")
         return mended, None
     msg_id = data.get("id") if isinstance(data, dict) and "method" in data else None
@@ -84,6 +88,21 @@ def check_line(line: str) -> tuple[str | None, str | None]:
     log.warning("MCP: request %r answered with InvalidRequest: %s", msg_id, message)
     error = {"code": INVALID_REQUEST, "message": message, "data": dump(ErrorData(kind="bad_request", message=message))}
     return None, json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": error}) + "\n"
+
+
+_ID = re.compile(r'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
+
+
+def _shallow_id(line: str) -> int | str | None:
+    """The request id of a line too deep to parse, when it stands before the first nested value."""
+    found = _ID.search(line[: line.find("[") if "[" in line else 2000][:2000])
+    if found is None:
+        return None
+    try:
+        value = json.loads(found.group(1))
+    except ValueError:
+        return None
+    return value if isinstance(value, int | str) else None
 
 
 class _Wire:

@@ -126,8 +126,11 @@ class MemoryService:
         """Sync the notes, patching the loaded index note by note (workspace/syncing.py). ``prune``: drop the
         notes no longer tracked even when they are most of the index (else the sync keeps them and says so).
         ``only``: sync just these notes (relative POSIX paths) without a folder scan (a saved note). The memo
-        sidecar follows an encryption or decryption (memory/lifecycle.py ``following_keys``)."""
-        with self.lifecycle.following_keys(encryption):
+        sidecar follows an encryption or decryption (memory/lifecycle.py ``following_keys``), and so do the host files
+        (agent/capture.py ``following_host_keys``)."""
+        from botbin.agent.capture import following_host_keys
+
+        with self.lifecycle.following_keys(encryption), following_host_keys(self.ws):
             report = self.ws.sync(progress, full, keep_documents, encryption, prune, only)
         self.publish_after_sync()
         return report

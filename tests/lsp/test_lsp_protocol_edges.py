@@ -55,6 +55,10 @@ def _request(message: dict[str, Any]) -> bytes:
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+def _framed(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
 MALFORMED = {
     "a length that is not a number": b"Content-Length: abc\r\n\r\n{}",
     "a negative length": b"Content-Length: -5\r\n\r\n{}",
@@ -63,6 +67,9 @@ MALFORMED = {
     "garbage bytes": b"\x00\xff\xfe garbage\r\n\r\n",
     "a header block without Content-Length": b"Content-Type: application/json\r\n\r\n{}",
     "a line with no end": b"Content-Length: 2" + b"0" * 10_000,
+    "a body nested deeper than Python parses (its request could never be answered)": _framed(
+        b'{"jsonrpc": "2.0", "id": 3, "method": "botbin/status", "params": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    ),
 }
 
 

@@ -456,6 +456,11 @@ export interface IngestResult {
   pending: string[];
   /** Soul files written to. */
   written: string[];
+  /**
+   * Why the soul files written are not searchable yet (`not indexed: no passphrase (...)` in an encrypted store
+   * the server has no passphrase for; another process syncing); null when they are, or when nothing was written.
+   */
+  notIndexed: string | null;
 }
 
 /** One turn of a conversation. */

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from botbin.agent.ledger import Ledger
+from botbin.agent.ledger import Ledger, source_problem
 from botbin.errors import BotbinError
 from botbin.memory.conversation.soul import parse_soul
 from botbin.memory.memos import memo_id
@@ -28,6 +30,10 @@ ID_CHARS = 10
 """Hex digits of a short id (40 bits: two chunks of a 100,000-chunk index share one with odds of about 1 in 200)."""
 MAX_SECTION_CHARS = 16_000
 """A longer section is cut at the chunk's own lines (a note without headings can be one huge section)."""
+MAX_SOURCE_BYTES = 1 << 30
+"""Bytes of a transcript read at most to find a block's turns."""
+MAX_LINE_BYTES = 32 << 20
+"""A transcript line read at most (a longer one is read in pieces, none of them a turn)."""
 
 
 class ExpandError(BotbinError):
@@ -151,15 +157,23 @@ def _source_turns(ledger: Ledger, soul: str, section: str) -> tuple[SourceTurn, 
 
 def read_source_turns(path: Path, ids: set[str]) -> dict[str, SourceTurn]:
     """The turns with ``ids`` of JSONL file ``path``: a line whose ``uuid`` (or ``id``) is one of them, its
-    ``message`` (or the line itself) giving ``role`` and ``content`` (a string or text parts). A missing file or
-    a bad line gives nothing."""
+    ``message`` (or the line itself) giving ``role`` and ``content`` (a string or text parts). A missing file, one
+    that is no ``.jsonl`` transcript (agent/ledger.py ``source_problem``) or no regular file (a FIFO, a device: the
+    path came from a file in the output folder, or a host's request), and a bad line give nothing; at most
+    MAX_SOURCE_BYTES are read."""
     out: dict[str, SourceTurn] = {}
+    if source_problem(str(path)) is not None:
+        return out
     try:
-        handle = path.open("rb")
-    except OSError:
+        handle = os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb")
+    except (OSError, ValueError):
         return out
     with handle:
-        for raw in handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return out
+        left = MAX_SOURCE_BYTES
+        while left > 0 and (raw := handle.readline(min(left, MAX_LINE_BYTES))):
+            left -= len(raw)
             if not any(i.encode() in raw for i in ids):
                 continue
             turn = _turn_of(raw, ids)
@@ -171,7 +185,7 @@ def read_source_turns(path: Path, ids: set[str]) -> dict[str, SourceTurn]:
 def _turn_of(raw: bytes, ids: set[str]) -> SourceTurn | None:
     try:
         obj = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     if not isinstance(obj, dict):
         return None

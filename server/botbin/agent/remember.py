@@ -152,15 +152,15 @@ def part_rel(day: str, part: int) -> str:
 
 def _read(root: Path, rel: str, follow_symlinks: bool) -> tuple[Path, bytes | None, int]:
     """The write target of ``rel``, its bytes (None when new) and the mode to keep. Raises BotbinError."""
-    from botbin.sync.scan import write_target
+    from botbin.sync.scan import read_regular, write_target
 
     path = write_target(root, rel, follow_symlinks, "the daily note")  # the rename replaces a link's target
     try:
         if not path.exists():
             return path, None, 0o600  # a new note is private, like the store
-        return path, path.read_bytes(), stat.S_IMODE(path.stat().st_mode)
+        return path, read_regular(path), stat.S_IMODE(path.stat().st_mode)
     except OSError as exc:
-        raise BotbinError(f"cannot read ({exc.strerror or exc})", path) from exc
+        raise BotbinError(f"cannot read ({exc.strerror or exc}); nothing was written", path) from exc
 
 
 def _append(root: Path, day: str, entry: str, now: datetime, follow_symlinks: bool, max_note_bytes: int) -> Remembered:

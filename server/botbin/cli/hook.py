@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import stat
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -43,6 +45,14 @@ CONSEQUENCE = {
 BATCH_TURNS = 100
 BATCH_BYTES = 400_000
 POLL_S = 0.05
+#: Characters of a prompt a recall is asked with at most (a request is at most 1 MiB; the model reads 256 tokens).
+MAX_PROMPT_CHARS = 20_000
+#: The largest read offset kept for a transcript (a signed 64-bit file offset).
+MAX_OFFSET = 2**63 - 1
+#: Bytes of the offsets file read at most.
+MAX_OFFSETS_BYTES = 16 << 20
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class HookProblem(Exception):
@@ -93,7 +103,11 @@ def settings_from(env: Mapping[str, str], payload: Mapping[str, Any]) -> HookSet
 
 
 def _log(event: str, message: str) -> None:
-    print(f"botbin hook {event}: {message}", file=sys.stderr, flush=True)
+    """One line on stderr, which Claude Code may show in the terminal: a path's or a message's control characters
+    (an escape sequence in a transcript path, a note name) are written as escapes (cli/terminal.py)."""
+    from botbin.cli.terminal import shown
+
+    print(shown(f"botbin hook {event}: {message}"), file=sys.stderr, flush=True)
 
 
 # -- the server -------------------------------------------------------------------------------------
@@ -157,14 +171,17 @@ def user_prompt(settings: HookSettings, payload: Mapping[str, Any]) -> dict[str,
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         return None
+    if len(prompt) > MAX_PROMPT_CHARS:  # a pasted log: its start and its end (the question) stand for it
+        prompt = prompt[: MAX_PROMPT_CHARS // 2] + "\n" + prompt[-MAX_PROMPT_CHARS // 2 :]
     params = {"prompt": prompt, "budgetTokens": settings.recall_budget, "k": settings.recall_k,
               "session": payload.get("session_id")}  # fmt: skip
     reply = ask(settings, "recall", params, settings.prompt_timeout_s, 0.0)
     return _context("UserPromptSubmit", str(reply["text"]))
 
 
-def capture(settings: HookSettings, payload: Mapping[str, Any], flush: bool) -> None:
-    """Send the transcript's new turns (and with ``flush`` distil every buffered turn)."""
+def capture(settings: HookSettings, payload: Mapping[str, Any], flush: bool) -> str | None:
+    """Send the transcript's new turns (and with ``flush`` distil every buffered turn); why what was written is not
+    indexed yet, if the server said (a locked store: the turns are in the soul file all the same)."""
     raw = payload.get("transcript_path")
     if not isinstance(raw, str) or not raw:
         raise HookProblem("no transcript_path in the hook's input; nothing captured")
@@ -174,10 +191,11 @@ def capture(settings: HookSettings, payload: Mapping[str, Any], flush: bool) -> 
     key = f"{settings.workspace}\0{transcript}"
     with _offsets() as offsets:
         try:
-            read = read_new(transcript, int(offsets.get(key, 0)))
+            read = read_new(transcript, offsets.get(key, 0))
         except OSError as exc:
             raise HookProblem(f"cannot read {transcript} ({exc.strerror or exc}); nothing captured") from exc
-        offsets[key] = send_turns(settings, read, str(transcript), flush)
+        offsets[key], not_indexed = send_turns(settings, read, str(transcript), flush)
+    return not_indexed
 
 
 def _ingest_turn(turn: TranscriptTurn) -> IngestTurn:
@@ -190,21 +208,22 @@ def batches(turns: Sequence[TranscriptTurn]) -> Iterator[list[TranscriptTurn]]:
     run: list[TranscriptTurn] = []
     size = 0
     for turn in turns:
-        if run and (len(run) >= BATCH_TURNS or size + len(turn.content.encode()) > BATCH_BYTES):
+        if run and (len(run) >= BATCH_TURNS or size + len(turn.content.encode("utf-8", "surrogatepass")) > BATCH_BYTES):
             yield run
             run, size = [], 0
         run.append(turn)
-        size += len(turn.content.encode())
+        size += len(turn.content.encode("utf-8", "surrogatepass"))
     if run or not turns:
         yield run
 
 
-def send_turns(settings: HookSettings, read: TranscriptRead, source: str, flush: bool) -> int:
+def send_turns(settings: HookSettings, read: TranscriptRead, source: str, flush: bool) -> tuple[int, str | None]:
     """Ingest ``read``'s turns (the server journals each batch before it answers); the offset to read on from next
-    time: after the last batch the server took in."""
+    time (after the last batch the server took in), and why what was written is not indexed, if it said."""
     offset = read.turns[0].start if read.turns else read.end
     runs = list(batches(read.turns))
     sent = 0
+    not_indexed: str | None = None
     for number, run in enumerate(runs):
         last = number == len(runs) - 1
         if not run and not (flush and last):
@@ -212,12 +231,14 @@ def send_turns(settings: HookSettings, read: TranscriptRead, source: str, flush:
         params = {"turns": [_ingest_turn(t) for t in run], "source": source, "flush": flush and last,
                   "user": settings.user}  # fmt: skip
         try:
-            ask(settings, "ingest", params, settings.capture_timeout_s, settings.start_s)
+            reply = ask(settings, "ingest", params, settings.capture_timeout_s, settings.start_s)
         except HookProblem as exc:
             raise HookProblem(f"{exc}; {len(read.turns) - sent} turns left for the next hook") from exc
         sent += len(run)
         offset = read.turns[sent].start if sent < len(read.turns) else read.end
-    return offset
+        if isinstance(reply.get("notIndexed"), str):
+            not_indexed = f"turns kept in {', '.join(map(str, reply.get('written') or ()))}, {reply['notIndexed']}"
+    return offset, not_indexed
 
 
 @contextlib.contextmanager
@@ -230,20 +251,36 @@ def _offsets() -> Iterator[dict[str, int]]:
     import fcntl
 
     path = folder / "claude-transcripts.json"
-    with (folder / "claude-transcripts.lock").open("a") as lock:
+    lock = os.open(folder / "claude-transcripts.lock", os.O_RDWR | os.O_CREAT | _NO_FOLLOW, 0o600)
+    try:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            loaded = json.loads(path.read_text(encoding="utf-8"))
-            offsets = {k: v for k, v in loaded.items() if isinstance(v, int)} if isinstance(loaded, dict) else {}
-        except (OSError, ValueError):
-            offsets = {}
+        offsets = read_offsets(path)
         try:
             yield offsets
         finally:
             kept = {k: v for k, v in offsets.items() if Path(k.split("\0", 1)[-1]).exists()}
             temp = path.with_suffix(f".{os.getpid()}.tmp")
-            temp.write_text(json.dumps(kept), encoding="utf-8")
+            with os.fdopen(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | _NO_FOLLOW, 0o600), "w") as out:
+                out.write(json.dumps(kept))
             os.replace(temp, path)
+    finally:
+        os.close(lock)
+
+
+def read_offsets(path: Path) -> dict[str, int]:
+    """The offsets file's entries that are a transcript key and an offset in 0..MAX_OFFSET; the rest is dropped
+    (the file is read back: a damaged or planted one must not stop a capture, and a FIFO must not block one)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | _NO_FOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return {}
+            loaded = json.loads(handle.read(MAX_OFFSETS_BYTES))
+    except (OSError, ValueError, RecursionError):
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if type(v) is int and 0 <= v <= MAX_OFFSET and "\0" in k}
 
 
 def run_event(event: str, settings: HookSettings, payload: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -252,7 +289,9 @@ def run_event(event: str, settings: HookSettings, payload: Mapping[str, Any]) ->
         return session_start(settings, payload)
     if event == "UserPromptSubmit":
         return user_prompt(settings, payload)
-    capture(settings, payload, flush=event in ("PreCompact", "SessionEnd"))
+    not_indexed = capture(settings, payload, flush=event in ("PreCompact", "SessionEnd"))
+    if not_indexed is not None:
+        _log(event, not_indexed)
     return None
 
 
@@ -274,12 +313,15 @@ def main(argv: Sequence[str]) -> int:
     except HookProblem as exc:
         _log(event, f"{exc}" + (f"; {CONSEQUENCE[event]}" if event in CONSEQUENCE else ""))
         return 0
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         _log(event, f"the hook's input is not JSON ({exc}); nothing done")
         return 0
     except Exception as exc:  # a bug must not cost the user their turn either
         _log(event, f"internal error {type(exc).__name__}: {exc}; nothing done")
         return 0
     if output is not None:
-        sys.stdout.write(json.dumps(output, ensure_ascii=False) + "\n")
+        text = json.dumps(output, ensure_ascii=False)
+        if not text.isascii() and _LONE_SURROGATE.search(text):  # not UTF-8: escaped, or the write would fail
+            text = json.dumps(output)
+        sys.stdout.write(text + "\n")
     return 0

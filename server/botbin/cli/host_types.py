@@ -157,6 +157,7 @@ class IngestResult(TypedDict):
     rules: int
     pending: list[str]
     written: list[str]
+    notIndexed: str | None
 
 
 class IngestTurn(TypedDict):

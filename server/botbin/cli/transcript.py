@@ -12,14 +12,19 @@ uuids, which the server's ledger has already (agent/ledger.py).
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 #: Characters of one turn sent at most (a pasted log is cut; the transcript keeps it whole).
 MAX_TURN_CHARS = 20_000
+#: Bytes of a transcript read by one hook at most (a long session's first capture goes on in the next ones).
+MAX_READ_BYTES = 32 << 20
 _REMINDER = re.compile(r"<system-reminder>.*?</system-reminder>", re.DOTALL)
 _COMMAND_ECHO = ("<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>",
                  "<local-command-caveat>")  # fmt: skip
@@ -90,22 +95,28 @@ def turn_of(obj: Any, start: int) -> TranscriptTurn | None:
 
 
 def read_new(path: Path, offset: int) -> TranscriptRead:
-    """The turns of transcript ``path`` after byte ``offset``. A line that is not JSON is skipped (the file is the
-    host's; nothing here can mend it). Raises OSError if the file cannot be read."""
-    with path.open("rb") as handle:
+    """The turns of transcript ``path`` after byte ``offset`` (at most MAX_READ_BYTES of it: the next read goes on
+    from there). A line that is not JSON is skipped (the file is the host's; nothing here can mend it). Raises
+    OSError if the file cannot be read, or is no regular file (a FIFO or a device would block or never end)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         size = handle.seek(0, 2)
         restarted = offset > size
         start = 0 if restarted else offset
         handle.seek(start)
-        data = handle.read(size - start)
+        data = handle.read(min(size - start, MAX_READ_BYTES))
     complete = data[: data.rfind(b"\n") + 1]
+    if not complete and len(data) == MAX_READ_BYTES:  # one line longer than a whole read: passed over, not waited on
+        complete = data
     turns: list[TranscriptTurn] = []
     at = start
     for line in complete.splitlines(keepends=True):
         if line.strip():
             try:
                 turn = turn_of(json.loads(line), at)
-            except ValueError:
+            except (ValueError, RecursionError):
                 turn = None
             if turn is not None:
                 turns.append(turn)

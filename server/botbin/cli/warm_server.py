@@ -56,7 +56,7 @@ class _Handler(socketserver.BaseRequestHandler):
             return  # an idle connection: closed without an answer
         try:
             message = json.loads(data) if len(data) <= MAX_REQUEST_BYTES else None
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python parses
             message = None
         self.server.last_request = time.monotonic()
         if isinstance(message, dict) and "op" in message:
@@ -67,7 +67,7 @@ class _Handler(socketserver.BaseRequestHandler):
             reply = {"v": PROTOCOL, "served": False, "reason": "bad request"}
         with contextlib.suppress(OSError):  # the client went away, or does not read
             self.request.settimeout(WRITE_TIMEOUT_S)
-            self.request.sendall(json.dumps(reply, ensure_ascii=False).encode() + b"\n")
+            self.request.sendall(json.dumps(reply).encode() + b"\n")  # ASCII: a lone surrogate cannot stop it
 
     def _read(self) -> bytes | None:
         """The request: what the client sends until it shuts its side (cut just past MAX_REQUEST_BYTES when

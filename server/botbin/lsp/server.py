@@ -86,8 +86,9 @@ class BotbinLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """pygls' report of an error no request waits on. A body that is not JSON (pygls' read loop reports it
-        with source JsonRpcException) means the framing is lost: the connection ends (lsp/framing.py)."""
-        if source is JsonRpcException and isinstance(error, ValueError) and self.reader is not None:
+        with source JsonRpcException; nested deeper than Python parses too) means the framing is lost, or its request
+        can never be answered: the connection ends (lsp/framing.py)."""
+        if source is JsonRpcException and isinstance(error, ValueError | RecursionError) and self.reader is not None:
             self.reader.lose(f"a message body is not JSON ({error})")
             return
         super().report_server_error(error, source)

@@ -10,6 +10,7 @@ from filelock import FileLock, Timeout
 
 from botbin.errors import LockedError, WorkspaceError
 from botbin.sync.atomic import FILE_MODE, make_private_dirs
+from botbin.sync.note_lock import unlink_planted
 
 LOCK_FILE = ".botbin.lock"
 
@@ -24,6 +25,7 @@ def workspace_lock(output_dir: Path, timeout_s: float) -> Iterator[None]:
     lock = FileLock(str(path), timeout=timeout_s, mode=FILE_MODE)
     try:
         make_private_dirs(output_dir)
+        unlink_planted(path)
         lock.acquire()
     except Timeout:
         raise LockedError(

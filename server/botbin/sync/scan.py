@@ -172,13 +172,20 @@ def read_note(root: Path, rel: str, follow_symlinks: bool) -> bytes:
     """
     path = root / rel
     if follow_symlinks:
-        return path.read_bytes()
+        return read_regular(path)
     real = os.path.realpath(path)
     if not _inside(real, os.path.realpath(root)):
         raise OSError(errno.EXDEV, f"symbolic link to {real}, outside the workspace; not followed ({_HINT})", str(path))
-    # Read the checked path itself, never a link swapped in since the check.
-    fd = os.open(real, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    return read_regular(Path(real), getattr(os, "O_NOFOLLOW", 0))  # the checked path, never a link swapped in since
+
+
+def read_regular(path: Path, flags: int = 0) -> bytes:
+    """The bytes of ``path`` when it is a regular file. Raises OSError (EINVAL, naming it) for a FIFO, a device or
+    a folder put in a note's place (reading one would block, or never end), and as reading it does."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | flags)
     with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a FIFO, a device or a folder); not read", str(path))
         return handle.read()
 
 

@@ -72,6 +72,7 @@ def ingested(report: IngestReport) -> hosts.IngestResult:
         rules=report.rules,
         pending=list(report.pending),
         written=list(report.written),
+        not_indexed=report.not_indexed,
     )
 
 

@@ -172,6 +172,9 @@ class IngestResult(WireModel):
     """Ids of the turns buffered, not distilled yet (journaled: the next server distils them if this one dies)."""
     written: list[str]
     """Soul files written to."""
+    not_indexed: str | None = None
+    """Why the soul files written are not searchable yet (``not indexed: no passphrase (...)`` in an encrypted store
+    the server has no passphrase for; another process syncing); null when they are, or when nothing was written."""
 
 
 class ExpandParams(WireModel):

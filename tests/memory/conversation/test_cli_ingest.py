@@ -59,6 +59,15 @@ def test_dry_run_and_bad_lines(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
+def test_a_user_name_holding_a_nul_is_a_skipped_line_not_a_soul_file_that_never_syncs(tmp_path: Path) -> None:
+    # The title of memory/soul/a-b.md held the NUL: the file was "binary", skipped by every sync from then on.
+    _log(tmp_path / "chat.jsonl", [{**TURNS[0], "user": "a\x00b"}, TURNS[1]])
+    done = botbin("ingest", "chat.jsonl", cwd=tmp_path)
+    assert done.returncode == 1 and "chat.jsonl:1: 'user' holds a NUL character" in done.stderr
+    assert not any(b"\x00" in p.read_bytes() for p in (tmp_path / "memory" / "soul").glob("*.md"))
+    assert botbin("sync", cwd=tmp_path).returncode == 0
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_mid_buffer_distils_the_buffer_first(tmp_path: Path, sig: signal.Signals) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOTBIN_")}

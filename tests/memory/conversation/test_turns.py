@@ -110,5 +110,8 @@ def test_bad_timestamps_raise(value: object) -> None:
 def test_turn_from_object_rejects_nul_and_odd_labels() -> None:
     with pytest.raises(TurnError, match="NUL"):
         turn_from_object({"role": "user", "content": "a\x00b"})
+    for field in ("user", "role", "session", "name"):  # each is written into the soul file, which a NUL makes binary
+        with pytest.raises(TurnError, match=f"'{field}' holds a NUL"):
+            turn_from_object({"role": "user", "content": "a", field: "a\x00b"})
     with pytest.raises(TurnError, match="'session' must be"):
         turn_from_object({"role": "user", "content": "a", "session": {"id": 1}})

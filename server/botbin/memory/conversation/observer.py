@@ -149,15 +149,22 @@ class TurnObserver:
 
     ``write``: False distils without touching any file (``--dry-run``). ``sync_each_block``: sync the
     workspace after each written block, so search sees it at once (the MCP tool); else the caller syncs.
+    ``refuse_locked``: refuse to write a block when the store is encrypted and its passphrase is missing (the
+    block could not be indexed; ``botbin ingest`` and ``observe_turn`` can be given it and run again); False for a
+    host's capture, which no one could retry (agent/capture.py): the soul file is written, indexed by the next sync
+    that has the passphrase.
     """
 
     batch_size = EMBED_BATCH
     """Turns a caller should embed per call (``embed``) before observing them one by one."""
 
-    def __init__(self, ws: Workspace, write: bool = True, sync_each_block: bool = False) -> None:
+    def __init__(
+        self, ws: Workspace, write: bool = True, sync_each_block: bool = False, refuse_locked: bool = True
+    ) -> None:
         self.ws = ws
         self.write = write
         self.sync_each_block = sync_each_block
+        self.refuse_locked = refuse_locked
         self.stats = ObserverStats()
         self._users: dict[str, _UserState] = {}
         self._lock = threading.RLock()
@@ -314,13 +321,14 @@ class TurnObserver:
         return [DistilledBlock(state.user, state.rel, block, "written" if self.write else "dry-run", cosine)]
 
     def _write(self, state: _UserState, text: str) -> None:
-        """Append ``text`` to ``state``'s soul file, one writer at a time; refused before writing when the store is
-        encrypted and its passphrase is missing (the block could not be indexed)."""
+        """Append ``text`` to ``state``'s soul file, one writer at a time; with ``refuse_locked``, refused before
+        writing when the store is encrypted and its passphrase is missing (the block could not be indexed)."""
         from botbin.sync.encryption import check_writable
         from botbin.sync.note_lock import LOCK_DIR
 
         ws, settings = self.ws, self.ws.settings
-        check_writable(ws.output_dir, settings, ws.passphrase)
+        if self.refuse_locked:
+            check_writable(ws.output_dir, settings, ws.passphrase)
         lock_dir = ws.output_dir / LOCK_DIR
         append_blocks(ws.root, state.rel, state.user, text, settings.follow_symlinks, lock_dir, settings.lock_timeout_s)
         self.stats.soul_files.add(state.rel)

@@ -157,12 +157,12 @@ def append_blocks(
 def _append_block(root: Path, rel: str, user: str, text: str, follow_symlinks: bool) -> int:
     """``append_blocks``' work under the soul file's lock."""
     from botbin.sync.atomic import atomic_write
-    from botbin.sync.scan import write_target
+    from botbin.sync.scan import read_regular, write_target
 
     path = write_target(root, rel, follow_symlinks, "the soul file")
     try:
         exists = path.exists()
-        old = path.read_bytes() if exists else b""
+        old = read_regular(path) if exists else b""  # a FIFO put there is refused, never waited on
     except OSError as exc:
         raise BotbinError(f"cannot read the soul file ({exc.strerror or exc})", path) from exc
     head = old or title(user).encode("utf-8")  # an empty file gets the title too
@@ -183,7 +183,7 @@ def _append_block(root: Path, rel: str, user: str, text: str, follow_symlinks: b
 def _append(path: Path, data: bytes) -> None:
     """Append ``data`` to ``path`` and fsync it; if that fails, cut the file back to its old size (so a caller
     that keeps its buffer and tries again writes the block once) and raise the OSError."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NONBLOCK", 0))
     try:
         size = os.fstat(fd).st_size
         try:

@@ -129,6 +129,8 @@ def _label(obj: dict[str, Any], key: str) -> str | None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise TurnError(f"'{key}' must be a string or a number, not {type(value).__name__}")
+    if isinstance(value, str) and "\x00" in value:  # it is written into a soul file, which a NUL makes binary
+        raise TurnError(f"'{key}' holds a NUL character")
     return str(value).strip()
 
 
@@ -143,6 +145,8 @@ def turn_from_object(obj: Any, default_user: str | None = None, line: int | None
     role = obj.get("role")
     if not isinstance(role, str) or not role.strip():
         raise TurnError("missing 'role'" if role is None else "'role' must be a non-empty string")
+    if "\x00" in role:
+        raise TurnError("'role' holds a NUL character")
     content = _content(obj.get("content"))
     user = _label(obj, "user") or default_user or DEFAULT_USER
     session, name = _label(obj, "session"), _label(obj, "name")
