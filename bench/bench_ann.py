@@ -35,6 +35,7 @@ from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann import CANDIDATES, REFERENCE_ROWS, AnnIndex, AnnParams, exact_top, rescore
 from botbin.index.ann_live import AnnConfig
 from botbin.index.blas import single_threaded_blas
+from botbin.index.hits import IndexQuery
 from botbin.index.store import MemoryIndex
 from common import current_rss_mb, load_average, log, median, percentile, r
 
@@ -139,7 +140,7 @@ def through_store(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
         index.wait_ann()
         ready_s[name] = time.perf_counter() - start
         log(f"store {name}: {n} chunks, HNSW ready in {ready_s[name]:.1f} s (dim {matrix_dim})")
-        index.search("warm", queries[0], k=10)  # assembly, not timed
+        index.search(IndexQuery("warm", queries[0], k=10))  # assembly, not timed
         stores[name] = index
     assert stores["hnsw"].ann_active() and not stores["exact"].ann_active()
     times: dict[str, list[float]] = {"exact": [], "hnsw": []}
@@ -148,7 +149,7 @@ def through_store(n: int, n_queries: int, cache: Path | None) -> dict[str, Any]:
         found = {}
         for name, index in stores.items():
             t0 = time.perf_counter()
-            hits = index.search(text, q, k=10)
+            hits = index.search(IndexQuery(text, q, k=10))
             times[name].append(time.perf_counter() - t0)
             found[name] = {(h.path, h.start_line) for h in hits}
         same += len(found["exact"] & found["hnsw"])

@@ -29,6 +29,7 @@ from typing import Any
 
 from botbin.embedding import bundled_model_path, resolve_model, shared_embedder
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import botbin_exe, load_average, log, median, percentile, r
 
 REPO = Path(__file__).resolve().parents[1]
@@ -110,10 +111,10 @@ def run(max_notes: int | None, runs: int, torch_runs: int) -> dict[str, Any]:
         sync_s = time.perf_counter() - sync_start
         log(f"synced {report.chunks_embedded} chunks in {sync_s:.1f} s (ONNX)")
         warm = []
-        svc.search(queries[0])
+        svc.search(SearchRequest(query=queries[0], show_all=True))
         for q in queries[1:41]:
             start = time.perf_counter()
-            svc.search(q)
+            svc.search(SearchRequest(query=q, show_all=True))
             warm.append(time.perf_counter() - start)
         search = [botbin_exe(), "search", "--workspace", str(ws), "--vault", "--model", str(model), "-k", "5"]
         times: dict[str, list[float]] = {"import_torch": [], "cold_search_onnx": [], "cold_search_torch": []}

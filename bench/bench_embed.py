@@ -39,6 +39,7 @@ from botbin.embedding import (
     bundled_model_path,
     model_info,
 )
+from botbin.index.hits import IndexQuery
 from botbin.index.store import MemoryIndex
 from botbin.service import MemoryService
 from botbin.sync.documents import prepare_note
@@ -348,7 +349,7 @@ def run(reexport: bool, max_notes: int | None = None) -> dict[str, Any]:
         seconds, cpu, vecs = timed_cpu(lambda e=embed: e(texts))  # type: ignore[misc]
         qvecs = embed(queries)
         index = with_vectors(docs, vecs, row)
-        hits = [index.search(q, qvecs[i], K) for i, q in enumerate(queries)]
+        hits = [index.search(IndexQuery(q, qvecs[i], K)) for i, q in enumerate(queries)]
         keys = [[(h.path, h.start_line) for h in hs] for hs in hits]
         vec_top = [np.argsort(-(vecs @ qvecs[i]), kind="stable")[:K].tolist() for i in range(len(queries))]
         res: dict[str, Any] = {

@@ -19,6 +19,7 @@ from typing import Any
 
 from botbin.crypto.cipher import KdfParams, Keyring, StoreKdf
 from botbin.service import MemoryService
+from botbin.wire.requests import SyncRequest
 from common import HashEmbedder, generate_vault, log, median, r, timed
 
 SECRET = "bench passphrase"
@@ -65,8 +66,8 @@ def convert_figures(ws: Path) -> dict[str, Any]:
     service = MemoryService(ws, {}, embedder=embedder, env={}, passphrase=lambda: SECRET)
     service.sync()
     texts = embedder.texts
-    enc_s, _ = timed(lambda: service.sync(encryption="encrypt"))
-    dec_s, _ = timed(lambda: service.sync(encryption="decrypt"))
+    enc_s, _ = timed(lambda: service.sync(SyncRequest(encryption="encrypt")))
+    dec_s, _ = timed(lambda: service.sync(SyncRequest(encryption="decrypt")))
     return {"encrypt_s": r(enc_s, 3), "decrypt_s": r(dec_s, 3), "re_embedded_chunks": embedder.texts - texts}
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from botbin.memory.memos import MEMO_FILE
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import HashEmbedder, generate_vault, load_average, log, percentile, r, timed, vocabulary
 
 
@@ -29,7 +30,7 @@ def _latencies(service: MemoryService, queries: list[str], reinforce: bool) -> d
     times = []
     for q in queries:
         start = time.perf_counter()
-        service.search(q, k=10, reinforce=reinforce)
+        service.search(SearchRequest(query=q, k=10, show_all=True), reinforce=reinforce)
         times.append((time.perf_counter() - start) * 1000)
     return {"p50_ms": r(percentile(times, 50), 3), "p95_ms": r(percentile(times, 95), 3)}
 
@@ -65,8 +66,8 @@ def run(n_notes: int) -> dict[str, Any]:
             "search_ranked_reinforced": _latencies(service, queries, reinforce=True),
         }
         later = datetime.now().astimezone() + timedelta(days=365)
-        prune_s, report = timed(lambda: service.lifecycle.prune(dry_run=True, now=later))
-        consolidate_s, roots = timed(lambda: service.lifecycle.consolidate(dry_run=True))
+        prune_s, report = timed(lambda: service.prune(dry_run=True, now=later))
+        consolidate_s, roots = timed(lambda: service.consolidate(dry_run=True))
         service.lifecycle.close()  # the last connection checkpoints the write-ahead log into the file
         size = (service.output_dir / MEMO_FILE).stat().st_size
         result.update(

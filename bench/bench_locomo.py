@@ -42,6 +42,7 @@ import numpy.typing as npt
 from botbin.aifbin import decode
 from botbin.service import MemoryService
 from botbin.sync.state import load_state
+from botbin.wire.requests import SearchRequest
 from common import NO_REINFORCEMENT, load_average, log, median, r
 from locomo_layout import RAW, Conversation, ConversationNotes, Layout, conversation_notes, load_conversations
 
@@ -102,7 +103,7 @@ def turns_in(by_line: dict[tuple[str, int], str], path: str, start: int, end: in
 def chunk_turns(service: MemoryService, notes: ConversationNotes) -> list[tuple[str, ...]]:
     """The turns each synced chunk holds (from the AIF-BIN files, in note and line order)."""
     by_line = {v: k for k, v in notes.turn_lines.items()}
-    state, _ = load_state(service.state_path)
+    state, _ = load_state(service.ws.state_path)
     out: list[tuple[str, ...]] = []
     for rel in sorted(state.files):
         doc = decode((service.root / state.files[rel].output).read_bytes(), rel)
@@ -166,7 +167,7 @@ def evaluate(
     results = []
     for (q, ev), vector in zip(asked, vectors, strict=True):
         start = time.perf_counter()
-        hits = service.search(q.question, k=max(K), query_vector=vector).hits
+        hits = service.search(SearchRequest(query=q.question, k=max(K), show_all=True), query_vector=vector).hits
         stats["search_ms"].append((time.perf_counter() - start) * 1000)
         ranked = [turns_in(by_line, h.path, h.start_line, h.end_line) for h in hits]
         results.append(score(index, q.category, ev, ranked))

@@ -58,6 +58,7 @@ from bench_locomo import (
     write_workspace,
 )
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import CACHE_ROOT, NO_REINFORCEMENT, load_average, log, median, r
 from locomo_layout import Conversation, Layout, Turn, iso_date, load_conversations, turn_line
 
@@ -136,7 +137,9 @@ def evaluate(
     for (q, ev), vector in zip(asked, vectors, strict=True):
         for name, per_note in (("cap", None), ("nocap", 0)):
             started = time.perf_counter()
-            hits = service.search(q.question, k=max(K), query_vector=vector, per_note=per_note).hits
+            hits = service.search(
+                SearchRequest(query=q.question, k=max(K), per_note=per_note, show_all=True), query_vector=vector
+            ).hits
             stats["search_ms"].append((time.perf_counter() - started) * 1000)
             ranked = [turns_in(by_line, h.path, h.start_line, h.end_line) for h in hits]
             out_rows[name].append(score(index, q.category, ev, ranked))

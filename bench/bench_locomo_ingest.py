@@ -68,6 +68,7 @@ from botbin.memory.conversation.distill import one_line, split_sentences
 from botbin.memory.conversation.observer import TurnObserver
 from botbin.memory.conversation.turns import Turn, TurnError, parse_timestamp
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import load_average, log, median, r
 from locomo_layout import RAW, Conversation, load_conversations
 
@@ -241,7 +242,7 @@ def evaluate_ingest(
         stats.evidence_in_block += sum(e in in_block for e in evidence)
         stats.evidence_with_bullet += sum(e in with_bullet for e in evidence)
         started = time.perf_counter()
-        hits = service.search(q.question, k=max(K), query_vector=vector).hits
+        hits = service.search(SearchRequest(query=q.question, k=max(K), show_all=True), query_vector=vector).hits
         stats.search_ms.append((time.perf_counter() - started) * 1000)
         ranked_block: list[list[str]] = []
         ranked_bullet: list[list[str]] = []

@@ -35,6 +35,7 @@ from typing import Any
 from botbin.embedding import bundled_model_path
 from botbin.service import MemoryService
 from botbin.sync.model_trees import MODELS_DIR, read_record, tree_name
+from botbin.wire.requests import SearchRequest
 from botbin.workspace.migration import BACKGROUND_DUTY
 from common import botbin_exe, load_average, log, percentile, r
 
@@ -101,7 +102,7 @@ def timed_searches(
         record = read_record(models)
         phase = record.phase if record is not None else "export"
         began = time.perf_counter()
-        result = svc.search(query, k=10, reinforce=False)
+        result = svc.search(SearchRequest(query=query, k=10, show_all=True), reinforce=False)
         out.append((time.perf_counter() - began, phase))
         assert result.hits, query
         time.sleep(gap_s)
@@ -117,7 +118,7 @@ def migrate_in_background(root: Path, model: Path, asked: list[str], gap_s: floa
     svc = MemoryService(root, {**SETTINGS, "model": str(model)})
     before = svc.status()
     svc.index()
-    svc.search("warm up the ranking", reinforce=False)
+    svc.search(SearchRequest(query="warm up the ranking"), reinforce=False)
     idle = [t for t, _ in timed_searches(svc, asked, lambda: False, gap_s, IDLE_SEARCHES)]
     log(f"idle: {len(idle)} searches, p95 {p95_ms(idle)} ms; migrating {before.files} notes in the background")
     began = time.perf_counter()

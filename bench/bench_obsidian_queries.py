@@ -31,6 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import CACHE_ROOT, QUALITY_SETTINGS, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -143,7 +144,10 @@ def evaluate(
         strict: list[int | None] = []
         firsts: list[str | None] = []
         for row in queries:
-            hits = service.search(row["q"], k=K, alpha=alpha, best_per_note=True, query_vector=vectors[row["q"]]).hits
+            hits = service.search(
+                SearchRequest(query=row["q"], k=K, alpha=alpha, best_per_note=True, show_all=True),
+                query_vector=vectors[row["q"]],
+            ).hits
             ranks.append(rank_of(hits, {row["target"], *row["also"]}, alpha == 0.0))
             strict.append(rank_of(hits, {row["target"]}, alpha == 0.0))
             firsts.append(hits[0].path if hits else None)

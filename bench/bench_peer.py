@@ -158,15 +158,18 @@ BOTBIN_QUERY = """import json, resource, sys, time
 from pathlib import Path
 from botbin.index.blas import single_threaded_blas
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 cfg = json.loads(sys.argv[1])
 single_threaded_blas()  # as botbin's MCP and language servers run: OpenBLAS threads would spin against the model's
 svc = MemoryService(Path(cfg["ws"]), {"vault": True})
-t = time.perf_counter(); svc.search("warm up: load the model and the index", cfg["k"]); load = time.perf_counter() - t
+warm = SearchRequest(query="warm up: load the model and the index", k=cfg["k"], show_all=True)
+t = time.perf_counter(); svc.search(warm); load = time.perf_counter() - t
 out = []
 for q in cfg["queries"]:
-    t = time.perf_counter(); hits = svc.search(q, cfg["fetch"]).hits
+    t = time.perf_counter(); hits = svc.search(SearchRequest(query=q, k=cfg["fetch"], show_all=True)).hits
     ms = (time.perf_counter() - t) * 1000
-    best = svc.search(q, cfg["k"], best_per_note=True).hits  # not timed: the query vector is cached by now
+    # not timed: the query vector is cached by now
+    best = svc.search(SearchRequest(query=q, k=cfg["k"], best_per_note=True, show_all=True)).hits
     out.append({"ms": ms, "paths": [h.path for h in hits], "best_per_note": [h.path for h in best]})
 print(json.dumps({"load_and_first_search_s": load, "results": out,
                   "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

@@ -27,6 +27,7 @@ from typing import Any
 from botbin.memory.conversation.observer import TurnObserver
 from botbin.memory.conversation.turns import Turn
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import load_average, log, median, percentile, r
 
 #: (fact as the user says it, question, answer word that must appear in a top-5 hit)
@@ -124,7 +125,7 @@ def run_size(n_chatter: int, root: Path) -> dict[str, Any]:
     shown: list[bool] = []
     for _, question, answer in FACTS:
         start = time.perf_counter()
-        hits = service.search(question, k=5).hits
+        hits = service.search(SearchRequest(query=question, k=5, show_all=True)).hits
         read_ms.append((time.perf_counter() - start) * 1000)
         found.append(any(answer.casefold() in h.text.casefold() for h in hits))
         shown.append(any(answer.casefold() in h.snippet.casefold() for h in hits))

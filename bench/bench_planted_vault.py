@@ -28,6 +28,7 @@ from typing import Any
 
 from bench_obsidian_queries import prepare_workspace
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import QUALITY_SETTINGS, log, r
 
 #: (fact sentence, question, answer word that the snippet should show)
@@ -100,7 +101,9 @@ def evaluate(service: MemoryService, where: dict[str, str]) -> dict[str, Any]:
     h1 = h5 = shown = 0
     misses = []
     for _, question, answer in FACTS:
-        hits = service.search(question, k=5, best_per_note=True, reinforce=False).hits
+        hits = service.search(
+            SearchRequest(query=question, k=5, best_per_note=True, show_all=True), reinforce=False
+        ).hits
         paths = [h.path for h in hits]
         target = where[question]
         h1 += bool(paths) and paths[0] == target

@@ -33,6 +33,7 @@ import postgres_quality
 from bench_query import Clusters
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann_live import AnnConfig
+from botbin.index.hits import IndexQuery
 from botbin.index.postgres.connect import ConnectOptions
 from botbin.index.postgres.index import PostgresIndex
 from botbin.index.postgres.schema import HNSW_EF_CONSTRUCTION, HNSW_M
@@ -158,7 +159,7 @@ def build_hnsw(url: str, m: int, ef_construction: int, work_mem: str = MAINTENAN
 def build(admin: str, docs: list[AifBinDocument], name: str) -> tuple[str, dict[str, Any]]:
     """A new latency database holding ``docs``, published note by note (the HNSW index is built afterwards)."""
     url = new_db(admin, name)
-    MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
+    MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).team.init()
     remote = PostgresIndex(ConnectOptions(url, statement_timeout_ms=3_600_000), "bench")
     with psycopg.connect(url, autocommit=True) as conn:  # bulk load: the HNSW index is built once, afterwards
         conn.execute("DROP INDEX botbin_chunks_embedding")
@@ -204,7 +205,7 @@ def latency(
     for doc in docs:
         local.upsert(doc)
     local.prepare_ann()  # past ANN_MIN_ROWS: loads or builds the HNSW graph on a thread while postgres loads
-    local.search("w1", vecs[0], k=10)  # assembles the matrix and BM25
+    local.search(IndexQuery("w1", vecs[0], k=10))  # assembles the matrix and BM25
     embedded_build_s = time.perf_counter() - t0
     url = loaded(admin, n_chunks, latency_db(vectors)) if reuse else None
     built: dict[str, Any] = {"reused": True}
@@ -242,7 +243,7 @@ def latency(
         rec, times = [], []
         for q, truth in zip(queries, exact, strict=True):
             t = time.perf_counter()
-            hits = remote.search("", q, k=10, alpha=1.0, max_hits_per_note=0)
+            hits = remote.search(IndexQuery("", q, k=10, alpha=1.0, max_hits_per_note=0))
             times.append(time.perf_counter() - t)
             rec.append(len({row_of[(h.path, h.start_line)] for h in hits} & truth) / 10)
         out["ef_search"][ef] = {"recall@10": r(float(np.mean(rec))), "p95_ms": r(float(np.percentile(times, 95)) * 1e3)}
@@ -253,7 +254,9 @@ def latency(
     out["chosen_ef_search"] = chosen
     rec = []
     for q, truth in zip(queries, exact, strict=True):
-        hits = local.search("", q, k=10, alpha=1.0, max_hits_per_note=0, note_weight=0.0, neighbour_weight=0.0)
+        hits = local.search(
+            IndexQuery("", q, k=10, alpha=1.0, max_hits_per_note=0, note_weight=0.0, neighbour_weight=0.0)
+        )
         rec.append(len({row_of[(h.path, h.start_line)] for h in hits} & truth) / 10)
     out["embedded"]["recall@10"] = r(float(np.mean(rec)))
     log(f"embedded: {out['embedded']}")
@@ -263,7 +266,7 @@ def latency(
         for q in queries:
             for name, index in (("postgres", remote), ("embedded", local)):
                 t = time.perf_counter()
-                index.search(text, q, k=10, alpha=alpha)
+                index.search(IndexQuery(text, q, k=10, alpha=alpha))
                 times[name].append(time.perf_counter() - t)
         p95 = {name: float(np.percentile(ts, 95)) for name, ts in times.items()}
         out[f"{mode}_p95_ms"] = {
@@ -280,7 +283,7 @@ def latency(
 # -- soak ------------------------------------------------------------------------------------------------
 def soak(admin: str, seconds: float, kills: int) -> dict[str, Any]:
     url = new_db(admin, "botbin_bench_soak")
-    MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).db_init()
+    MemoryService(Path(tempfile.mkdtemp()), {"backend": "postgres", "postgres_url": url}, env={}).team.init()
     env = {**os.environ, "PYTHONPATH": f"{REPO / 'server'}{os.pathsep}{REPO / 'tests' / 'postgres'}"}
     script = str(REPO / "tests" / "postgres" / "writer.py")
 

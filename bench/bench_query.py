@@ -23,6 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.aifbin import AifBinDocument, ChunkRecord
+from botbin.index.hits import IndexQuery
 from botbin.index.store import MemoryIndex
 from common import DIM, current_rss_mb, load_average, log, peak_rss_mb, percentile, r, timed, vocabulary, zipf_weights
 
@@ -246,7 +247,7 @@ def bench_size(n: int, queries_n: int, uniform: bool, usearch_budget_s: float) -
     gc.collect()
     rss_freed = current_rss_mb()
     log(f"{n} chunks: built in {build_s:.1f} s; first search (assembles the matrix and BM25)")
-    first_s, _ = timed(lambda: index.search(queries[0], qvecs[0], K))
+    first_s, _ = timed(lambda: index.search(IndexQuery(queries[0], qvecs[0], K)))
     rss_assembled = current_rss_mb()
     asm = getattr(index, "_assembled", None)  # private: the assembled matrix, shared with the other engines
     matrix: Vectors = asm.matrix if asm is not None else np.zeros((0, DIM), np.float32)
@@ -254,9 +255,9 @@ def bench_size(n: int, queries_n: int, uniform: bool, usearch_budget_s: float) -
     faiss_index, faiss_info = build_faiss(matrix)
     us_index, us_info = build_usearch(matrix, usearch_budget_s)
     variants: dict[str, Callable[[int], object]] = {
-        "hybrid": lambda i: index.search(queries[i], qvecs[i], K),
-        "vector_only": lambda i: index.search("", qvecs[i], K),
-        "keyword_only": lambda i: index.search(queries[i], None, K),
+        "hybrid": lambda i: index.search(IndexQuery(queries[i], qvecs[i], K)),
+        "vector_only": lambda i: index.search(IndexQuery("", qvecs[i], K)),
+        "keyword_only": lambda i: index.search(IndexQuery(queries[i], None, K)),
         "numpy": lambda i: numpy_topk(matrix, qvecs[i], K),
     }
     if faiss_index is not None:
@@ -283,7 +284,7 @@ def bench_size(n: int, queries_n: int, uniform: bool, usearch_budget_s: float) -
         )
     # Correctness: with no query words the ranking is by cosine alone and must equal the baseline's.
     agree = all(
-        [(h.path, h.start_line) for h in index.search("", qvecs[i], K)]
+        [(h.path, h.start_line) for h in index.search(IndexQuery("", qvecs[i], K))]
         == [(note_path(row // CHUNKS_PER_NOTE), 3 * (row % CHUNKS_PER_NOTE)) for row in exact[i]]
         for i in range(min(20, queries_n))
     )
@@ -293,7 +294,7 @@ def bench_size(n: int, queries_n: int, uniform: bool, usearch_budget_s: float) -
     reassemble: float | str = f"skipped above {REASSEMBLE_MAX:,} chunks: the same full rebuild as the first search"
     if n <= REASSEMBLE_MAX:
         index.upsert(note_doc(0, first_note, texts))
-        reassemble = r(timed(lambda: index.search(queries[1], qvecs[1], K))[0])
+        reassemble = r(timed(lambda: index.search(IndexQuery(queries[1], qvecs[1], K)))[0])
     token_bytes = token_lists_bytes(index)
     botbin_rss = rss_built - rss0 + rss_assembled - rss_freed
     out = {

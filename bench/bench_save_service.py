@@ -24,6 +24,7 @@ from typing import Any
 
 from botbin.index.blas import single_threaded_blas
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest, SyncRequest
 from common import HashEmbedder, generate_vault, load_average, log, median, percentile, r
 
 STEPS = ("sync", "conflicts", "search", "total")
@@ -37,7 +38,7 @@ def one_size(n_notes: int, saves: int) -> dict[str, Any]:
         log(f"syncing {n_notes} synthetic notes")
         service.sync()
         index, _ = service.index()
-        service.search("warm up")
+        service.search(SearchRequest(query="warm up", show_all=True))
         notes = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*.md"))
         rng = random.Random(2)
         samples: dict[str, list[float]] = {s: [] for s in STEPS}
@@ -47,11 +48,11 @@ def one_size(n_notes: int, saves: int) -> dict[str, Any]:
             with (ws / rel).open("a", encoding="utf-8") as fh:
                 fh.write(f"\nThe {word} was written at save {i}.\n")
             t0 = time.perf_counter()
-            service.sync(only=frozenset([rel]))
+            service.sync(SyncRequest(only=frozenset([rel])))
             t1 = time.perf_counter()
             service.directives()
             t2 = time.perf_counter()
-            hits = service.search(word).hits
+            hits = service.search(SearchRequest(query=word, show_all=True)).hits
             t3 = time.perf_counter()
             if not any(h.path == rel and word in h.text for h in hits):
                 raise RuntimeError(f"save {i}: {word} not found in {rel}")

@@ -23,6 +23,7 @@ import numpy as np
 
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.blas import single_threaded_blas
+from botbin.index.hits import IndexQuery
 from botbin.index.store import MemoryIndex
 from common import load_average, log, median, percentile, r
 
@@ -61,14 +62,14 @@ def one_round(index: MemoryIndex, n_notes: int, k: int, rng: np.random.Generator
 
     doc = note(int(rng.integers(n_notes)), rng, version=k + 1)
     step("patch", lambda: index.upsert(doc))
-    step("first_search_after_patch", lambda: index.search("w1 w2", query, k=10))
-    step("search_unchanged", lambda: index.search("w3 w4", query, k=10))
+    step("first_search_after_patch", lambda: index.search(IndexQuery("w1 w2", query, k=10)))
+    step("search_unchanged", lambda: index.search(IndexQuery("w3 w4", query, k=10)))
     gone = note(int(rng.integers(n_notes)), rng).source
     step("remove", lambda: index.remove(gone))
-    step("first_search_after_remove", lambda: index.search("w5 w6", query, k=10))
+    step("first_search_after_remove", lambda: index.search(IndexQuery("w5 w6", query, k=10)))
     hidden = frozenset({(doc.source, doc.chunks[0].text_md5), (doc.source, f"x{k}")})
     step("set_hidden", lambda: index.set_hidden(hidden))
-    step("first_search_after_set_hidden", lambda: index.search("w7 w8", query, k=10))
+    step("first_search_after_set_hidden", lambda: index.search(IndexQuery("w7 w8", query, k=10)))
     step("directives", index.directives)
     index.upsert(note(int(gone.rsplit("n", 1)[1][:6]), rng, version=k + 1))  # put the removed note back
     return times
@@ -81,12 +82,12 @@ def one_size(n_notes: int, rounds: int) -> dict[str, Any]:
         index.upsert(note(n, rng))
     query = rng.standard_normal(DIM).astype(np.float32)
     query /= np.linalg.norm(query)
-    index.search("w1 w2", query, k=10)
+    index.search(IndexQuery("w1 w2", query, k=10))
     full = []
     for _ in range(3):
         index._assembled = None  # benchmark only: what every first search after a save cost before
         t = time.perf_counter()
-        index.search("w1 w2", query, k=10)
+        index.search(IndexQuery("w1 w2", query, k=10))
         full.append(time.perf_counter() - t)
     samples: dict[str, list[float]] = {s: [] for s in STEPS}
     assemblies = 0

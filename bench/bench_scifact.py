@@ -38,6 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import QUALITY_SETTINGS, load_average, log, r, timed
 
 REPO = Path(__file__).resolve().parents[1]
@@ -179,7 +180,7 @@ def prepare(args: argparse.Namespace, qrels: dict[str, dict[str, int]]) -> tuple
             last[0] = time.monotonic()
             log(f"  sync {done}/{total}")
 
-    seconds, report = timed(lambda: service.sync(progress))
+    seconds, report = timed(lambda: service.sync(progress=progress))
     if report.failed:
         log(f"warning: {len(report.failed)} notes failed to sync; they are missing from the results")
     index_s, (index, _) = timed(service.index)
@@ -240,7 +241,10 @@ def run_modes(
         for qid, text in queries.items():
             for mode, alpha in MODES.items():
                 start = time.perf_counter()
-                hits = service.search(text, k=k, alpha=alpha, best_per_note=True, query_vector=vectors[qid]).hits
+                hits = service.search(
+                    SearchRequest(query=text, k=k, alpha=alpha, best_per_note=True, show_all=True),
+                    query_vector=vectors[qid],
+                ).hits
                 seconds[mode] += time.perf_counter() - start
                 runs[mode][qid] = [Path(h.path).stem for h in hits]
     return runs, seconds

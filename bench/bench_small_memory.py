@@ -32,6 +32,7 @@ import numpy.typing as npt
 
 from botbin.search.pipeline import relevant
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import CACHE_ROOT, NO_REINFORCEMENT, load_average, log, r
 
 REPO = Path(__file__).resolve().parents[1]
@@ -126,7 +127,9 @@ def evaluate(service: MemoryService, questions: list[dict[str, Any]], vectors: d
     spans: list[bool] = []
     misses = []
     for q in questions:
-        result = service.search(q["q"], k=K, query_vector=vectors[q["q"]], reinforce=False)
+        result = service.search(
+            SearchRequest(query=q["q"], k=K, show_all=True), query_vector=vectors[q["q"]], reinforce=False
+        )
         hits = [h for h in result.hits if relevant(h, result.degraded)]
         wanted = {q["target"], *q["also"]}
         rank = next((i for i, h in enumerate(hits, 1) if h.path in wanted), None)

@@ -285,8 +285,8 @@ def big_vault(tmp: Path, n_notes: int, real_chunks_per_s: float | None, runs: in
     out["noop_fresh_service_default_model"] = {
         "seconds": r(fresh_s),
         "changed": rep.changed,
-        "embedder_created": fresh._embedder is not None,
-        "tokenizer_loaded": "counter" in fresh.__dict__,
+        "embedder_created": fresh.ws.models._embedder is not None,
+        "tokenizer_loaded": "counter" in fresh.ws.models.__dict__,
     }
     log("CLI no-op re-syncs of the 10k vault")
     cli = [run_cli(["--workspace", str(ws), "--vault", "sync"]) for _ in range(runs)]

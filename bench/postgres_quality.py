@@ -22,6 +22,7 @@ import numpy as np
 
 from botbin.index.hits import Hit
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import CACHE_ROOT, QUALITY_SETTINGS, log, r
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,9 +69,14 @@ def compare(services: dict[str, MemoryService], rows: list[dict[str, Any]], embe
         chunks: dict[str, list[list[Hit]]] = {name: [] for name in services}
         for row, vec in zip(rows, vectors, strict=True):
             for name, svc in services.items():
-                best = svc.search(row["q"], k=10, alpha=alpha, best_per_note=True, query_vector=vec).hits
+                best = svc.search(
+                    SearchRequest(query=row["q"], k=10, alpha=alpha, best_per_note=True, show_all=True),
+                    query_vector=vec,
+                ).hits
                 notes[name].append([h.path for h in best])
-                chunks[name].append(svc.search(row["q"], k=10, alpha=alpha, query_vector=vec).hits)
+                chunks[name].append(
+                    svc.search(SearchRequest(query=row["q"], k=10, alpha=alpha, show_all=True), query_vector=vec).hits
+                )
         part: dict[str, Any] = {name: judge(runs, rows) for name, runs in notes.items()}
         pairs = zip(chunks["postgres"], chunks["embedded"], strict=True)
         pairs = list(pairs)
@@ -91,7 +97,7 @@ def obsidian(url: str, embedder: Any) -> dict[str, Any]:
         shutil.copytree(OBSIDIAN, ws)
     settings = {**QUALITY_SETTINGS, "backend": "postgres", "postgres_url": url}
     remote = MemoryService(ws, settings, embedder=embedder, env={})
-    remote.db_init()
+    remote.team.init()
     log("obsidian: sync (cached after the first run) and publish the AIF-BIN files")
     remote.sync()
     local = MemoryService(ws, QUALITY_SETTINGS, embedder=embedder, env={})
@@ -120,7 +126,7 @@ def scifact(url: str, embedder: Any) -> dict[str, Any]:
     sf.write_notes(ws, corpus)
     settings = {**QUALITY_SETTINGS, "backend": "postgres", "postgres_url": url, "namespace": "scifact"}
     remote = MemoryService(ws, settings, embedder=embedder, env={})
-    remote.db_init()
+    remote.team.init()
     log(f"scifact: sync {len(corpus)} abstracts and publish")
     remote.sync()
     local = MemoryService(ws, QUALITY_SETTINGS, embedder=embedder, env={})
@@ -129,8 +135,12 @@ def scifact(url: str, embedder: Any) -> dict[str, Any]:
     overlaps = []
     for qid in chosen:
         vec = embedder.embed([queries[qid]])[0]
-        a = remote.search(queries[qid], k=10, best_per_note=True, query_vector=vec).hits
-        b = local.search(queries[qid], k=10, best_per_note=True, query_vector=vec).hits
+        a = remote.search(
+            SearchRequest(query=queries[qid], k=10, best_per_note=True, show_all=True), query_vector=vec
+        ).hits
+        b = local.search(
+            SearchRequest(query=queries[qid], k=10, best_per_note=True, show_all=True), query_vector=vec
+        ).hits
         runs["postgres"][qid] = [Path(h.path).stem for h in a]
         runs["embedded"][qid] = [Path(h.path).stem for h in b]
         overlaps.append(overlap(a, b))

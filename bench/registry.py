@@ -278,6 +278,15 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         ),
     ),
     Benchmark(
+        name="studio",
+        script="bench_studio.py",
+        usage="[--repeat 5]",
+        what=(
+            "Recall Studio: first paint of each view in headless Chromium; its search against the CLI's warm search "
+            "and the direct service call, same run (~1.5 min, most of it the cold sync)"
+        ),
+    ),
+    Benchmark(
         name="fuzz",
         script="fuzz_run.py",
         usage="[--examples N] [--seconds S]",

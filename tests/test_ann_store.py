@@ -20,8 +20,9 @@ import pytest
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann import AnnIndex, usearch_available
 from botbin.index.ann_live import AnnConfig
-from botbin.index.hits import SearchFilters
+from botbin.index.hits import IndexQuery
 from botbin.index.store import MemoryIndex
+from botbin.wire.requests import SearchFilters
 
 pytestmark = pytest.mark.skipif(not usearch_available(), reason="usearch is not installed")
 DIM = 384
@@ -80,7 +81,7 @@ def store(docs: list[AifBinDocument], min_rows: int, path: Path | None = None) -
 
 
 def ranked(index: MemoryIndex, query: npt.NDArray[np.float32], words: str = "bravo") -> list[tuple[str, int]]:
-    return [(h.path, h.start_line) for h in index.search(words, query, k=10)]
+    return [(h.path, h.start_line) for h in index.search(IndexQuery(words, query, k=10))]
 
 
 def test_hnsw_candidates_rank_like_the_exact_scan() -> None:
@@ -90,8 +91,8 @@ def test_hnsw_candidates_rank_like_the_exact_scan() -> None:
     queries = clustered(40, seed=7)
     same = sum(len(set(ranked(ann, q)) & set(ranked(exact, q))) for q in queries)
     assert same / (10 * len(queries)) >= 0.97
-    vector_only = {(h.path, h.start_line) for q in queries[:10] for h in ann.search("", q, k=10, alpha=1.0)}
-    want = {(h.path, h.start_line) for q in queries[:10] for h in exact.search("", q, k=10, alpha=1.0)}
+    vector_only = {(h.path, h.start_line) for q in queries[:10] for h in ann.search(IndexQuery("", q, k=10, alpha=1.0))}
+    want = {(h.path, h.start_line) for q in queries[:10] for h in exact.search(IndexQuery("", q, k=10, alpha=1.0))}
     assert len(vector_only & want) >= 0.97 * len(want)  # cosine alone: HNSW then exact rescoring
 
 
@@ -119,13 +120,14 @@ def test_hidden_rows_filters_and_deletions_rank_like_the_exact_scan() -> None:
     hybrid_same = hybrid_all = 0
     for q in clustered(12, seed=9):
         for kwargs in cases:
-            got = ann.search("", q, alpha=1.0, **kwargs)  # type: ignore[arg-type]
-            want = exact.search("", q, alpha=1.0, **kwargs)  # type: ignore[arg-type]
+            vector_only = IndexQuery("", q, alpha=1.0, **kwargs)  # type: ignore[arg-type]
+            got, want = ann.search(vector_only), exact.search(vector_only)
             assert [(h.path, h.start_line) for h in got] == [(h.path, h.start_line) for h in want], kwargs
             assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-6)
             assert all((h.path, h.text_md5) not in hidden for h in got)
-            mixed = {(h.path, h.start_line) for h in ann.search("bravo kilo", q, **kwargs)}  # type: ignore[arg-type]
-            hybrid_same += len(mixed & {(h.path, h.start_line) for h in exact.search("bravo kilo", q, **kwargs)})  # type: ignore[arg-type]
+            hybrid = IndexQuery("bravo kilo", q, **kwargs)  # type: ignore[arg-type]
+            mixed = {(h.path, h.start_line) for h in ann.search(hybrid)}
+            hybrid_same += len(mixed & {(h.path, h.start_line) for h in exact.search(hybrid)})
             hybrid_all += len(mixed)
     assert hybrid_same >= 0.97 * hybrid_all
 
@@ -138,8 +140,8 @@ def test_removed_and_changed_notes_leave_the_graph() -> None:
     index.remove(gone.source)
     moved = clustered(CHUNKS_PER_NOTE, seed=11)
     index.upsert(note(docs[5].source, moved, salt="v2"))
-    assert gone.source not in {h.path for h in index.search("", gone.chunks[0].embedding, k=10, alpha=1.0)}
-    top = index.search("", moved[2], k=1, alpha=1.0)[0]
+    assert gone.source not in {h.path for h in index.search(IndexQuery("", gone.chunks[0].embedding, k=10, alpha=1.0))}
+    top = index.search(IndexQuery("", moved[2], k=1, alpha=1.0))[0]
     assert (top.path, top.start_line) == (docs[5].source, 6)  # the new version's chunk 2, found through HNSW
     assert set(index._ann._live.keys().tolist()) == set(index._assemble().live()[0].tolist())  # type: ignore[union-attr]
 
@@ -156,7 +158,7 @@ def test_cache_file_is_reused_patched_and_rebuilt(tmp_path: Path, caplog: pytest
     assert fewer.ann_active() and not fewer.save_ann()  # patched by the background load, and written there
     assert len(AnnIndex.load_checked(path, DIM, "test")) == 299 * CHUNKS_PER_NOTE  # type: ignore[arg-type]
     q = docs[0].chunks[1].embedding
-    assert next(h.path for h in fewer.search("", q, k=3, alpha=1.0)) == docs[0].source
+    assert next(h.path for h in fewer.search(IndexQuery("", q, k=3, alpha=1.0))) == docs[0].source
     path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
     with caplog.at_level(logging.WARNING, logger="botbin.index.ann"):
         rebuilt = store(docs, min_rows=1000, path=path)
@@ -187,7 +189,7 @@ def test_below_the_threshold_no_hnsw_index_is_made() -> None:
     q = clustered(1, seed=3)[0]
     scores = index.matrix() @ q
     best = index.chunk_refs()[int(np.argmax(scores))]
-    assert index.search("", q, k=1, alpha=1.0)[0].text_md5 == best.text_md5
+    assert index.search(IndexQuery("", q, k=1, alpha=1.0))[0].text_md5 == best.text_md5
 
 
 def test_usearch_then_onnxruntime_in_one_process() -> None:
@@ -244,6 +246,7 @@ import time
 from pathlib import Path
 import numpy as np
 from botbin.index.ann_live import AnnConfig, LiveAnn
+from botbin.index.hits import IndexQuery
 vectors = np.random.default_rng(0).standard_normal((20000, 384)).astype(np.float32)
 vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
 keys = np.arange(len(vectors), dtype=np.int64)

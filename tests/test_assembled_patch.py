@@ -17,8 +17,9 @@ from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index import assembled, lexical
 from botbin.index.ann import usearch_available
 from botbin.index.ann_live import AnnConfig
-from botbin.index.hits import Hit, SearchFilters
+from botbin.index.hits import Hit, IndexQuery
 from botbin.index.store import MemoryIndex
+from botbin.wire.requests import SearchFilters
 
 DIM = 16
 WORDS = [f"w{i}" for i in range(60)]
@@ -81,13 +82,13 @@ def same_answers(patched: MemoryIndex, built: MemoryIndex, rng: np.random.Genera
         (q, {"alpha": 1.0, "max_hits_per_note": 0}),
         (q, {"best_per_note": True, "k": 5}),
         (q, {"filters": SearchFilters(tag="t")}),
-        (q, {"filters": SearchFilters(kind="code", path_glob="f1/*")}),
+        (q, {"filters": SearchFilters.model_construct(kind="code", path_glob="f1/*")}),  # a kind no chunk has
         (q, {"filters": SearchFilters(date_from="2026-11-10", date_to="2026-11-20")}),
         (None, {}),
     ]
     for vector, kwargs in cases:
-        got = patched.search(words, vector, **kwargs)  # type: ignore[arg-type]
-        want = built.search(words, vector, **kwargs)  # type: ignore[arg-type]
+        ask = IndexQuery(words, vector, **kwargs)  # type: ignore[arg-type]
+        got, want = patched.search(ask), built.search(ask)
         assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5), kwargs
         assert key(got) == key(want), kwargs
         assert [h.bm25 for h in got] == pytest.approx([h.bm25 for h in want], abs=1e-5)

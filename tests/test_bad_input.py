@@ -14,6 +14,7 @@ from botbin import aifbin
 from botbin.errors import AifBinFormatError, WorkspaceError
 from botbin.notes_io import extract_source
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from conftest import run_checker
 
 GOOD = "# Good\n\nThe webhook retries use exponential backoff with jitter.\n"
@@ -36,7 +37,7 @@ def test_empty_workspace_syncs_searches_and_reports(make_service: Callable[..., 
     service = make_service({})
     report = service.sync()
     assert not report.changed and not report.failed
-    assert service.search("anything at all").hits == []
+    assert service.search(SearchRequest(query="anything at all", show_all=True)).hits == []
     assert service.status().files == 0
 
 
@@ -49,7 +50,7 @@ def test_empty_whitespace_and_frontmatter_only_notes(make_service: Callable[...,
     assert doc.chunks == ()
     assert doc.source_text == content.encode()
     assert run_checker(service.root, service.output_dir).returncode == 0
-    assert service.search("webhook backoff").hits[0].path == "memory/good.md"
+    assert service.search(SearchRequest(query="webhook backoff", show_all=True)).hits[0].path == "memory/good.md"
 
 
 def test_malformed_yaml_in_one_note_of_many(make_service: Callable[..., MemoryService]) -> None:
@@ -61,7 +62,10 @@ def test_malformed_yaml_in_one_note_of_many(make_service: Callable[..., MemorySe
     warning = next(w for w in report.warnings if "memory/bad.md" in w)
     assert "malformed YAML" in warning and "memory/bad.md:" in warning
     assert _doc(service, "memory/bad.md").metadata["frontmatter"] == {}
-    assert any(h.path == "memory/bad.md" for h in service.search("broken note body indexed").hits)
+    assert any(
+        h.path == "memory/bad.md"
+        for h in service.search(SearchRequest(query="broken note body indexed", show_all=True)).hits
+    )
 
 
 def test_yaml_dates_and_non_string_keys_become_strings(make_service: Callable[..., MemoryService]) -> None:
@@ -171,7 +175,7 @@ def test_damaged_output_is_reported_on_load_and_rewritten_by_sync(
     with pytest.raises(AifBinFormatError, match=r"a\.aif-bin"):
         extract_source(out)
     fresh = MemoryService(service.root, {}, embedder=service.ws.models.embedder, env={})
-    result = fresh.search("deploy")
+    result = fresh.search(SearchRequest(query="deploy", show_all=True))
     assert any("a.aif-bin" in w for w in result.warnings)
     assert [h.path for h in result.hits] == ["memory/b.md"]
     report = fresh.sync()
@@ -200,11 +204,11 @@ def test_unreadable_workspace_root_wipes_nothing(
     service = make_service({"MEMORY.md": GOOD, "memory/a.md": GOOD})
     service.sync()
     outputs = sorted(service.output_dir.rglob("*"))
-    state = service.state_path.read_bytes()
+    state = service.ws.state_path.read_bytes()
     unreadable(service.root)
     with pytest.raises(WorkspaceError, match="cannot be read"):
         service.sync()
-    assert sorted(service.output_dir.rglob("*")) == outputs and service.state_path.read_bytes() == state
+    assert sorted(service.output_dir.rglob("*")) == outputs and service.ws.state_path.read_bytes() == state
 
 
 def test_unreadable_subfolder_keeps_its_notes(
@@ -227,7 +231,7 @@ def test_missing_workspace_is_a_clear_error(tmp_path: Path) -> None:
 def test_lost_state_file_then_deleted_note_leaves_no_orphan(make_service: Callable[..., MemoryService]) -> None:
     service = make_service({"memory/a.md": GOOD, "memory/b.md": GOOD.replace("webhook", "deploy")})
     service.sync()
-    service.state_path.write_text("garbage", encoding="utf-8")
+    service.ws.state_path.write_text("garbage", encoding="utf-8")
     (service.root / "memory/b.md").unlink()
     report = service.sync()
     # Issue 20: the lost state is rebuilt from the outputs, so b.md is known, and reported deleted.

@@ -13,7 +13,7 @@ import pytest
 
 from botbin.cli.answers import answer
 from botbin.cli.terminal import shown
-from botbin.cli.warm import PROTOCOL
+from botbin.cli.warm import request
 from botbin.service import MemoryService
 from conftest import FakeEmbedder, write_notes
 
@@ -89,7 +89,9 @@ def test_a_warm_answer_is_escaped_as_the_command_would_print_it(tmp_path: Path) 
     memory.sync()
 
     def ask(*argv: str) -> dict[str, object]:
-        reply = answer(memory, {"v": PROTOCOL, "argv": list(argv), "cwd": str(root), "env": {}})
+        asked = request(list(argv), env={}, cwd=root)
+        assert asked is not None
+        reply = answer(memory, dict(asked))
         assert reply["served"] is True, reply
         return reply
 

@@ -24,6 +24,7 @@ from botbin.cli.warm import ask, request, socket_path
 from botbin.cli.warm_server import MAX_CONNECTIONS, READ_TIMEOUT_S, WarmServer
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.service import MemoryService
+from botbin.wire.warm import WARM_PROTOCOL
 from conftest import REPO
 
 QUERY = "which message broker carries the alerts"
@@ -115,7 +116,7 @@ def test_a_request_nested_deeper_than_python_parses_is_answered(
         sock.sendall(deep)
         sock.shutdown(socket.SHUT_WR)
         answer = b"".join(iter(lambda: sock.recv(1 << 16), b""))
-    assert json.loads(answer) == {"v": 1, "served": False, "reason": "bad request"}
+    assert json.loads(answer) == {"v": WARM_PROTOCOL, "served": False, "reason": "bad request"}
 
 
 @pytest.mark.model

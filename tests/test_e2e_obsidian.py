@@ -12,6 +12,7 @@ from botbin.embedding import SentenceTransformerEmbedder
 from botbin.notes_io import extract_source
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import OBSIDIAN_HELP, needs_shared, run_checker
 
 pytestmark = [pytest.mark.model, needs_shared]
@@ -55,13 +56,15 @@ def test_cold_sync_indexes_every_note_and_passes_the_checker(synced: tuple[Memor
 @pytest.mark.parametrize(("query", "target"), QUERIES)
 def test_queries_land_in_the_right_note(synced: tuple[MemoryService, SyncReport], query: str, target: str) -> None:
     service, _ = synced
-    hits = service.search(query, k=3, best_per_note=True).hits
+    hits = service.search(SearchRequest(query=query, k=3, best_per_note=True, show_all=True)).hits
     assert target in [h.path for h in hits], [(h.path, round(h.score, 3)) for h in hits]
 
 
 def test_queries_rank_the_right_note_first_mostly(synced: tuple[MemoryService, SyncReport]) -> None:
     service, _ = synced
-    firsts = sum(service.search(q, k=1).hits[0].path == target for q, target in QUERIES)
+    firsts = sum(
+        service.search(SearchRequest(query=q, k=1, show_all=True)).hits[0].path == target for q, target in QUERIES
+    )
     # 5/8 at the default alpha 0.7 when written; the other three rank second.
     assert firsts >= 5, f"only {firsts}/{len(QUERIES)} first"
 
@@ -105,7 +108,7 @@ def test_resync_edit_and_delete(synced: tuple[MemoryService, SyncReport]) -> Non
     assert edit.modified == ("Plugins/Graph view.md",)
     assert 1 <= edit.chunks_embedded <= 2 and edit.chunks_reused >= 1
     # the edit is searchable, and first: the note-level terms may cost an exact match at most CONTEXT_MAX_LOSS
-    hits = service.search("Zanzibar lighthouse keepers", k=1).hits
+    hits = service.search(SearchRequest(query="Zanzibar lighthouse keepers", k=1, show_all=True)).hits
     assert hits[0].path == "Plugins/Graph view.md" and "Zanzibar" in hits[0].snippet
 
     gone = service.root / "Licenses and payment" / "Refund policy.md"
@@ -113,7 +116,7 @@ def test_resync_edit_and_delete(synced: tuple[MemoryService, SyncReport]) -> Non
     delete = service.sync()
     assert delete.deleted == ("Licenses and payment/Refund policy.md",)
     assert not (service.output_dir / "Licenses and payment" / "Refund policy.aif-bin").exists()
-    hits = service.search(QUERIES[0][0], k=10).hits
+    hits = service.search(SearchRequest(query=QUERIES[0][0], k=10, show_all=True)).hits
     assert all(h.path != "Licenses and payment/Refund policy.md" for h in hits)
     assert run_checker(service.root, service.output_dir).returncode == 0
 
@@ -144,9 +147,11 @@ def test_forgotten_vault_flag_keeps_the_index_and_prune_is_undone_without_embedd
     assert any("--prune" in w for w in kept.warnings)
     assert {s.reason.split(" ")[0] for s in plain.status().stale} == {"excluded"}
     # still searchable with the settings that track them; the plain settings leave them out and say so
-    assert QUERIES[1][1] in [h.path for h in service.search(QUERIES[1][0], k=5).hits]
-    assert plain.search(QUERIES[1][0], k=5).stale
-    pruned = plain.sync(prune=True)
+    assert QUERIES[1][1] in [
+        h.path for h in service.search(SearchRequest(query=QUERIES[1][0], k=5, show_all=True)).hits
+    ]
+    assert plain.search(SearchRequest(query=QUERIES[1][0], k=5, show_all=True)).stale
+    pruned = plain.sync(SyncRequest(prune=True))
     assert len(pruned.excluded) == notes and not list(plain.output_dir.rglob("*.aif-bin"))
     back = MemoryService(service.root, {"vault": True}, embedder=real_embedder, env={}).sync()
     assert len(back.added) == notes and back.chunks_embedded == 0

@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -27,6 +28,7 @@ from botbin.errors import PassphraseError
 from botbin.service import MemoryService
 from botbin.sync import atomic, encryption
 from botbin.sync.encryption import MARKER_FILE
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import REPO, FakeEmbedder, run_checker, write_notes
 
 FAST_KDF = "kdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n"
@@ -74,13 +76,13 @@ def test_search_over_an_encrypted_store_decrypts_in_memory_only(tmp_path: Path) 
     service = _service(ws)
     report = service.sync()
     assert len(report.added) == 3 and not report.failed
-    hits = service.search("zebracorn codename").hits
+    hits = service.search(SearchRequest(query="zebracorn codename", show_all=True)).hits
     assert hits and "Bluefin" in hits[0].text
     assert _files_holding_secrets(ws) == []
     new_temp = set(Path(tempfile.gettempdir()).iterdir()) - before - {tmp_path}
     assert not [p for p in new_temp if p.is_file() and any(s in p.read_bytes() for s in SECRETS)]
     fresh = _service(ws)  # another process: loads the encrypted files
-    assert "Bluefin" in fresh.search("zebracorn codename").hits[0].text
+    assert "Bluefin" in fresh.search(SearchRequest(query="zebracorn codename", show_all=True)).hits[0].text
     checked = run_checker(ws, ws / "memory" / "aifbin")
     assert checked.returncode == 0, checked.stdout
 
@@ -95,7 +97,7 @@ def test_wrong_or_missing_passphrase_changes_nothing(tmp_path: Path) -> None:
         with pytest.raises(PassphraseError, match=MARKER_FILE):
             service.sync()
         with pytest.raises(PassphraseError):
-            service.search("zebracorn")
+            service.search(SearchRequest(query="zebracorn", show_all=True))
     assert {p: p.read_bytes() for p in snapshot} == snapshot
 
 
@@ -113,7 +115,7 @@ def test_encrypt_then_decrypt_in_place_without_re_embedding(tmp_path: Path) -> N
     service.sync()
     plain = {p: decode(p.read_bytes(), str(p)) for p in _outputs(ws)}
     embedded = embedder.embedded
-    report = service.sync(encryption="encrypt")
+    report = service.sync(SyncRequest(encryption="encrypt"))
     assert embedder.embedded == embedded and not report.changed
     assert (ws / "memory" / "aifbin" / MARKER_FILE).is_file()
     assert _files_holding_secrets(ws) == []
@@ -125,22 +127,22 @@ def test_encrypt_then_decrypt_in_place_without_re_embedding(tmp_path: Path) -> N
         assert back.source_text == doc.source_text
     assert service.sync().changed is False  # stays encrypted though botbin.toml does not ask for it
     assert all(p.read_bytes()[5] & 0b10 for p in _outputs(ws))
-    service.sync(encryption="decrypt")
+    service.sync(SyncRequest(encryption="decrypt"))
     assert not (ws / "memory" / "aifbin" / MARKER_FILE).exists()
     assert embedder.embedded == embedded
     for path, doc in plain.items():
         back = decode(path.read_bytes(), str(path))
         assert not back.encrypted and back.source_text == doc.source_text
-    assert "Bluefin" in _service(ws, None).search("zebracorn").hits[0].text
+    assert "Bluefin" in _service(ws, None).search(SearchRequest(query="zebracorn", show_all=True)).hits[0].text
 
 
 @pytest.mark.parametrize("direction", ["encrypt", "decrypt"])
 def test_a_conversion_cut_short_is_finished_by_the_next_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direction: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, direction: Literal["encrypt", "decrypt"]
 ) -> None:
     ws = _workspace(tmp_path, encrypted=False)
     service = _service(ws)
-    service.sync(encryption="encrypt" if direction == "decrypt" else None)
+    service.sync(SyncRequest(encryption="encrypt" if direction == "decrypt" else None))
     real: Callable[..., None] = atomic.atomic_write
     writes: list[Path] = []
 
@@ -153,7 +155,7 @@ def test_a_conversion_cut_short_is_finished_by_the_next_sync(
 
     monkeypatch.setattr(encryption, "atomic_write", dying_write)
     with pytest.raises(KeyboardInterrupt):
-        service.sync(encryption=direction)
+        service.sync(SyncRequest(encryption=direction))
     monkeypatch.setattr(encryption, "atomic_write", real)
     flags = [p.read_bytes()[5] & 0b10 for p in _outputs(ws)]
     assert len(set(flags)) == 2  # half converted
@@ -177,7 +179,7 @@ def test_damaged_marker_is_a_clear_error(tmp_path: Path) -> None:
     _service(ws).sync()
     (ws / "memory" / "aifbin" / MARKER_FILE).write_text("{not json")
     with pytest.raises(PassphraseError, match=r"encryption\.json: encryption marker is unreadable"):
-        _service(ws).search("x")
+        _service(ws).search(SearchRequest(query="x", show_all=True))
 
 
 @pytest.mark.model
@@ -273,9 +275,11 @@ def test_encrypt_leaves_no_note_text_anywhere_and_decrypt_brings_it_all_back(
     service.sync()
     (ws / "memory" / "gone.md").unlink()
     service.sync()  # its vectors are kept in the spare file
-    assert "Bluefin" in service.search("zebracorn codename").hits[0].text  # counted once
+    assert (
+        "Bluefin" in service.search(SearchRequest(query="zebracorn codename", show_all=True)).hits[0].text
+    )  # counted once
     later = datetime.now().astimezone() + timedelta(days=400)
-    assert len(service.lifecycle.prune(now=later).archived) == 2  # the daily note and people.md
+    assert len(service.prune(now=later).archived) == 2  # the daily note and people.md
     wait_writes()
     ann = _plaintext_ann_cache(service)
     out = service.output_dir
@@ -284,24 +288,26 @@ def test_encrypt_leaves_no_note_text_anywhere_and_decrypt_brings_it_all_back(
     before = _memo_rows(service)
     assert any(row[3] and "Bluefin" in row[3] and row[1] == 1 for row in before.values())
 
-    service.sync(encryption="encrypt")
+    service.sync(SyncRequest(encryption="encrypt"))
     assert _files_holding_secrets(ws, cache) == []
     assert not [p for p in caches if p.exists()]  # chunk texts, vectors: none kept by an encrypted store
     fresh = _service(ws)  # another process, in the encrypted store
-    assert not any("Bluefin" in h.text for h in fresh.search("zebracorn codename Bluefin").hits)  # still archived
+    assert not any(
+        "Bluefin" in h.text for h in fresh.search(SearchRequest(query="zebracorn codename Bluefin", show_all=True)).hits
+    )  # still archived
     fresh.remember("The quokkafish lives under the west pier.", ["harbourtag"])
-    assert "quokkafish" in fresh.search("quokkafish pier").hits[0].text
-    pruned = fresh.lifecycle.prune(now=later + timedelta(days=400)).archived
+    assert "quokkafish" in fresh.search(SearchRequest(query="quokkafish pier", show_all=True)).hits[0].text
+    pruned = fresh.prune(now=later + timedelta(days=400)).archived
     assert len(pruned) == 1 and pruned[0].path.startswith("memory/20")  # today's daily note
-    fresh.lifecycle.restore([pruned[0].id], now=later + timedelta(days=400))
-    fresh.lifecycle.prune(now=later + timedelta(days=800))
-    fresh.lifecycle.consolidate(now=later + timedelta(days=800))
+    fresh.restore([pruned[0].id], now=later + timedelta(days=400))
+    fresh.prune(now=later + timedelta(days=800))
+    fresh.consolidate(now=later + timedelta(days=800))
     fresh.sync()
     fresh.lifecycle.close()
     new_secrets = (*SECRETS, b"quokkafish", b"harbourtag")
     assert _files_holding_secrets(ws, cache, secrets=new_secrets) == []
 
-    _service(ws).sync(encryption="decrypt")
+    _service(ws).sync(SyncRequest(encryption="decrypt"))
     after = _memo_rows(_service(ws, None))
     assert {i: after[i] for i in before} == before  # ids, counts, archived texts and tags as they were
     archive = (out / "archive.md").read_text()
@@ -320,14 +326,16 @@ def test_a_sidecar_left_in_the_clear_by_an_earlier_encrypt_is_sealed_by_the_next
     ws = _workspace(tmp_path, encrypted=False)
     service = _service(ws)
     service.sync()
-    service.lifecycle.prune(now=datetime.now().astimezone() + timedelta(days=400))
+    service.prune(now=datetime.now().astimezone() + timedelta(days=400))
     with monkeypatch.context() as patch:  # the conversion as an older botbin did it: outputs only
         patch.setattr(Lifecycle, "following_keys", lambda self, request: contextlib.nullcontext(), raising=False)
-        service.sync(encryption="encrypt")
+        service.sync(SyncRequest(encryption="encrypt"))
     service.lifecycle.close()
     assert _files_holding_secrets(ws)  # the sidecar and archive.md still hold the archived texts
     fresh = _service(ws)
-    assert not any("Bluefin" in h.text for h in fresh.search("zebracorn codename Bluefin").hits)
+    assert not any(
+        "Bluefin" in h.text for h in fresh.search(SearchRequest(query="zebracorn codename Bluefin", show_all=True)).hits
+    )
     fresh.lifecycle.close()
     assert _files_holding_secrets(ws) == []
 
@@ -346,7 +354,7 @@ def test_a_load_cache_write_waiting_when_the_store_is_encrypted_writes_nothing(
     editor = _service(ws)
     editor.sync()
     editor.index()  # the cache write now waits for a search
-    _service(ws).sync(encryption="encrypt")
+    _service(ws).sync(SyncRequest(encryption="encrypt"))
     load_cache.wait_writes()
     assert not (editor.output_dir / load_cache.LOAD_CACHE_FILE).exists()
     assert _files_holding_secrets(ws) == []
@@ -367,5 +375,8 @@ def test_a_weak_passphrase_makes_no_new_store_but_opens_an_old_one(tmp_path: Pat
     marker = Marker(kdf, Keyring(weak, only=kdf).check_value(kdf), "encrypted")
     atomic.atomic_write(ws / "memory" / "aifbin" / MARKER_FILE, marker.to_json())
     old = _service(ws, weak)
-    assert len(old.sync().added) == 3 and "Bluefin" in old.search("zebracorn codename").hits[0].text
+    assert (
+        len(old.sync().added) == 3
+        and "Bluefin" in old.search(SearchRequest(query="zebracorn codename", show_all=True)).hits[0].text
+    )
     assert all(p.read_bytes()[5] & 0b10 for p in _outputs(ws))

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from botbin.index.hits import SearchFilters
 from botbin.parsing.frontmatter import parse_frontmatter
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchFilters, SearchRequest
 
 
 @pytest.mark.parametrize(
@@ -65,5 +65,5 @@ def test_filtering_by_a_yaml_11_tag_finds_the_note(make_service: Callable[..., M
     )
     service.sync()
     for tag in ("yes", "2024-01-01", "1.10", "nested"):
-        hits = service.search("heron nests", filters=SearchFilters(tag=tag)).hits
+        hits = service.search(SearchRequest(query="heron nests", filters=SearchFilters(tag=tag), show_all=True)).hits
         assert {h.path for h in hits} == {"memory/a.md"}, tag

@@ -55,10 +55,11 @@ class Hooks:
             socket_path(self.workspace, {"XDG_RUNTIME_DIR": str(self.runtime)}),
             request(["search", "pid", "-w", str(self.workspace)], env={}),
         )
-        if answer and isinstance(answer.get("pid"), int):
-            os.kill(answer["pid"], signal.SIGTERM)
+        pid = answer.get("pid") if answer else None
+        if isinstance(pid, int):
+            os.kill(pid, signal.SIGTERM)
             deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and Path(f"/proc/{answer['pid']}").exists():
+            while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
                 time.sleep(0.1)
 
 

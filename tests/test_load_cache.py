@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from botbin.index.hits import Hit
+from botbin.index.hits import Hit, IndexQuery
 from botbin.index.load import load_index
 from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, read_cache, wait_writes
 from botbin.index.store import MemoryIndex
 from botbin.service import MemoryService
+from botbin.wire.requests import SyncRequest
 from conftest import FakeEmbedder, write_notes
 
 NOTES: dict[str, str | bytes] = {
@@ -34,7 +35,7 @@ def _service(root: Path, cache: bool) -> MemoryService:
 
 def _answers(index: MemoryIndex) -> list[list[Hit]]:
     vectors = FakeEmbedder().embed(QUERIES)
-    return [index.search(q, v, k=5) for q, v in zip(QUERIES, vectors, strict=True)]
+    return [index.search(IndexQuery(q, v, k=5)) for q, v in zip(QUERIES, vectors, strict=True)]
 
 
 def _fresh(root: Path) -> list[list[Hit]]:
@@ -92,7 +93,7 @@ def test_notes_changed_since_the_cache_come_from_their_files(
     assert _answers(index) == _fresh(synced)
     assert "notes/café.md" not in index.note_paths() and "notes/tea.md" in index.note_paths()
     vector = FakeEmbedder().embed(["Buildkite"])[0]
-    assert [h.path for h in index.search("Buildkite", vector, k=1)] == ["memory/2026-11-06.md"]
+    assert [h.path for h in index.search(IndexQuery("Buildkite", vector, k=1))] == ["memory/2026-11-06.md"]
     _, said = _load(synced, caplog)  # rewritten after that load
     assert said.startswith("index loaded: 6 notes, 6 of them")
 
@@ -148,7 +149,7 @@ def test_an_encrypted_store_keeps_no_cache(synced: Path, caplog: pytest.LogCaptu
     (synced / "botbin.toml").write_text("encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\n")
     secret = "hunter2 horse"
     service = MemoryService(synced, {"vault": True}, embedder=FakeEmbedder(), env={}, passphrase=lambda: secret)
-    service.sync(encryption="encrypt")
+    service.sync(SyncRequest(encryption="encrypt"))
     assert not _cache_file(synced).exists()  # removed as the store is encrypted
     index, _ = service.index()
     wait_writes()

@@ -17,6 +17,7 @@ import pytest
 
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from conftest import OBSIDIAN_HELP, REPO, needs_shared
 
 QUERY_FILE = REPO / "bench" / "data" / "obsidian_queries.jsonl"
@@ -54,7 +55,9 @@ def test_default_search_does_not_regress(help_vault: MemoryService) -> None:
     misses: list[str] = []
     for q in load_queries():
         wanted = {q["target"], *q.get("also", [])}
-        paths = [h.path for h in help_vault.search(q["q"], k=K, best_per_note=True).hits]
+        paths = [
+            h.path for h in help_vault.search(SearchRequest(query=q["q"], k=K, best_per_note=True, show_all=True)).hits
+        ]
         rank = next((i for i, p in enumerate(paths, 1) if p in wanted), None)
         ranks.append(rank)
         if rank != 1:

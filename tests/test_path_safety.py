@@ -22,6 +22,7 @@ from botbin.service import MemoryService
 from botbin.sync import engine
 from botbin.sync.scan import ScanResult, TrackedMatcher, read_note, scan_workspace, walk_roots
 from botbin.sync.watch import note_filter, watched_folders
+from botbin.wire.requests import SearchRequest
 from conftest import write_notes
 
 T = TypeVar("T")
@@ -207,7 +208,10 @@ def test_sync_leaves_outside_notes_unindexed(ws: Path, make_service: Callable[..
     service = make_service(root=ws)
     report = service.sync()
     assert "memory/out.md" not in report.added and any("outside the workspace" in w for w in report.warnings)
-    assert all(hit.path != "memory/out.md" for hit in service.search("platypus launch codes").hits)
+    assert all(
+        hit.path != "memory/out.md"
+        for hit in service.search(SearchRequest(query="platypus launch codes", show_all=True)).hits
+    )
     followed = make_service(root=ws, follow_symlinks=True).sync()
     assert "memory/out.md" in followed.added
 
@@ -228,7 +232,10 @@ def test_a_note_swapped_for_an_outside_link_after_the_scan_is_not_read(
     report = service.sync()
     (failure,) = report.failed
     assert failure.path == "memory/real.md" and "outside the workspace" in failure.reason
-    assert all("platypus" not in hit.text for hit in service.search("platypus launch codes").hits)
+    assert all(
+        "platypus" not in hit.text
+        for hit in service.search(SearchRequest(query="platypus launch codes", show_all=True)).hits
+    )
 
 
 def test_read_note(ws: Path) -> None:

@@ -17,6 +17,7 @@ import pytest
 
 from botbin.index import load_cache
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import FakeEmbedder, write_notes
 
 NOTES = {
@@ -67,17 +68,17 @@ def test_every_file_of_the_output_folder_is_private(tmp_path: Path, umask: int) 
     service = MemoryService(ws, {}, embedder=FakeEmbedder(), env={}, passphrase=lambda: "correct horse")
     out = service.output_dir
     service.sync()
-    assert service.search("staging database host").hits
+    assert service.search(SearchRequest(query="staging database host", show_all=True)).hits
     load_cache.wait_writes()  # the load cache, written after the first search
-    service.lifecycle.prune(now=datetime.now().astimezone() + timedelta(days=400))  # archive.md
+    service.prune(now=datetime.now().astimezone() + timedelta(days=400))  # archive.md
     (ws / "memory" / "gone.md").unlink()
     service.sync()  # its vectors go to the spare file
-    capture = service.hosts().capture  # a host's turns: the ledger, then the journal of a buffered one
+    capture = service.hosts.capture  # a host's turns: the ledger, then the journal of a buffered one
     capture.ingest([_Turn("user", "The release train leaves every second Thursday.", "t1")], flush=True)
     capture.ingest([_Turn("user", "Our CI runners have sixteen gigabytes of memory.", "t2")])
     (ws / "memory" / "notes.md").write_text("# Garden\n\nThe tomatoes need water daily.\n")
-    service.sync(only=frozenset({"memory/notes.md"}))  # a save: the state file's journal
-    publisher_id(service.ws)
+    service.sync(SyncRequest(only=frozenset({"memory/notes.md"})))  # a save: the state file's journal
+    publisher_id(service.ws.team)
     if usearch_available():
         index, _ = service.index()
         ann = AnnIndex(384)
@@ -88,7 +89,7 @@ def test_every_file_of_the_output_folder_is_private(tmp_path: Path, umask: int) 
     modes = _modes(out)
     assert written <= {Path(n).name for n in modes}
     assert _not_private(modes, out) == {}
-    service.sync(encryption="encrypt")  # the marker, every output rewritten
+    service.sync(SyncRequest(encryption="encrypt"))  # the marker, every output rewritten
     service.lifecycle.close()
     assert "aifbin/encryption.json" in _modes(out)
     assert _not_private(_modes(out), out) == {}

@@ -13,6 +13,7 @@ import pytest
 from botbin.embedding import SentenceTransformerEmbedder, bundled_model_path
 from botbin.index.hits import Hit
 from botbin.service import MemoryService
+from botbin.wire.requests import RelatedRequest, SearchRequest
 from conftest import write_notes
 
 NOTES = {
@@ -28,6 +29,13 @@ NOTES = {
     )
 }
 QUERY = "where do the sensor measurements go"
+
+
+def ask(k: int) -> SearchRequest:
+    """QUERY's best ``k``, the weak ones too (the stage re-orders; the relevance floor is not what is tested)."""
+    return SearchRequest(query=QUERY, k=k, show_all=True)
+
+
 SETTINGS = {"vault": True, "decay_weight": 0.0, "max_hits_per_note": 0}
 
 
@@ -62,16 +70,16 @@ def direct_scores(folder: Path, hits: list[Hit]) -> list[float]:
 def test_off_by_default(searching: Callable[..., MemoryService]) -> None:
     svc = searching()
     assert not svc.searcher.reranker.enabled
-    result = svc.search(QUERY, k=8, reinforce=False)
+    result = svc.search(ask(8), reinforce=False)
     assert result.hits and not any(name == "rerank" for h in result.hits for name, _ in h.components)
 
 
 def test_the_top_n_take_the_cross_encoders_order_and_keep_the_fused_scores(
     searching: Callable[..., MemoryService], cross_encoder: Path
 ) -> None:
-    fused = searching().search(QUERY, k=10, reinforce=False).hits
+    fused = searching().search(ask(10), reinforce=False).hits
     result = searching(rerank_model=str(cross_encoder), rerank_top_n=5, rerank_budget_ms=600_000).search(
-        QUERY, k=10, reinforce=False
+        ask(10), reinforce=False
     )
     assert not result.warnings
     top = result.hits[:5]
@@ -86,10 +94,10 @@ def test_the_top_n_take_the_cross_encoders_order_and_keep_the_fused_scores(
 
 
 def test_past_its_budget_the_fused_order_stands(searching: Callable[..., MemoryService], cross_encoder: Path) -> None:
-    fused = searching().search(QUERY, k=10, reinforce=False).hits
+    fused = searching().search(ask(10), reinforce=False).hits
     svc = searching(rerank_model=str(cross_encoder), rerank_top_n=10, rerank_budget_ms=1)
     svc.searcher.reranker.scorer()  # loaded first: the budget covers scoring, not the model's load
-    result = svc.search(QUERY, k=10, reinforce=False)
+    result = svc.search(ask(10), reinforce=False)
     assert any("rerank_budget_ms (1 ms)" in w for w in result.warnings)
     assert [(h.path, h.start_line, h.score) for h in result.hits] == [(h.path, h.start_line, h.score) for h in fused]
 
@@ -97,15 +105,18 @@ def test_past_its_budget_the_fused_order_stands(searching: Callable[..., MemoryS
 def test_a_wrong_folder_is_a_warning_and_the_fused_order(
     searching: Callable[..., MemoryService], tmp_path: Path
 ) -> None:
-    fused = searching().search(QUERY, k=6, reinforce=False).hits
-    result = searching(rerank_model=str(tmp_path / "no-cross-encoder")).search(QUERY, k=6, reinforce=False)
+    fused = searching().search(ask(6), reinforce=False).hits
+    result = searching(rerank_model=str(tmp_path / "no-cross-encoder")).search(ask(6), reinforce=False)
     assert any("rerank_model not used" in w and "no-cross-encoder" in w for w in result.warnings)
     assert [(h.path, h.start_line) for h in result.hits] == [(h.path, h.start_line) for h in fused]
 
 
 def test_hover_related_is_not_reranked(searching: Callable[..., MemoryService], cross_encoder: Path) -> None:
     svc = searching(rerank_model=str(cross_encoder), rerank_budget_ms=1)
-    result = svc.related("Sensor measurements are stored in TimescaleDB.", "notes/database.md", (2, 3))
+    paragraph = RelatedRequest(
+        text="Sensor measurements are stored in TimescaleDB.", path="notes/database.md", lines=(2, 3)
+    )
+    result = svc.related(paragraph)
     assert result.hits and not result.warnings
 
 

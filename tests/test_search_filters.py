@@ -1,11 +1,14 @@
 """SearchFilters.admits: the one filter predicate the embedded index (store.py ``_mask``) and the team database
-(postgres/query.py) share."""
+(postgres/query.py) share. The filters are built unvalidated here (``model_construct``): a date with a time part,
+which no surface accepts, still compares by day."""
 
 from __future__ import annotations
 
 import pytest
 
-from botbin.index.hits import SearchFilters
+from botbin.wire.requests import SearchFilters as Validated
+
+SearchFilters = Validated.model_construct
 
 NOTE = ("memory/2026-11-05.md", ("Incident", "project/api"), "2026-11-05T09:30:00")
 
@@ -32,7 +35,7 @@ NOTE = ("memory/2026-11-05.md", ("Incident", "project/api"), "2026-11-05T09:30:0
         (SearchFilters(path_glob="notes/**", tag="incident"), False),
     ],
 )
-def test_admits_note(filters: SearchFilters, admitted: bool) -> None:
+def test_admits_note(filters: Validated, admitted: bool) -> None:
     assert filters.admits_note(*NOTE) is admitted
     assert filters.admits(*NOTE, kind="lore") is admitted  # no kind filter: the chunk's kind does not matter
 

@@ -27,6 +27,7 @@ from botbin.service import MemoryService
 from botbin.sync import atomic, state, state_log
 from botbin.sync.state import JOURNAL_FILE, STATE_FILE
 from botbin.wire.errors import kind_of
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import REPO, FakeEmbedder, write_notes
 
 NOTES = {
@@ -67,7 +68,7 @@ def test_a_full_disk_at_a_sync_journal_is_a_clear_error_and_loses_nothing(
     ws = write_notes(tmp_path / "ws", NOTES)
     service = _service(ws)
     service.sync()
-    service.search("tomatoes water")
+    service.search(SearchRequest(query="tomatoes water", show_all=True))
     before = _counts(service)
     out = service.output_dir
     saved = (out / STATE_FILE).read_bytes()
@@ -89,14 +90,14 @@ def test_a_full_disk_at_a_sync_journal_is_a_clear_error_and_loses_nothing(
         disk.full = True
     (ws / "memory" / "garden.md").write_text("# Garden\n\nThe tomatoes need water daily now.\n")
     with pytest.raises(StorageError) as caught:
-        service.sync(only=frozenset({"memory/garden.md"}))
+        service.sync(SyncRequest(only=frozenset({"memory/garden.md"})))
     assert caught.value.path == str(out / journal) and "the disk is full" in str(caught.value)
     assert isinstance(caught.value, WorkspaceError) and kind_of(caught.value) == "storage"
     assert (out / STATE_FILE).read_bytes() == saved
     disk.full, filling[0] = False, False
     later = _service(ws)  # the next run, once there is space again
     assert not later.sync().failed
-    hits = later.search("tomatoes water").hits
+    hits = later.search(SearchRequest(query="tomatoes water", show_all=True)).hits
     assert "daily now" in hits[0].text
     assert not (out / (MEMO_FILE + ".damaged")).exists()
     assert _counts(later) == {p: c + sum(h.path == p for h in hits) for p, c in before.items()}  # none lost
@@ -123,7 +124,7 @@ def test_a_memo_store_sqlite_cannot_open_now_is_kept_with_its_history(tmp_path: 
     ws = write_notes(tmp_path / "ws", NOTES)
     service = _service(ws)
     service.sync()
-    service.search("tomatoes water")
+    service.search(SearchRequest(query="tomatoes water", show_all=True))
     before = _counts(service)
     service.lifecycle.close()
     wal = service.output_dir / (MEMO_FILE + "-wal")
@@ -132,7 +133,9 @@ def test_a_memo_store_sqlite_cannot_open_now_is_kept_with_its_history(tmp_path: 
     blocked = _service(ws)
     with pytest.raises(StorageError, match=r"memos\.sqlite: cannot open the memo store \(unable to open"):
         blocked.lifecycle.store  # noqa: B018
-    assert blocked.search("tomatoes water").hits  # search goes on, without decay and reinforcement
+    assert blocked.search(
+        SearchRequest(query="tomatoes water", show_all=True)
+    ).hits  # search goes on, without decay and reinforcement
     assert not (service.output_dir / (MEMO_FILE + ".damaged")).exists()
     wal.rmdir()
     assert _counts(_service(ws)) == before

@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from botbin.aifbin import AifBinDocument, ChunkRecord, encode
-from botbin.index.hits import Hit, SearchFilters
+from botbin.index.hits import Hit, IndexQuery
 from botbin.index.load import load_index
 from botbin.index.ranking import CONTEXT_MAX_LOSS
 from botbin.index.store import MemoryIndex
+from botbin.wire.requests import SearchFilters
 
 DIM = 4
 
@@ -91,33 +92,33 @@ def texts(hits: list[Hit]) -> list[str]:
 def test_empty_index_gives_no_hits() -> None:
     idx = MemoryIndex(DIM)
     assert len(idx) == 0 and idx.note_count == 0
-    assert idx.search("anything", E0) == []
-    assert idx.search("anything", None) == []
-    assert idx.search("", None, filters=SearchFilters(tag="x"), best_per_note=True) == []
+    assert idx.search(IndexQuery("anything", E0)) == []
+    assert idx.search(IndexQuery("anything", None)) == []
+    assert idx.search(IndexQuery("", None, filters=SearchFilters(tag="x"), best_per_note=True)) == []
 
 
 def test_note_without_chunks() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("empty.md", []))
     assert idx.note_count == 1 and len(idx) == 0
-    assert idx.search("x", E0) == []
+    assert idx.search(IndexQuery("x", E0)) == []
 
 
 def test_one_note_corpus() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("only.md", [("SQLite is the database.", E0)]))
-    [hit] = idx.search("sqlite", E0)
+    [hit] = idx.search(IndexQuery("sqlite", E0))
     assert hit.path == "only.md"
     assert hit.bm25 == pytest.approx(1.0)
     assert hit.cosine == pytest.approx(1.0)
     assert hit.score == pytest.approx(1.0)
-    [hit] = idx.search("sqlite", None)
+    [hit] = idx.search(IndexQuery("sqlite", None))
     assert hit.score == pytest.approx(1.0)
 
 
 def test_hits_carry_location_and_both_score_parts(index: MemoryIndex) -> None:
     # Issue 18 added note and neighbour terms to the score; without them it is the paper's formula.
-    hits = index.search("sqlite database", E0, k=10, alpha=0.7, note_weight=0.0, neighbour_weight=0.0)
+    hits = index.search(IndexQuery("sqlite database", E0, k=10, alpha=0.7, note_weight=0.0, neighbour_weight=0.0))
     assert len(hits) == 5
     top = hits[0]
     assert (top.path, top.start_line, top.end_line, top.heading_path, top.kind, top.title) == (
@@ -145,26 +146,28 @@ def test_hits_carry_location_and_both_score_parts(index: MemoryIndex) -> None:
 
 def test_alpha_changes_the_mix(index: MemoryIndex) -> None:
     # Keyword "gardening" points at IDEAS chunk 0; the vector points at the API chunk.
-    pure_cosine = index.search("gardening", E2, k=1, alpha=1.0)
-    pure_bm25 = index.search("gardening", E2, k=1, alpha=0.0)
+    pure_cosine = index.search(IndexQuery("gardening", E2, k=1, alpha=1.0))
+    pure_bm25 = index.search(IndexQuery("gardening", E2, k=1, alpha=0.0))
     assert texts(pure_cosine) == ["The API uses REST endpoints with JSON payloads."]
     assert texts(pure_bm25) == ["Ideas about gardening and tomatoes."]
     assert pure_bm25[0].score == pytest.approx(1.0)
 
 
 def test_query_with_no_known_words_still_ranks_by_cosine(index: MemoryIndex) -> None:
-    hits = index.search("zzyzx qwertyuiop", E2, k=3, alpha=0.7, note_weight=0.0, neighbour_weight=0.0)  # issue 18
+    hits = index.search(
+        IndexQuery("zzyzx qwertyuiop", E2, k=3, alpha=0.7, note_weight=0.0, neighbour_weight=0.0)
+    )  # issue 18
     assert hits[0].path == "memory/2026-11-15.md"
     assert all(h.bm25 == 0.0 for h in hits)
     assert hits[0].score == pytest.approx(0.7)
 
 
 def test_empty_query_text_with_vector(index: MemoryIndex) -> None:
-    assert paths(index.search("", E3, k=1)) == ["notes/ideas.md"]
+    assert paths(index.search(IndexQuery("", E3, k=1))) == ["notes/ideas.md"]
 
 
 def test_keyword_fallback_without_vector(index: MemoryIndex) -> None:
-    hits = index.search("REST endpoints", None, k=10)
+    hits = index.search(IndexQuery("REST endpoints", None, k=10))
     assert hits[0].text == "The API uses REST endpoints with JSON payloads."
     for hit in hits:
         assert hit.cosine == 0.0
@@ -174,41 +177,41 @@ def test_keyword_fallback_without_vector(index: MemoryIndex) -> None:
 def test_unicode_query_matches_cjk_text() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("cjk.md", [("我们选择了数据库", E0), ("今天天气很好", E1)]))
-    assert texts(idx.search("数据库", None, k=1)) == ["我们选择了数据库"]
+    assert texts(idx.search(IndexQuery("数据库", None, k=1))) == ["我们选择了数据库"]
 
 
 def test_title_and_headings_are_searchable(index: MemoryIndex) -> None:
-    assert index.search("storage", None, k=1)[0].path == "memory/2026-11-01.md"
-    assert index.search("api day", None, k=1)[0].path == "memory/2026-11-15.md"
+    assert index.search(IndexQuery("storage", None, k=1))[0].path == "memory/2026-11-01.md"
+    assert index.search(IndexQuery("api day", None, k=1))[0].path == "memory/2026-11-15.md"
 
 
 def test_keyword_search_matches_word_forms() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("notes/study.md", [("We studied how the plugins synced.", E0), ("Unrelated gardening.", E1)]))
-    assert texts(idx.search("plugin studies sync", None, k=1)) == ["We studied how the plugins synced."]
-    [hit] = idx.search("Study", None, k=1)
+    assert texts(idx.search(IndexQuery("plugin studies sync", None, k=1))) == ["We studied how the plugins synced."]
+    [hit] = idx.search(IndexQuery("Study", None, k=1))
     assert hit.bm25 == 1.0 and "studied" in hit.snippet
 
 
 def test_k_limits_and_orders(index: MemoryIndex) -> None:
-    assert len(index.search("database", E0, k=2)) == 2
-    assert index.search("database", E0, k=0) == []
+    assert len(index.search(IndexQuery("database", E0, k=2))) == 2
+    assert index.search(IndexQuery("database", E0, k=0)) == []
 
 
 def test_upsert_replaces_the_note(index: MemoryIndex) -> None:
     assert len(index) == 5
     index.upsert(doc("notes/ideas.md", [("Completely new content about kayaks.", E3)]))
     assert len(index) == 4 and index.note_count == 3
-    assert texts(index.search("kayaks", None, k=1)) == ["Completely new content about kayaks."]
-    all_texts = texts(index.search("", E0, k=100))
+    assert texts(index.search(IndexQuery("kayaks", None, k=1))) == ["Completely new content about kayaks."]
+    all_texts = texts(index.search(IndexQuery("", E0, k=100)))
     assert "Ideas about gardening and tomatoes." not in all_texts
-    assert index.search("gardening", None, k=10)[0].bm25 == 0.0
+    assert index.search(IndexQuery("gardening", None, k=10))[0].bm25 == 0.0
 
 
 def test_remove(index: MemoryIndex) -> None:
     index.remove("memory/2026-11-15.md")
     assert index.note_count == 2 and len(index) == 4
-    assert "memory/2026-11-15.md" not in paths(index.search("api rest", E2, k=10))
+    assert "memory/2026-11-15.md" not in paths(index.search(IndexQuery("api rest", E2, k=10)))
     index.remove("not/there.md")
     assert index.note_count == 2
 
@@ -216,9 +219,9 @@ def test_remove(index: MemoryIndex) -> None:
 def test_remove_everything() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(API)
-    idx.search("api", E2)
+    idx.search(IndexQuery("api", E2))
     idx.remove(API.source)
-    assert idx.search("api", E2) == []
+    assert idx.search(IndexQuery("api", E2)) == []
 
 
 def test_upsert_with_another_dimension_is_refused(index: MemoryIndex) -> None:
@@ -240,7 +243,7 @@ def test_upsert_with_another_dimension_is_refused(index: MemoryIndex) -> None:
     ],
 )
 def test_filter_path_glob(index: MemoryIndex, glob: str, expected: set[str]) -> None:
-    assert set(paths(index.search("database", E0, k=10, filters=SearchFilters(path_glob=glob)))) == expected
+    assert set(paths(index.search(IndexQuery("database", E0, k=10, filters=SearchFilters(path_glob=glob))))) == expected
 
 
 @pytest.mark.parametrize(
@@ -256,14 +259,14 @@ def test_filter_path_glob(index: MemoryIndex, glob: str, expected: set[str]) -> 
     ],
 )
 def test_filter_tag_including_nested_tags(index: MemoryIndex, tag: str, expected: set[str]) -> None:
-    assert set(paths(index.search("the", E0, k=10, filters=SearchFilters(tag=tag)))) == expected
+    assert set(paths(index.search(IndexQuery("the", E0, k=10, filters=SearchFilters(tag=tag))))) == expected
 
 
 def test_filter_kind(index: MemoryIndex) -> None:
-    hits = index.search("database", E0, k=10, filters=SearchFilters(kind="hard"))
+    hits = index.search(IndexQuery("database", E0, k=10, filters=SearchFilters(kind="hard")))
     assert texts(hits) == ["Never answer in prose."]
     assert hits[0].kind == "hard"
-    assert index.search("database", E0, filters=SearchFilters(kind="soft")) == []
+    assert index.search(IndexQuery("database", E0, filters=SearchFilters(kind="soft"))) == []
 
 
 @pytest.mark.parametrize(
@@ -279,23 +282,23 @@ def test_filter_kind(index: MemoryIndex) -> None:
 )
 def test_filter_date_range(index: MemoryIndex, date_from: str | None, date_to: str | None, expected: set[str]) -> None:
     filters = SearchFilters(date_from=date_from, date_to=date_to)
-    assert set(paths(index.search("the", E0, k=10, filters=filters))) == expected
+    assert set(paths(index.search(IndexQuery("the", E0, k=10, filters=filters)))) == expected
 
 
 def test_filter_date_from_with_time_includes_that_day(index: MemoryIndex) -> None:
-    filters = SearchFilters(date_from="2026-11-01T00:00:00", date_to="2026-11-01T23:59:59")
-    assert set(paths(index.search("the", E0, k=10, filters=filters))) == {"memory/2026-11-01.md"}
+    filters = SearchFilters.model_construct(date_from="2026-11-01T00:00:00", date_to="2026-11-01T23:59:59")
+    assert set(paths(index.search(IndexQuery("the", E0, k=10, filters=filters)))) == {"memory/2026-11-01.md"}
 
 
 def test_filters_combine(index: MemoryIndex) -> None:
     filters = SearchFilters(path_glob="memory/**", tag="project", kind="hard", date_to="2026-11-30")
-    assert texts(index.search("anything", E1, k=10, filters=filters)) == ["Never answer in prose."]
+    assert texts(index.search(IndexQuery("anything", E1, k=10, filters=filters))) == ["Never answer in prose."]
 
 
 def test_best_per_note(index: MemoryIndex) -> None:
-    all_hits = index.search("database", E0, k=10)
+    all_hits = index.search(IndexQuery("database", E0, k=10))
     assert len(paths(all_hits)) > len(set(paths(all_hits)))
-    grouped = index.search("database", E0, k=10, best_per_note=True)
+    grouped = index.search(IndexQuery("database", E0, k=10, best_per_note=True))
     assert sorted(paths(grouped)) == sorted(set(paths(all_hits)))
     best: dict[str, Hit] = {}
     for hit in all_hits:
@@ -304,13 +307,15 @@ def test_best_per_note(index: MemoryIndex) -> None:
 
 
 def test_best_per_note_respects_k_and_filters(index: MemoryIndex) -> None:
-    assert len(index.search("database", E0, k=2, best_per_note=True)) == 2
-    hits = index.search("database", E0, k=10, best_per_note=True, filters=SearchFilters(path_glob="notes/**"))
+    assert len(index.search(IndexQuery("database", E0, k=2, best_per_note=True))) == 2
+    hits = index.search(
+        IndexQuery("database", E0, k=10, best_per_note=True, filters=SearchFilters(path_glob="notes/**"))
+    )
     assert [(h.path, h.text) for h in hits] == [("notes/ideas.md", "More about the database choice: Postgres later.")]
 
 
 def test_hit_to_dict_uses_wire_names(index: MemoryIndex) -> None:
-    hit = index.search("sqlite", E0, k=1)[0]
+    hit = index.search(IndexQuery("sqlite", E0, k=1))[0]
     wire = hit.to_dict()
     assert wire == {
         "path": "memory/2026-11-01.md",
@@ -336,7 +341,7 @@ def test_load_index_skips_bad_files_with_a_warning(tmp_path: Path) -> None:
     bad.write_bytes(b"not an aif-bin file at all")
     index, warnings = load_index([good, bad, tmp_path / "missing.aif-bin"], DIM)
     assert index.note_count == 1
-    assert paths(index.search("api", E2)) == ["memory/2026-11-15.md"]
+    assert paths(index.search(IndexQuery("api", E2))) == ["memory/2026-11-15.md"]
     assert len(warnings) == 2
     assert warnings[0].startswith(str(bad))
     assert str(tmp_path / "missing.aif-bin") in warnings[1]
@@ -348,14 +353,14 @@ def test_note_term_lifts_the_chunk_of_the_note_about_the_query() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("a.md", [("aside", side), ("other", E2), ("more other", E3)]))
     idx.upsert(doc("b.md", [("aside too", side), ("on topic", E0)]))
-    plain = idx.search("", E0, k=4, note_weight=0.0, neighbour_weight=0.0)
-    lifted = idx.search("", E0, k=4, neighbour_weight=0.0)
+    plain = idx.search(IndexQuery("", E0, k=4, note_weight=0.0, neighbour_weight=0.0))
+    lifted = idx.search(IndexQuery("", E0, k=4, neighbour_weight=0.0))
     assert [h.text for h in plain][:3] == ["on topic", "aside", "aside too"]
     assert [h.text for h in lifted][:3] == ["on topic", "aside too", "aside"]
     note_b = (side + E0) / np.linalg.norm(side + E0)  # b.md's mean chunk vector, normalized
     assert lifted[0].score == pytest.approx((0.7 * 1.0 + 0.7 * float(note_b @ E0)) / 1.7, abs=1e-6)
     # Vector alone (alpha 1) and BM25 alone (alpha 0) stay pure.
-    assert [h.score for h in idx.search("", E0, k=2, alpha=1.0)] == pytest.approx([1.0, 2**-0.5])
+    assert [h.score for h in idx.search(IndexQuery("", E0, k=2, alpha=1.0))] == pytest.approx([1.0, 2**-0.5])
 
 
 def test_neighbour_term_lifts_a_chunk_among_related_ones() -> None:
@@ -363,12 +368,12 @@ def test_neighbour_term_lifts_a_chunk_among_related_ones() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("a.md", [("off", E2), ("aside", side), ("off again", E3)]))
     idx.upsert(doc("b.md", [("close", unit(1.0, 0.3, 0.0, 0.0)), ("aside too", side), ("near", E0)]))
-    hits = idx.search("", E0, k=6, note_weight=0.0, max_hits_per_note=0)
+    hits = idx.search(IndexQuery("", E0, k=6, note_weight=0.0, max_hits_per_note=0))
     assert [h.text for h in hits][:3] == ["near", "close", "aside too"]
     assert hits[2].score == pytest.approx(
         (0.7 * 2**-0.5 + 0.4 * (float(unit(1.0, 0.3, 0.0, 0.0) @ E0) + 1) / 2) / 1.4, abs=1e-6
     )
-    [alone] = [h for h in idx.search("", E2, k=6, note_weight=0.0, max_hits_per_note=0) if h.text == "off"]
+    [alone] = [h for h in idx.search(IndexQuery("", E2, k=6, note_weight=0.0, max_hits_per_note=0)) if h.text == "off"]
     # its one neighbour is orthogonal: the context lowers it, by at most CONTEXT_MAX_LOSS (its own match is 0.7)
     assert alone.score == pytest.approx(0.7 - CONTEXT_MAX_LOSS, abs=1e-6)
     assert (0.7 + 0.4 * 0.0) / 1.4 < alone.score < 0.7
@@ -378,12 +383,12 @@ def test_hits_per_note_are_capped_by_default() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("long.md", [(f"database part {i}", unit(1.0, 0.01 * i, 0.0, 0.0)) for i in range(6)]))
     idx.upsert(doc("short.md", [("database elsewhere", unit(1.0, 0.5, 0.0, 0.0))]))
-    hits = idx.search("database", E0, k=5)
+    hits = idx.search(IndexQuery("database", E0, k=5))
     assert paths(hits) == ["long.md", "long.md", "short.md"]
-    assert paths(idx.search("database", E0, k=5, max_hits_per_note=0)).count("long.md") == 5
-    assert paths(idx.search("database", E0, k=5, max_hits_per_note=3)).count("long.md") == 3
-    assert paths(idx.search("database", E0, k=5, best_per_note=True)) == ["long.md", "short.md"]
-    assert idx.search("database", E0, k=0) == []
+    assert paths(idx.search(IndexQuery("database", E0, k=5, max_hits_per_note=0))).count("long.md") == 5
+    assert paths(idx.search(IndexQuery("database", E0, k=5, max_hits_per_note=3))).count("long.md") == 3
+    assert paths(idx.search(IndexQuery("database", E0, k=5, best_per_note=True))) == ["long.md", "short.md"]
+    assert idx.search(IndexQuery("database", E0, k=0)) == []
 
 
 def test_one_common_word_of_a_question_is_not_a_full_keyword_match() -> None:
@@ -395,7 +400,9 @@ def test_one_common_word_of_a_question_is_not_a_full_keyword_match() -> None:
     idx.upsert(doc("memory/b.md", [("We use a German sender number for texts.", unit(0.3, 0, 0.954, 0))], title="x2"))
     idx.upsert(doc("memory/c.md", [("Weather is cold.", E3)], title="x3", headings=()))
     idx.upsert(doc("memory/d.md", [("Stations are on farms.", E3)], title="x4", headings=()))
-    hits = idx.search("what protocol do the weather stations use", E0, k=4, note_weight=0.0, neighbour_weight=0.0)
+    hits = idx.search(
+        IndexQuery("what protocol do the weather stations use", E0, k=4, note_weight=0.0, neighbour_weight=0.0)
+    )
     assert texts(hits)[0] == answer
     lone = {h.path: h for h in hits}["memory/b.md"]
     assert 0.0 < lone.bm25 < 0.75
@@ -406,6 +413,8 @@ def test_a_chunk_holding_most_of_the_question_is_a_full_keyword_match() -> None:
     idx = MemoryIndex(DIM)
     idx.upsert(doc("memory/a.md", [("The weather stations use gRPC.", E1)], title="x1", headings=()))
     idx.upsert(doc("memory/b.md", [("Stations are on farms.", E2)], title="x2", headings=()))
-    hits = idx.search("what protocol do the weather stations use", E0, k=2, note_weight=0.0, neighbour_weight=0.0)
+    hits = idx.search(
+        IndexQuery("what protocol do the weather stations use", E0, k=2, note_weight=0.0, neighbour_weight=0.0)
+    )
     assert hits[0].path == "memory/a.md" and hits[0].bm25 == pytest.approx(1.0)
     assert 0.0 < hits[1].bm25 < 1.0

@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from conftest import FakeEmbedder, write_notes
 
 OLD = "# Plan\n\nWe deploy on Tuesday with the blue pipeline.\n"
@@ -33,7 +34,9 @@ def test_in_place_edit_with_restored_mtime_is_seen(tmp_path: Path, fake_embedder
     assert [s.path for s in service.status().stale] == ["memory/plan.md"]
     report = service.sync()
     assert report.modified == ("memory/plan.md",)
-    assert [h.path for h in service.search("teal pipeline Fridays", k=1).hits] == ["memory/plan.md"]
+    assert [h.path for h in service.search(SearchRequest(query="teal pipeline Fridays", k=1, show_all=True)).hits] == [
+        "memory/plan.md"
+    ]
 
 
 def test_copy_preserving_times_over_the_note_is_seen(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
@@ -63,13 +66,13 @@ def test_a_state_file_without_inode_and_ctime_is_upgraded_without_reembedding(
     tmp_path: Path, fake_embedder: FakeEmbedder
 ) -> None:
     service = _service(tmp_path, fake_embedder)
-    raw = json.loads(service.state_path.read_text())
+    raw = json.loads(service.ws.state_path.read_text())
     for entry in raw["files"].values():
         del entry["ino"]
         entry.pop("ctime_ns", None)  # stored only when it differs from mtime_ns
-    service.state_path.write_text(json.dumps(raw), encoding="utf-8")
+    service.ws.state_path.write_text(json.dumps(raw), encoding="utf-8")
     before = fake_embedder.embedded
     report = service.sync()
     assert report.unchanged == 2 and report.modified == () and fake_embedder.embedded == before
-    files = json.loads(service.state_path.read_text())["files"]
+    files = json.loads(service.ws.state_path.read_text())["files"]
     assert all(e["ino"] > 0 and e.get("ctime_ns", e["mtime_ns"]) > 0 for e in files.values())

@@ -16,6 +16,7 @@ from botbin.errors import LockedError
 from botbin.service import MemoryService
 from botbin.sync.lock import workspace_lock
 from botbin.sync.state import STATE_FILE
+from botbin.wire.requests import SearchRequest
 from conftest import FakeEmbedder, run_checker
 
 NOTES = {
@@ -110,13 +111,19 @@ def test_rename_reembeds_nothing_and_leaves_no_stale_file(
 def test_deleted_note_loses_output_and_state_and_search_hits(make_service: Callable[..., MemoryService]) -> None:
     service = make_service(NOTES)
     service.sync()
-    assert any(h.path == "memory/2026-11-04.md" for h in service.search("uPlot dashboard charts").hits)
+    assert any(
+        h.path == "memory/2026-11-04.md"
+        for h in service.search(SearchRequest(query="uPlot dashboard charts", show_all=True)).hits
+    )
     (service.root / "memory/2026-11-04.md").unlink()
     report = service.sync()
     assert report.deleted == ("memory/2026-11-04.md",)
     assert not (service.output_dir / "memory/2026-11-04.aif-bin").exists()
-    assert "memory/2026-11-04.md" not in json.loads(service.state_path.read_text())["files"]
-    assert all(h.path != "memory/2026-11-04.md" for h in service.search("uPlot dashboard charts").hits)
+    assert "memory/2026-11-04.md" not in json.loads(service.ws.state_path.read_text())["files"]
+    assert all(
+        h.path != "memory/2026-11-04.md"
+        for h in service.search(SearchRequest(query="uPlot dashboard charts", show_all=True)).hits
+    )
 
 
 def test_deleting_every_note_in_a_folder_removes_the_empty_output_folder(
@@ -177,12 +184,12 @@ def test_corrupt_state_file_recovers_and_reuses_embeddings(
 ) -> None:
     service = make_service(NOTES)
     service.sync()
-    service.state_path.write_text("{not json", encoding="utf-8")
+    service.ws.state_path.write_text("{not json", encoding="utf-8")
     before = fake_embedder.embedded
     report = service.sync()
     assert any("state file unreadable" in w for w in report.warnings)
     assert fake_embedder.embedded == before  # vectors came back from the existing AIF-BIN files
-    assert json.loads(service.state_path.read_text())["files"]
+    assert json.loads(service.ws.state_path.read_text())["files"]
 
 
 def test_stale_temp_files_of_a_killed_writer_are_removed(make_service: Callable[..., MemoryService]) -> None:
@@ -203,10 +210,10 @@ def test_stale_temp_files_of_a_killed_writer_are_removed(make_service: Callable[
 def test_search_after_sync_patches_a_loaded_index(make_service: Callable[..., MemoryService]) -> None:
     service = make_service(NOTES)
     service.sync()
-    assert service.search("uPlot charts").hits
+    assert service.search(SearchRequest(query="uPlot charts", show_all=True)).hits
     (service.root / "memory/2026-11-05.md").write_text("# 2026-11-05\n\nWe adopted zebrafish telemetry.\n")
     service.sync()
-    hits = service.search("zebrafish telemetry", k=1).hits
+    hits = service.search(SearchRequest(query="zebrafish telemetry", k=1, show_all=True)).hits
     assert hits and hits[0].path == "memory/2026-11-05.md"
 
 
@@ -240,7 +247,7 @@ def test_status_names_a_truncated_output_and_a_failed_scan_is_a_warning(
 
     service = make_service(NOTES)
     service.sync()
-    state = json.loads(service.state_path.read_text())
+    state = json.loads(service.ws.state_path.read_text())
     output = service.root / state["files"]["memory/2026-11-03.md"]["output"]
     output.write_bytes(output.read_bytes()[:-10])
     assert {s.path: s.reason for s in service.status().stale} == {
@@ -259,7 +266,7 @@ def test_checkpointed_sync_still_records_model_and_last_sync(
     monkeypatch.setattr(run, "GROUP_CHUNKS", 1)
     service = make_service(NOTES)
     service.sync()
-    state = json.loads(service.state_path.read_text())
+    state = json.loads(service.ws.state_path.read_text())
     assert state["model"] == FakeEmbedder.model_id and state["chunker"] and state["last_sync"]
     assert not service.sync().changed
 
@@ -269,8 +276,10 @@ def test_an_index_reloads_after_another_process_synced(
 ) -> None:
     first = make_service({"memory/a.md": "# A\n\nThe heron nests by the lake.\n"})
     first.sync()
-    assert first.search("heron").hits
+    assert first.search(SearchRequest(query="heron", show_all=True)).hits
     (first.root / "memory" / "b.md").write_text("# B\n\nThe quokka visits the garden.\n", encoding="utf-8")
     MemoryService(first.root, embedder=fake_embedder, env={}).sync()  # "another process" wrote b.md's output
     first.sync()  # a no-op for the files, but the state file moved on: the index reloads
-    assert [h.path for h in first.search("quokka garden", k=1).hits] == ["memory/b.md"]
+    assert [h.path for h in first.search(SearchRequest(query="quokka garden", k=1, show_all=True)).hits] == [
+        "memory/b.md"
+    ]

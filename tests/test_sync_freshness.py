@@ -11,6 +11,7 @@ from botbin.config import Settings, load_settings
 from botbin.service import MemoryService
 from botbin.sync.freshness import freshness
 from botbin.sync.scan import TrackedMatcher
+from botbin.wire.requests import SearchRequest
 from conftest import FakeEmbedder, write_notes
 
 VAULT = {
@@ -45,7 +46,11 @@ def test_exclude_in_botbin_toml_removes_the_folder_from_the_index(tmp_path: Path
     report = service.sync()
     assert sorted(report.excluded) == ["Archive/Old.md", "Projects/Archive/Older.md"] and report.deleted == ()
     assert not service.sync().changed  # never re-added
-    assert [h.path for h in service.search("zebrafish aquarium", k=5).hits if "Archive/" in h.path] == []
+    assert [
+        h.path
+        for h in service.search(SearchRequest(query="zebrafish aquarium", k=5, show_all=True)).hits
+        if "Archive/" in h.path
+    ] == []
 
 
 def test_freshness_names_deleted_and_excluded_hits(tmp_path: Path) -> None:
@@ -74,7 +79,7 @@ def test_freshness_after_a_vault_sync_and_plain_settings(tmp_path: Path, fake_em
     root = write_notes(tmp_path / "vault", VAULT)
     service = MemoryService(root, {"vault": True}, embedder=fake_embedder, env={})
     service.sync()
-    hits = [h.path for h in service.search("quokka census", k=3).hits]
+    hits = [h.path for h in service.search(SearchRequest(query="quokka census", k=3, show_all=True)).hits]
     assert freshness(root, Settings(), hits).excluded == tuple(hits)  # none is a MEMORY.md / memory/ note
 
 
@@ -89,6 +94,8 @@ def test_a_search_skips_every_stale_note_at_once_and_still_finds_the_tracked_ans
     notes["memory/2026-11-30.md"] = "# 2026-11-30\n\n- The quokka census counted 412 animals.\n"
     root = write_notes(tmp_path / "vault", notes)
     MemoryService(root, {"vault": True}, embedder=fake_embedder, env={}).sync()
-    result = MemoryService(root, embedder=fake_embedder, env={}).search("quokka census", k=3, reinforce=False)
+    result = MemoryService(root, embedder=fake_embedder, env={}).search(
+        SearchRequest(query="quokka census", k=3, show_all=True), reinforce=False
+    )
     assert [h.path for h in result.hits] == ["memory/2026-11-30.md"]
     assert result.stale and any("60 excluded" in w for w in result.warnings)

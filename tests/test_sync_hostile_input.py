@@ -11,6 +11,7 @@ from collections.abc import Callable
 from botbin import aifbin
 from botbin.notes_io import extract_source
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import FakeEmbedder, run_checker
 
 GOOD = "# Good\n\nThe webhook retries use exponential backoff with jitter.\n"
@@ -44,7 +45,9 @@ def test_an_alias_bomb_keeps_its_body_and_the_rest_syncs(make_service: Factory) 
     ]
     assert (service.output_dir / "memory/bomb.aif-bin").stat().st_size < 20_000
     assert _doc(service, "memory/bomb.aif-bin").metadata["frontmatter"] == {}
-    assert service.search("zebrafish telemetry", k=1).hits[0].path == "memory/bomb.md"
+    assert (
+        service.search(SearchRequest(query="zebrafish telemetry", k=1, show_all=True)).hits[0].path == "memory/bomb.md"
+    )
     assert extract_source(service.output_dir / "memory/bomb.aif-bin") == bomb.encode()
 
 
@@ -64,8 +67,10 @@ def test_a_file_name_that_is_not_utf8_fails_alone(make_service: Factory) -> None
     status = service.status()
     assert status.files == 1 and status.tracked == 1 and status.stale == ()
     assert any(w.startswith("memory/bad\\xff\\xfename.md: the file name is not valid UTF-8") for w in status.warnings)
-    assert service.search("webhook backoff", k=1).hits[0].path == "memory/good.md"
-    again = service.sync(only=frozenset({"memory/good.md", "memory/bad\udcff\udcfename.md"}))  # a watcher's names
+    assert service.search(SearchRequest(query="webhook backoff", k=1, show_all=True)).hits[0].path == "memory/good.md"
+    again = service.sync(
+        SyncRequest(only=frozenset({"memory/good.md", "memory/bad\udcff\udcfename.md"}))
+    )  # a watcher's names
     assert [f.path for f in again.failed] == ["memory/bad\\xff\\xfename.md"] and again.deleted == ()
 
 
@@ -84,8 +89,8 @@ def test_utf16_and_utf8_bom_notes_are_text_and_extract_exactly(make_service: Fac
         assert extract_source(out) == data
         chunks = _doc(service, rel[:-3] + ".aif-bin").chunks
         assert [(c.start_line, c.end_line) for c in chunks] == [(2, 3), (6, 7)]
-    assert service.search("forge schedule", k=1).hits[0].path == "memory/be.md"
-    assert service.search("kiln schedule", k=1).hits[0].path == "memory/le.md"
+    assert service.search(SearchRequest(query="forge schedule", k=1, show_all=True)).hits[0].path == "memory/be.md"
+    assert service.search(SearchRequest(query="kiln schedule", k=1, show_all=True)).hits[0].path == "memory/le.md"
     assert run_checker(service.root, service.output_dir).returncode == 0
 
 
@@ -97,9 +102,9 @@ def test_a_note_beside_a_folder_named_like_its_output_is_indexed(make_service: F
     assert sorted(report.added) == ["memory/x.aif-bin/y.md", "memory/x.md"] and not report.failed
     assert (service.output_dir / "memory/x.aif-bin").is_file()
     assert (service.output_dir / "memory/x.aif-bin.d/y.aif-bin").is_file()
-    assert service.search("elderberry wine", k=1).hits[0].path == "memory/x.md"
-    assert service.search("grape must", k=1).hits[0].path == "memory/x.aif-bin/y.md"
-    service.state_path.unlink()  # a lost state file is rebuilt from the outputs, escaped folders included
+    assert service.search(SearchRequest(query="elderberry wine", k=1, show_all=True)).hits[0].path == "memory/x.md"
+    assert service.search(SearchRequest(query="grape must", k=1, show_all=True)).hits[0].path == "memory/x.aif-bin/y.md"
+    service.ws.state_path.unlink()  # a lost state file is rebuilt from the outputs, escaped folders included
     assert service.sync().deleted == () and service.status().stale == ()
     assert run_checker(service.root, service.output_dir).returncode == 0
 
@@ -123,9 +128,9 @@ def test_a_store_written_before_the_escape_moves_and_the_blocked_note_syncs(
     # The layout the previous version wrote: the output folder memory/x.aif-bin/ as the note's folder is named.
     new, old = service.output_dir / "memory/x.aif-bin.d", service.output_dir / "memory/x.aif-bin"
     new.rename(old)
-    state = json.loads(service.state_path.read_text(encoding="utf-8"))
+    state = json.loads(service.ws.state_path.read_text(encoding="utf-8"))
     state["files"]["memory/x.aif-bin/y.md"]["output"] = "memory/aifbin/memory/x.aif-bin/y.aif-bin"
-    service.state_path.write_text(json.dumps(state), encoding="utf-8")
+    service.ws.state_path.write_text(json.dumps(state), encoding="utf-8")
     (service.root / "memory/x.md").write_text("# x\n\nElderberry wine.\n", encoding="utf-8")
     report = MemoryService(service.root, {}, embedder=fake_embedder, env={}).sync()
     assert report.added == ("memory/x.md",) and report.rechunked == ("memory/x.aif-bin/y.md",) and not report.failed

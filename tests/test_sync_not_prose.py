@@ -14,6 +14,7 @@ from botbin import aifbin
 from botbin.parsing import parse_note
 from botbin.parsing.binary import PLACEHOLDER, strip_binary
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 
 def _b64(n_bytes: int, seed: int = 0) -> str:
@@ -71,5 +72,7 @@ def test_a_hard_link_to_a_note_is_indexed_once(make_service: Callable[..., Memor
     os.link(service.root / "memory" / "a.md", service.root / "memory" / "b.md")
     report = service.sync()
     assert report.added == ("memory/a.md",)
-    assert [h.path for h in service.search("heron nests lake", k=5).hits] == ["memory/a.md"]
+    assert [h.path for h in service.search(SearchRequest(query="heron nests lake", k=5, show_all=True)).hits] == [
+        "memory/a.md"
+    ]
     assert not service.sync().changed and service.status().stale == ()

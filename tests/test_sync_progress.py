@@ -11,6 +11,7 @@ import pytest
 
 import botbin.sync.progress as progress_mod
 from botbin.service import MemoryService
+from botbin.wire.requests import SyncRequest
 from conftest import FakeEmbedder
 
 #: Three notes of several paragraphs each: well over one embedding step once EMBED_STEP is 4.
@@ -24,7 +25,7 @@ NOTES = {
 def record(service: MemoryService, full: bool = False) -> tuple[list[tuple[int, int]], int]:
     """The (chunks_embedded, chunks_to_embed) reports of one sync, and the chunks it embedded."""
     calls: list[tuple[int, int]] = []
-    report = service.sync(progress=lambda done, total: calls.append((done, total)), full=full)
+    report = service.sync(SyncRequest(full=full), progress=lambda done, total: calls.append((done, total)))
     return calls, report.chunks_embedded
 
 

@@ -12,6 +12,7 @@ import pytest
 from botbin.service import MemoryService
 from botbin.sync import state_log
 from botbin.sync.state import STATE_FILE, load_state, state_stamp
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import FakeEmbedder
 
 NOTES = {
@@ -30,7 +31,7 @@ def _saved_once(make_service: Callable[..., MemoryService]) -> tuple[MemoryServi
     memory = make_service(NOTES)
     memory.sync()
     _edit(memory, "memory/a.md", "# A\n\nVersion two.\n")
-    memory.sync(only=frozenset({"memory/a.md"}))
+    memory.sync(SyncRequest(only=frozenset({"memory/a.md"})))
     return memory, memory.root / "memory/aifbin" / STATE_FILE
 
 
@@ -44,14 +45,16 @@ def test_a_note_level_sync_appends_to_the_journal_and_every_reader_sees_it(
     _edit(memory, "memory/a.md", "# A\n\nThe capybara rota moved to Mondays.\n")
     _edit(memory, "memory/c.md", "# C\n\nA new note about the heron census.\n")
     (memory.root / "memory/b.md").unlink()
-    report = memory.sync(only=frozenset({"memory/a.md", "memory/b.md", "memory/c.md"}))
+    report = memory.sync(SyncRequest(only=frozenset({"memory/a.md", "memory/b.md", "memory/c.md"})))
     assert report.modified == ("memory/a.md",) and report.added == ("memory/c.md",) and report.deleted
     assert path.read_bytes() == base and state_log.log_path(path).is_file()  # the file itself is untouched
     assert state_stamp(path) != stamp  # another process notices the change (workspace/handle.py)
     state, warnings = load_state(path, "memory/aifbin")
     assert warnings == [] and sorted(state.files) == ["MEMORY.md", "memory/a.md", "memory/c.md"]
     other = MemoryService(memory.root, embedder=fake_embedder, env={})  # a second process
-    assert [h.path for h in other.search("heron census", k=1).hits] == ["memory/c.md"]
+    assert [h.path for h in other.search(SearchRequest(query="heron census", k=1, show_all=True)).hits] == [
+        "memory/c.md"
+    ]
     assert not other.sync().changed  # the journal's entries count: nothing is re-synced
 
 
@@ -62,7 +65,7 @@ def test_a_line_cut_short_by_a_kill_is_skipped_and_the_next_line_still_counts(
     with state_log.log_path(path).open("ab") as handle:
         handle.write(b'{"base":"cut short by a kill","files":{"memory/b.md":{"ha')
     _edit(memory, "memory/b.md", "# B\n\nThe quokka retired.\n")
-    memory.sync(only=frozenset({"memory/b.md"}))
+    memory.sync(SyncRequest(only=frozenset({"memory/b.md"})))
     state, _ = load_state(path, "memory/aifbin")
     fresh = MemoryService(memory.root, embedder=fake_embedder, env={})
     assert sorted(state.files) == ["MEMORY.md", "memory/a.md", "memory/b.md"]
@@ -94,7 +97,7 @@ def test_a_journal_past_its_limit_is_folded_in_by_the_next_save(
     seen = []
     for i in range(6):
         _edit(memory, "memory/a.md", f"# A\n\nVersion {i} of the rota, with some words to grow the line.\n")
-        memory.sync(only=frozenset({"memory/a.md"}))
+        memory.sync(SyncRequest(only=frozenset({"memory/a.md"})))
         logged = state_log.log_path(path).stat().st_size if state_log.log_path(path).exists() else 0
         assert logged < path.stat().st_size  # folded in before it outgrows the file
         seen.append(logged > 0)

@@ -10,6 +10,7 @@ import pytest
 
 from botbin.service import MemoryService
 from botbin.sync.state import load_state
+from botbin.wire.requests import SearchRequest
 from conftest import FakeEmbedder, write_notes
 
 NOTES = {
@@ -29,7 +30,7 @@ def test_truncated_state_file_still_finds_every_note(
     before = json.loads(state_path.read_text())
     state_path.write_bytes(state_path.read_bytes()[:40])  # a truncated write
     fresh = MemoryService(root, {"output_dir": output_dir}, embedder=fake_embedder, env={})
-    result = fresh.search("postgres pool connections", k=1)
+    result = fresh.search(SearchRequest(query="postgres pool connections", k=1, show_all=True))
     assert [h.path for h in result.hits] == ["memory/2026-11-03.md"]
     assert any("rebuilt from 3 AIF-BIN files" in w for w in fresh.status().warnings)
     state, warnings = load_state(state_path)  # the output folder guessed, as the service asks today
@@ -52,13 +53,13 @@ def test_sync_after_a_damaged_state_file_changes_nothing_and_rewrites_it(
     service = MemoryService(root, embedder=fake_embedder, env={})
     service.sync()
     outputs = {p: p.read_bytes() for p in service.output_dir.rglob("*.aif-bin")}
-    service.state_path.write_text('{"version": 2, "files": [', encoding="utf-8")
+    service.ws.state_path.write_text('{"version": 2, "files": [', encoding="utf-8")
     before = fake_embedder.embedded
     report = service.sync()
     assert report.added == () and report.modified == () and report.unchanged == 3
     assert fake_embedder.embedded == before
     assert {p: p.read_bytes() for p in service.output_dir.rglob("*.aif-bin")} == outputs
-    assert set(json.loads(service.state_path.read_text())["files"]) == set(NOTES)
+    assert set(json.loads(service.ws.state_path.read_text())["files"]) == set(NOTES)
     assert not service.sync().warnings  # mended: the next sync is quiet
 
 
@@ -66,10 +67,10 @@ def test_lost_state_file_beside_outputs_is_rebuilt(tmp_path: Path, fake_embedder
     root = write_notes(tmp_path / "ws", NOTES)
     service = MemoryService(root, embedder=fake_embedder, env={})
     service.sync()
-    service.state_path.unlink()
+    service.ws.state_path.unlink()
     fresh = MemoryService(root, embedder=fake_embedder, env={})
     assert fresh.status().files == 3
-    assert fresh.search("uPlot dashboard", k=1).hits
+    assert fresh.search(SearchRequest(query="uPlot dashboard", k=1, show_all=True)).hits
 
 
 def test_outputs_that_do_not_match_their_path_are_not_trusted(tmp_path: Path, fake_embedder: FakeEmbedder) -> None:
@@ -79,8 +80,8 @@ def test_outputs_that_do_not_match_their_path_are_not_trusted(tmp_path: Path, fa
     out = service.output_dir
     (out / "MEMORY.aif-bin").rename(out / "memory" / "stray.aif-bin")  # names another note than it holds
     (out / "junk.aif-bin").write_bytes(b"not an aif-bin file")
-    service.state_path.write_text("", encoding="utf-8")
-    state, warnings = load_state(service.state_path, "memory/aifbin")
+    service.ws.state_path.write_text("", encoding="utf-8")
+    state, warnings = load_state(service.ws.state_path, "memory/aifbin")
     assert set(state.files) == {"memory/2026-11-03.md", "memory/deep/2026-11-04.md"} and warnings
 
 

@@ -12,6 +12,7 @@ import pytest
 from botbin.service import MemoryService
 from botbin.sync import state as state_module
 from botbin.sync.state import STATE_FILE, FileEntry, SyncState, load_state, remember_state, save_state
+from botbin.wire.requests import SyncRequest
 
 
 def _state(n: int) -> SyncState:
@@ -51,9 +52,11 @@ def test_one_note_syncs_reuse_the_state_and_agree_with_the_file(
     monkeypatch.setattr(state_module.json, "loads", counting_loads)
     for i in range(3):
         (service.root / "memory/a.md").write_text(f"# A\n\nAlpha {i}.\n", encoding="utf-8")
-        report = service.sync(only=frozenset(["memory/a.md"]))
+        report = service.sync(SyncRequest(only=frozenset(["memory/a.md"])))
         assert report.modified == ("memory/a.md",)
-        assert service.sync(only=frozenset(["memory/a.md"])).unchanged == 1  # the watcher's echo of the save
+        assert (
+            service.sync(SyncRequest(only=frozenset(["memory/a.md"]))).unchanged == 1
+        )  # the watcher's echo of the save
     assert parsed == []  # each sync took the state the previous one saved or read
     monkeypatch.setattr(state_module.json, "loads", real_loads)
     note_md5 = hashlib.md5((service.root / "memory/a.md").read_bytes()).hexdigest()

@@ -11,6 +11,7 @@ from botbin.cli.output import print_hits
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
 from botbin.sync.spare import SPARE_FILE
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import FakeEmbedder, write_notes
 
 VAULT = {
@@ -23,7 +24,7 @@ VAULT = {
 
 
 def _sync(service: MemoryService, prune: bool = False) -> SyncReport:
-    return service.sync(prune=prune)
+    return service.sync(SyncRequest(prune=prune))
 
 
 def _outputs(service: MemoryService) -> list[str]:
@@ -43,9 +44,13 @@ def test_plain_sync_after_vault_sync_keeps_the_index_and_asks_for_prune(
     assert sorted(report.kept_excluded) == sorted(VAULT)
     assert any("--prune" in w and "--vault" in w and "5 of 5" in w for w in report.warnings)
     assert _outputs(plain) == outputs
-    assert len(json.loads(plain.state_path.read_text())["files"]) == 5
-    assert vault.search("herons nest", k=1).hits  # still searchable with the settings that track them
-    hidden = plain.search("herons nest", k=1)  # the plain settings exclude them: not returned, and it says why
+    assert len(json.loads(plain.ws.state_path.read_text())["files"]) == 5
+    assert vault.search(
+        SearchRequest(query="herons nest", k=1, show_all=True)
+    ).hits  # still searchable with the settings that track them
+    hidden = plain.search(
+        SearchRequest(query="herons nest", k=1, show_all=True)
+    )  # the plain settings exclude them: not returned, and it says why
     assert not hidden.hits and hidden.stale and any("excluded" in w for w in hidden.warnings)
     shown = io.StringIO()
     print_hits(hidden.hits, out=shown, stale=hidden.stale)  # what `botbin search` prints on stdout then
@@ -112,6 +117,6 @@ def test_full_sync_of_unchanged_notes_reports_rechunked_not_modified(
     root = write_notes(tmp_path / "vault", VAULT)
     service = MemoryService(root, {"vault": True}, embedder=fake_embedder, env={})
     service.sync()
-    report = service.sync(full=True)
+    report = service.sync(SyncRequest(full=True))
     assert report.modified == () and report.added == () and report.chunks_embedded == 0
     assert sorted(report.rechunked) == sorted(VAULT) and report.unchanged == 5

@@ -24,10 +24,11 @@ import json, sys
 sys.path.insert(0, sys.argv[2])
 from conftest import FakeEmbedder
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest, SyncRequest
 service = MemoryService(sys.argv[1], {}, embedder=FakeEmbedder(), env={})
 full = service.sync()
-only = service.sync(only=frozenset({"memory/locked/deep/hidden.md"}))
-found = service.search("durian fruit smell", k=3)
+only = service.sync(SyncRequest(only=frozenset({"memory/locked/deep/hidden.md"})))
+found = service.search(SearchRequest(query="durian fruit smell", k=3))
 status = service.status()
 print(json.dumps({
     "full": full.to_dict(), "only": only.to_dict(),

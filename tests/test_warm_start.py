@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "workspace"
 
@@ -19,7 +20,7 @@ def test_the_index_loads_and_answers_while_a_sync_holds_the_workspace(tmp_path: 
     MemoryService(root, embedder=fake_embedder, env={}).sync()
     embedded = len(fake_embedder.calls)
     fresh = MemoryService(root, embedder=fake_embedder, env={})  # a server process just started
-    with fresh.ws.sync_lock, fresh.ws.index.syncing():  # its catch-up scan runs (and would run for minutes)
+    with fresh.ws.syncer.lock, fresh.ws.index.syncing():  # its catch-up scan runs (and would run for minutes)
         threads = fresh.warm_in_background(model=False)
         assert [t.name for t in threads] == ["botbin-warm-index"]
         for thread in threads:
@@ -27,7 +28,9 @@ def test_the_index_loads_and_answers_while_a_sync_holds_the_workspace(tmp_path: 
             assert not thread.is_alive(), "the index load waited for the sync"
         assert len(fake_embedder.calls) == embedded  # its warm-up search needed no model
         answer: list[Any] = []
-        asker = threading.Thread(target=lambda: answer.append(fresh.search("decision", k=3)))
+        asker = threading.Thread(
+            target=lambda: answer.append(fresh.search(SearchRequest(query="decision", k=3, show_all=True)))
+        )
         asker.start()
         asker.join(timeout=60)
         assert not asker.is_alive(), "the first search waited for the sync"
@@ -63,7 +66,7 @@ def test_wait_warm_returns_once_the_first_search_builds_are_done(
     MemoryService(root, embedder=fake_embedder, env={}).sync()
     fresh = MemoryService(root, embedder=fake_embedder, env={})
     fresh.wait_warm(0.0)  # none started: returns at once
-    with caplog.at_level(logging.INFO, logger="botbin.service"):
+    with caplog.at_level(logging.INFO, logger="botbin.search.pipeline"):
         threads = fresh.warm_in_background(model=False)
         fresh.wait_warm(60.0)
         assert any("index warmed" in r.getMessage() for r in caplog.records)

@@ -15,6 +15,7 @@ from botbin.config import Settings
 from botbin.service import MemoryService
 from botbin.sync import watch
 from botbin.sync.engine import SyncReport
+from botbin.wire.requests import SearchRequest
 
 
 def test_editor_style_save_is_one_modification(make_service: Callable[..., MemoryService]) -> None:
@@ -41,7 +42,7 @@ def test_editor_style_save_is_one_modification(make_service: Callable[..., Memor
     initial, change = reports
     assert sorted(initial.added) == ["MEMORY.md", "memory/a.md"]
     assert change.modified == ("memory/a.md",) and change.deleted == () and change.added == ()
-    assert service.search("second version").hits[0].path == "memory/a.md"
+    assert service.search(SearchRequest(query="second version", show_all=True)).hits[0].path == "memory/a.md"
 
 
 def test_a_new_folder_is_watched_and_note_edits_rescan_nothing(

@@ -78,8 +78,8 @@ def test_a_payload_missing_a_field_is_rejected() -> None:
 
 def test_results_send_every_field_and_params_may_leave_defaults_out() -> None:
     defs = contract_schema()["$defs"]
-    assert set(defs["SearchResult"]["required"]) == {"hits", "indexedAt", "indexing", "degraded", "stale"}
-    assert defs["SearchParams"]["required"] == ["query"]
+    assert set(defs["SearchResult"]["required"]) == {"hits", "indexedAt", "indexing", "degraded", "stale", "hidden"}
+    assert defs["SearchRequest"]["required"] == ["query"]
     assert "tracked" in defs["FolderStatus"]["required"] and "lastErrorKind" in defs["FolderStatus"]["required"]
 
 

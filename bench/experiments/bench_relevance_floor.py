@@ -35,6 +35,7 @@ from bench_obsidian_queries import OBSIDIAN_HELP, load_queries, prepare_workspac
 from botbin.index.hits import Hit
 from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE, RELEVANCE_MIN_COSINE
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from common import NO_REINFORCEMENT, QUALITY_SETTINGS, load_average, log, r
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,7 +62,7 @@ def rows(path: Path) -> list[dict[str, Any]]:
 
 
 def top(service: MemoryService, queries: list[str]) -> list[list[Hit]]:
-    return [service.search(q, k=K, reinforce=False).hits for q in queries]
+    return [service.search(SearchRequest(query=q, k=K, show_all=True), reinforce=False).hits for q in queries]
 
 
 def expected(results: list[list[Hit]], wanted: list[set[str]]) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Install what the real-VS-Code end-to-end test needs, cached outside the clone (a second run is a no-op):
 # code-server 4.96.4 (the VS Code 1.96.4 workbench and extension host, from npm), Debian's Chromium and
-# chromedriver (Selenium itself comes from pyproject's dev extra). Only the PyPI, npm and Debian registries
-# are used: Debian's ripgrep stands in for @vscode/ripgrep's GitHub download, and lib/vscode's one git
-# dependency (@vscode/proxy-agent 0.27.0, a git+ssh URL) is pointed at the registry tarball of that version.
+# chromedriver (Selenium itself comes from pyproject's dev extra; tests/studio uses them too), and Firefox ESR
+# (tests/studio/test_firefox.py). Only the PyPI, npm and Debian registries are used: Debian's ripgrep stands in
+# for @vscode/ripgrep's GitHub download, and lib/vscode's one git dependency (@vscode/proxy-agent 0.27.0, a
+# git+ssh URL) is pointed at the registry tarball of that version.
 # Adapted from ../shared/tools/vscode-real (first run: ~3 min of native builds on 2 cores).
 set -euo pipefail
 R=${BOTBIN_VSCODE_REAL:-${XDG_CACHE_HOME:-$HOME/.cache}/botbin-vscode-real}
@@ -11,14 +12,14 @@ CS_VERSION=4.96.4
 RG_PKG_VERSION=1.15.9   # @vscode/ripgrep, as pinned by code-server 4.96.4's lib/vscode/npm-shrinkwrap.json
 DONE="$R/cs/.installed-$CS_VERSION"
 need_apt=0
-for exe in /usr/bin/rg /usr/bin/chromedriver /usr/lib/chromium/chromium; do
+for exe in /usr/bin/rg /usr/bin/chromedriver /usr/lib/chromium/chromium /usr/bin/firefox-esr; do
   [ -x "$exe" ] || need_apt=1
 done
 if [ "$need_apt" = 1 ]; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q ripgrep libkrb5-dev libx11-dev libxkbfile-dev \
-    libsecret-1-dev build-essential pkg-config chromium chromium-driver
+    libsecret-1-dev build-essential pkg-config chromium chromium-driver firefox-esr
 fi
 if [ -f "$DONE" ]; then
   echo "botbin-vscode-real: code-server $CS_VERSION already installed in $R" >&2

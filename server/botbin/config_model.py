@@ -27,7 +27,7 @@ DAILY_NOTE_GLOBS: tuple[str, ...] = (
     "memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]-[0-9]*.md",
 )
 MAX_K: Final = 1000
-"""The most hits one search returns (``top_k`` and every surface's ``k``; search/params.py checks ``k``)."""
+"""The most hits one search returns (``top_k`` and every surface's ``k``; wire/requests.py checks ``k``)."""
 EMBED_BATCH_SIZE: Final = 8
 """Texts per model call by default: the ``batch_size`` setting's default and the embedders' (a sync embeds shortest
 first, and each batch pads to its longest text). On 2 CPU cores the help vault's 1,735 chunks took 19-21 s in

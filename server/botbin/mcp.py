@@ -19,23 +19,16 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from botbin import __version__
 from botbin.errors import BotbinError
+from botbin.facade import single_threaded_blas
 from botbin.mcp_stdio import BotbinMCPServer
-from botbin.service import (
-    ISO_DAY_PATTERN,
-    MAX_K,
-    MemoryService,
-    SearchFilters,
-    check_filters,
-    check_k,
-    single_threaded_blas,
-)
+from botbin.service import MemoryService
 from botbin.wire import agent as wire_agent
 from botbin.wire import convert, host_convert
 from botbin.wire import hosts as wire_hosts
@@ -43,11 +36,13 @@ from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import error_data
 from botbin.wire.model import WireModel, dump
+from botbin.wire.requests import DEFAULT_BUDGET_TOKENS, ISO_DAY_PATTERN, MAX_K, ContextRequest, SearchRequest, problem
 
 if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
 
 log = logging.getLogger(__name__)
+M = TypeVar("M", bound=WireModel)
 
 INSTRUCTIONS = """botbin is the user's long-term memory: their markdown notes (MEMORY.md, AGENTS.md, daily notes in
 memory/YYYY-MM-DD.md), searchable by meaning. Call get_context at the start of a task to receive the user's rules
@@ -119,14 +114,13 @@ class _BadArguments(BotbinError):
     kind = "bad_request"
 
 
-def _filters(
-    path_glob: str | None, tag: str | None, kind: str | None, date_from: str | None, date_to: str | None
-) -> SearchFilters:
-    filters = SearchFilters(path_glob or None, tag or None, kind or None, date_from or None, date_to or None)
-    problem = check_filters(filters)
-    if problem:
-        raise _BadArguments(problem)
-    return filters
+def _valid(model: type[M], fields: dict[str, Any]) -> M:
+    """A tool's arguments as the typed request ``model`` (wire/requests.py), empty strings as absent. Raises
+    _BadArguments naming the argument."""
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        raise _BadArguments(problem(exc)) from exc
 
 
 def _answer(work: Callable[[], WireModel]) -> CallToolResult:
@@ -146,7 +140,7 @@ def _await_first_sync(service: MemoryService, first_sync: threading.Thread | Non
     never synced, answering at once would say "no memory" when the notes are merely not embedded yet."""
     if first_sync is None or not first_sync.is_alive():
         return
-    if service.indexed_chunks() == 0:
+    if len(service.index()[0]) == 0:
         first_sync.join(FIRST_SYNC_WAIT_S)
 
 
@@ -174,13 +168,12 @@ def create_server(
         path, kind ('hard' rule, 'soft' rule or 'lore') and score in [0, 1]."""
 
         def work() -> wire.SearchMemoryResult:
-            problem = "query is empty" if not query.strip() else check_k(k)
-            if problem:
-                raise _BadArguments(problem)
-            filters = _filters(path_glob, tag, kind, date_from, date_to)
+            filters = {"path_glob": path_glob, "tag": tag, "kind": kind, "date_from": date_from, "date_to": date_to}
+            fields = {"query": query, "k": k, "filters": {key: v for key, v in filters.items() if v}}
+            request = _valid(SearchRequest, fields)
             _await_first_sync(service, first_sync)
-            busy = service.indexing
-            result = service.recall(query, k, filters)
+            result = service.recall(request)
+            busy = result.indexing
             return wire.SearchMemoryResult(
                 hits=[convert.memory_hit(h) for h in result.hits],
                 degraded=result.degraded,
@@ -199,23 +192,26 @@ def create_server(
 
         def work() -> wire_agent.RememberToolResult:
             written, report = service.remember(text, tags or [])
-            settings = service.ws.settings
+            settings = service.settings
             reads_db = settings.backend == "postgres"  # search reads the database: only a publish makes it findable
             why = [f.reason for f in report.failed if f.path == written.path]
             if reads_db and not settings.postgres_publish:
                 why.append("this workspace only reads the team database (postgres_publish = false)")
-            elif reads_db and service.publish_error is not None:
-                why.append(f"not published to the team database: {service.publish_error}")
+            elif reads_db and report.publish_error is not None:
+                why.append(f"not published to the team database: {report.publish_error}")
             return convert.remembered_tool(written, indexed=not why, reason="; ".join(why) or None)
 
         return _answer(work)
 
     @server.tool()
-    def get_context(query: Task, budget_tokens: Budget = 2000) -> Annotated[CallToolResult, wire_agent.ContextResult]:
+    def get_context(
+        query: Task, budget_tokens: Budget = DEFAULT_BUDGET_TOKENS
+    ) -> Annotated[CallToolResult, wire_agent.ContextResult]:
         """The user's memory for a task, as one markdown block that fits budget_tokens: all of the user's
         hard rules (always), relevant guidance, their preferences, the latest notes verbatim, then the most
         related memories. Put `text` in your context and follow its rules."""
-        return _answer(lambda: convert.context(service.context(query, budget_tokens)))
+        request = {"query": query, "budget_tokens": budget_tokens}
+        return _answer(lambda: convert.context(service.context(_valid(ContextRequest, request))))
 
     @server.tool()
     def memory_status() -> Annotated[CallToolResult, wire_status.WorkspaceStatus]:
@@ -235,7 +231,7 @@ def create_server(
     def expand_memory(id: ItemId) -> Annotated[CallToolResult, wire_hosts.ExpandResult]:
         """The whole note section behind a memory shown with an [id] in your context (botbin's hooks add them), and
         for a remembered conversation the turns it was distilled from. Use it when a memory's line is not enough."""
-        return _answer(lambda: host_convert.expanded(service.hosts().expand(id)))
+        return _answer(lambda: host_convert.expanded(service.hosts.expand(id)))
 
     return server
 

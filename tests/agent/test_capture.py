@@ -52,7 +52,7 @@ def soul(root: Path) -> str:
 def test_a_turn_sent_again_is_captured_once_by_this_server_and_the_next(
     root: Path, real_embedder: SentenceTransformerEmbedder
 ) -> None:
-    first = service(root, real_embedder).hosts().capture
+    first = service(root, real_embedder).hosts.capture
     report = first.ingest(FACTS)
     assert (report.accepted, report.duplicates) == (3, 0)
     again = first.ingest([*FACTS, Said("user", "  ", "u9")])
@@ -60,7 +60,7 @@ def test_a_turn_sent_again_is_captured_once_by_this_server_and_the_next(
     assert first.ingest([], flush=True).pending == ()
     text = soul(root)
     assert text.count("port 5433 on host db-staging.internal") == 1
-    later = service(root, real_embedder).hosts().capture  # a server started later (a resumed or forked session)
+    later = service(root, real_embedder).hosts.capture  # a server started later (a resumed or forked session)
     resent = later.ingest([*FACTS, Said("user", "We deploy with Argo CD from the infra repo.", "u3")], flush=True)
     assert (resent.accepted, resent.duplicates) == (1, 3)
     assert soul(root).count("port 5433 on host db-staging.internal") == 1 and "Argo CD" in soul(root)
@@ -69,15 +69,15 @@ def test_a_turn_sent_again_is_captured_once_by_this_server_and_the_next(
 def test_turns_only_buffered_by_a_killed_server_are_distilled_by_the_next(
     root: Path, real_embedder: SentenceTransformerEmbedder
 ) -> None:
-    killed = service(root, real_embedder).hosts().capture
+    killed = service(root, real_embedder).hosts.capture
     report = killed.ingest(FACTS[:2])
     assert set(report.pending) == {"u1", "a1"} and not (root / "memory" / "soul" / "user.md").exists()
     journaled = (killed.journal.path).read_text(encoding="utf-8")
     assert "port 5433" in journaled  # on disk before the answer: a kill -9 now loses nothing
     # the server dies here without a flush; the next one observes the journal again
     after = service(root, real_embedder)
-    after.hosts().capture.recover()
-    assert after.hosts().capture.ingest([], flush=True).pending == ()
+    after.hosts.capture.recover()
+    assert after.hosts.capture.ingest([], flush=True).pending == ()
     assert soul(root).count("port 5433 on host db-staging.internal") == 1
     assert (root / "memory" / "aifbin" / JOURNAL_FILE).read_bytes() == b""  # nothing buffered: emptied
     ledger = [json.loads(line) for line in (root / "memory" / "aifbin" / LEDGER_FILE).read_text().splitlines()]
@@ -86,8 +86,8 @@ def test_turns_only_buffered_by_a_killed_server_are_distilled_by_the_next(
 
 def test_captured_turns_are_searchable_at_once(root: Path, real_embedder: SentenceTransformerEmbedder) -> None:
     memory = service(root, real_embedder)
-    memory.hosts().capture.ingest(FACTS, flush=True)
-    hits = memory.hosts().recall("What port does the staging database use?", 300).items
+    memory.hosts.capture.ingest(FACTS, flush=True)
+    hits = memory.hosts.recall("What port does the staging database use?", 300).items
     assert hits and hits[0].item.path == "memory/soul/user.md" and "5433" in hits[0].item.text
 
 
@@ -106,11 +106,11 @@ def test_expand_reads_a_blocks_turns_back_from_their_transcript(
     ]
     transcript.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
     memory = service(root, real_embedder)
-    memory.hosts().capture.ingest(FACTS, source=str(transcript), flush=True)
-    item = memory.hosts().recall("What port does the staging database use?", 300).items[0]
-    found = memory.hosts().expand(item.id)
+    memory.hosts.capture.ingest(FACTS, source=str(transcript), flush=True)
+    item = memory.hosts.recall("What port does the staging database use?", 300).items[0]
+    found = memory.hosts.expand(item.id)
     assert found.path == "memory/soul/user.md" and found.text.startswith("## [Turns")
     assert [t.id for t in found.turns] and all(t.id in {"u1", "a1", "u2"} for t in found.turns)
     assert any("port 5433" in t.content for t in found.turns)
     transcript.unlink()  # the host deleted its transcript: the section is still there, without its turns
-    assert memory.hosts().expand(item.id).turns == ()
+    assert memory.hosts.expand(item.id).turns == ()

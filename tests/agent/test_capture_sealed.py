@@ -18,6 +18,7 @@ from botbin.agent.ledger import LEDGER_FILE
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.errors import PassphraseError
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import FakeEmbedder, write_notes
 from test_encrypted_store import _files_holding_secrets
 
@@ -67,7 +68,7 @@ def test_an_encrypted_store_seals_the_journal_and_the_ledger_and_the_next_server
     root = workspace(tmp_path, encrypted=True)
     first = service(root, PASSPHRASE, fake_embedder)
     first.sync()
-    capture = first.hosts().capture
+    capture = first.hosts.capture
     assert capture.ingest(FIRST, flush=True).written == ("memory/soul/user.md",)
     assert capture.ingest(SECOND).pending == ("u2",)  # journaled, not distilled: the server is killed now
     out = first.output_dir
@@ -75,7 +76,7 @@ def test_an_encrypted_store_seals_the_journal_and_the_ledger_and_the_next_server
     assert _files_holding_secrets(root, secrets=SECRETS) == []
     lines = [line for name in (JOURNAL_FILE, LEDGER_FILE) for line in (out / name).read_bytes().split()]
     assert lines and all(line.startswith(b"sealed:v1:") for line in lines)
-    after = service(root, PASSPHRASE, fake_embedder).hosts().capture  # the next server, with the passphrase
+    after = service(root, PASSPHRASE, fake_embedder).hosts.capture  # the next server, with the passphrase
     again = after.ingest([*FIRST, *SECOND, *LATER], flush=True)
     assert (again.accepted, again.duplicates) == (1, 3)  # the sealed ledger and journal were read
     assert all(fact in soul(root) for fact in ("7781", "quokkafish", "heronpike"))
@@ -89,7 +90,7 @@ def test_a_locked_store_keeps_the_turns_in_the_soul_file_and_journals_nothing(
     root = workspace(tmp_path, encrypted=True)
     service(root, PASSPHRASE, real_embedder).sync()
     locked = service(root, None, real_embedder)
-    report = locked.hosts().capture.ingest(FIRST)  # not asked to flush: a locked store distils at once
+    report = locked.hosts.capture.ingest(FIRST)  # not asked to flush: a locked store distils at once
     assert report.written == ("memory/soul/user.md",) and report.pending == ()
     assert report.not_indexed is not None and report.not_indexed.startswith("not indexed: no passphrase")
     assert "7781" in soul(root)
@@ -101,7 +102,7 @@ def test_a_locked_store_keeps_the_turns_in_the_soul_file_and_journals_nothing(
     assert not list((root / "memory").glob("20*.md"))
     unlocked = service(root, PASSPHRASE, real_embedder)
     unlocked.sync()
-    hit = unlocked.search("zebracorn vault code", k=1).hits[0]
+    hit = unlocked.search(SearchRequest(query="zebracorn vault code", k=1, show_all=True)).hits[0]
     assert hit.path == "memory/soul/user.md" and "7781" in hit.text
 
 
@@ -112,11 +113,13 @@ def test_encrypt_while_a_server_holds_turns_leaves_no_word_in_the_clear_and_lose
     root = workspace(tmp_path, encrypted=False)
     running = service(root, PASSPHRASE if server_has_passphrase else None, fake_embedder)
     running.sync()
-    capture = running.hosts().capture
+    capture = running.hosts.capture
     capture.ingest(FIRST, flush=True)
     assert capture.ingest(SECOND).pending == ("u2",)
     assert _files_holding_secrets(root, secrets=SECRETS)  # a plaintext store: the journal holds the turn
-    service(root, PASSPHRASE, fake_embedder).sync(encryption="encrypt")  # `botbin encrypt` in another process
+    service(root, PASSPHRASE, fake_embedder).sync(
+        SyncRequest(encryption="encrypt")
+    )  # `botbin encrypt` in another process
     assert _files_holding_secrets(root, secrets=SECRETS) == []
     report = capture.ingest(LATER, flush=True)
     assert report.pending == () and all(fact in soul(root) for fact in ("7781", "quokkafish", "heronpike"))
@@ -128,9 +131,9 @@ def test_decrypt_opens_the_host_files_for_a_plaintext_store(tmp_path: Path, fake
     root = workspace(tmp_path, encrypted=True)
     store = service(root, PASSPHRASE, fake_embedder)
     store.sync()
-    store.hosts().capture.ingest(FIRST, flush=True)
-    service(root, PASSPHRASE, fake_embedder).sync(encryption="decrypt")
+    store.hosts.capture.ingest(FIRST, flush=True)
+    service(root, PASSPHRASE, fake_embedder).sync(SyncRequest(encryption="decrypt"))
     ledger = [json.loads(line) for line in (root / "memory" / "aifbin" / LEDGER_FILE).read_text().splitlines()]
     assert {e["id"] for e in ledger} == {"u1", "a1"}
-    plain = service(root, None, fake_embedder).hosts().capture
+    plain = service(root, None, fake_embedder).hosts.capture
     assert plain.ingest(FIRST, flush=True).duplicates == 2

@@ -389,11 +389,13 @@ def test_to_dict_shape() -> None:
     assert [t["tier"] for t in out["tiers"]] == ["1", "1.5", "2", "3", "4"]
     for tier, raw in zip(result.tiers, out["tiers"], strict=True):
         assert set(raw) == {"name", "tier", "tokens", "items", "cut"} and raw["tokens"] == tier.tokens
-        for key in ("items", "cut"):
-            assert raw[key] == [
-                {"path": i.path, "startLine": i.start_line, "endLine": i.end_line, "text": i.text}
-                for i in getattr(tier, key)
-            ]
+        assert raw["items"] == [
+            {"path": i.path, "startLine": i.start_line, "endLine": i.end_line, "text": i.text} for i in tier.items
+        ]
+        assert raw["cut"] == [  # a cut item also says why it was left out
+            {"path": i.path, "startLine": i.start_line, "endLine": i.end_line, "text": i.text, "reason": why}
+            for i, why in zip(tier.cut, tier.cut_reasons, strict=True)
+        ]
     assert out["tiers"][0]["items"] == [
         {"path": "MEMORY.md", "startLine": 1, "endLine": 2, "text": "- Never push to main."}
     ]

@@ -18,6 +18,7 @@ from botbin.agent.remember import Remembered, entry_text, remember
 from botbin.errors import BotbinError
 from botbin.parsing import decode_note
 from botbin.service import MemoryService
+from botbin.wire.requests import ContextRequest, SearchRequest
 from conftest import write_notes
 
 NOW = datetime(2026, 11, 3, 9, 5).astimezone()
@@ -182,7 +183,7 @@ def test_service_remember_then_search_finds_the_entry(make_service: ServiceFacto
     written, report = service.remember("We picked the otter logo for v2.", ["decision"])
     assert written.path == f"memory/{today()}.md" and not report.failed
     assert written.path in report.added
-    hit = service.search("otter logo", k=1).hits[0]
+    hit = service.search(SearchRequest(query="otter logo", k=1, show_all=True)).hits[0]
     assert hit.path == written.path
     assert hit.start_line <= written.start_line and written.end_line <= hit.end_line
     assert "We picked the otter logo for v2. #decision" in hit.text
@@ -211,16 +212,16 @@ def test_service_recall_ranks_a_recent_daily_note_above_an_old_one(make_service:
         {old: entry, new: entry, "memory/cooking.md": "Pasta needs salted water.\n"}, decay_weight=0.0
     )  # memo decay (memory/) would also lower the old note
     service.sync()
-    plain = {h.path: h.score for h in service.search("otter logo approved").hits}
+    plain = {h.path: h.score for h in service.search(SearchRequest(query="otter logo approved", show_all=True)).hits}
     # The same text: about the same similarity (0.03: issue 18's note and neighbour terms weigh the cosine
     # more, so the fake vectors of the two titles, part of the embedded text, differ a little more; was 0.02).
     assert plain[old] == pytest.approx(plain[new], abs=0.03)
-    hits = service.recall("otter logo approved", k=3).hits
+    hits = service.recall(SearchRequest(query="otter logo approved", k=3)).hits
     assert [h.path for h in hits[:2]] == [new, old]
     assert hits[0].score > hits[1].score
     assert all(0.0 <= h.score <= 1.0 for h in hits)
     assert hits == sorted(hits, key=lambda h: h.score, reverse=True)
-    assert len(service.recall("otter", k=1).hits) == 1
+    assert len(service.recall(SearchRequest(query="otter", k=1)).hits) == 1
 
 
 RULES = {
@@ -235,7 +236,7 @@ def test_context_always_holds_the_rule(make_service: ServiceFactory) -> None:
     service.sync()
     # with the fake embedder the note is found by its words: "how long do I boil pasta" shares only "pasta",
     # one word of six, under the relevance floor since issue 18/19 (the old floor let the best such chunk through)
-    result = service.context("how long does pasta need in salted water", 400)
+    result = service.context(ContextRequest(query="how long does pasta need in salted water", budget_tokens=400))
     hard = result.tiers[0]
     assert hard.name == "hard" and [(i.path, i.start_line, i.text) for i in hard.items] == [
         ("AGENTS.md", 2, "- Never answer in prose.")
@@ -244,7 +245,7 @@ def test_context_always_holds_the_rule(make_service: ServiceFactory) -> None:
     assert "Pasta needs salted water" in result.text  # the relevant note is recalled
     assert result.used_tokens == service.ws.models.counter.count(result.text) <= 400
     # an empty query still gets the rules, and nothing recalled
-    bare = service.context("", 400)
+    bare = service.context(ContextRequest(query="", budget_tokens=400))
     assert [i.text for i in bare.tiers[0].items] == ["- Never answer in prose."] and not bare.tiers[-1].items
 
 
@@ -259,7 +260,7 @@ def test_context_recent_tier_is_the_end_of_the_latest_daily_note(make_service: S
         }
     )
     service.sync()
-    result = service.context("pasta", 200)
+    result = service.context(ContextRequest(query="pasta", budget_tokens=200))
     recent = {t.name: t for t in result.tiers}["recent"]
     everything = recent_entries(service.root, latest)
     assert len(everything) == 10
@@ -286,9 +287,11 @@ def test_context_budget_error_names_the_token_count(make_service: ServiceFactory
     assert len(hard) == 3
     need = service.ws.models.counter.count(HEADERS["hard"] + "\n" + "\n".join(i.render() for i in hard))
     with pytest.raises(ContextBudgetError) as info:
-        service.context("pasta", 5)
+        service.context(ContextRequest(query="pasta", budget_tokens=5))
     assert f"the hard rules (3) need {need} tokens, over the budget of 5" in str(info.value)
-    assert service.context("pasta", need).used_tokens == need  # exactly enough: only the rules
+    assert (
+        service.context(ContextRequest(query="pasta", budget_tokens=need)).used_tokens == need
+    )  # exactly enough: only the rules
 
 
 def test_context_instruction_notes_order(make_service: ServiceFactory) -> None:
@@ -302,7 +305,7 @@ def test_context_instruction_notes_order(make_service: ServiceFactory) -> None:
         }
     )
     service.sync()
-    result = service.context("commits", 1000)
+    result = service.context(ContextRequest(query="commits", budget_tokens=1000))
     assert [(i.path, i.start_line) for i in result.tiers[0].items] == [  # MEMORY.md is memory (issue 19)
         ("AGENTS.md", 2),
         ("CLAUDE.md", 0),
@@ -317,8 +320,8 @@ def test_context_with_a_long_note(make_service: ServiceFactory) -> None:
     paragraphs = "\n\n".join(f"Paragraph {n}: the otter database migration step {n} ran smoothly." for n in range(40))
     service = make_service({"memory/project.md": "# Project\n\n" + paragraphs + "\n"})
     service.sync()
-    assert len(service.search("otter database migration").hits) > 1
-    result = service.context("otter database migration", 2000)
+    assert len(service.search(SearchRequest(query="otter database migration", show_all=True)).hits) > 1
+    result = service.context(ContextRequest(query="otter database migration", budget_tokens=2000))
     assert result.tiers[-1].items
 
 
@@ -328,7 +331,7 @@ def test_context_with_a_long_soft_directive(make_service: ServiceFactory) -> Non
     )
     service = make_service({"memory/style.md": "# Style\n\n" + rule + "\n"})
     service.sync()
-    result = service.context("tabs indentation", 4000)  # raises ContextLawError
+    result = service.context(ContextRequest(query="tabs indentation", budget_tokens=4000))  # raises ContextLawError
     assert [(i.path, i.start_line) for i in result.tiers[1].items] == [("memory/style.md", 2)]
     assert len(gather(service.searcher, "tabs indentation").guidance) == 1
 

@@ -14,6 +14,7 @@ from botbin.agent.context import ContextBudgetError
 from botbin.agent.expand import ExpandError
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.service import MemoryService
+from botbin.wire.requests import ContextRequest
 from conftest import write_notes
 
 TODAY = datetime.now().astimezone().strftime("%Y-%m-%d")
@@ -36,11 +37,11 @@ def memory(tmp_path: Path, real_embedder: SentenceTransformerEmbedder) -> Iterat
     service = MemoryService(root, {}, embedder=real_embedder, env={})
     service.sync()
     yield service
-    service.close_hosts()
+    service.hosts.close()
 
 
 def test_a_session_starts_with_every_rule_and_the_recent_tail_within_the_budget(memory: MemoryService) -> None:
-    block = memory.hosts().session_context(400, session="s1")
+    block = memory.hosts.session_context(400, session="s1")
     assert "Never push to main without a review." in block.text and "Always answer in English." in block.text
     assert "port 5433" in block.text  # the latest daily note's tail
     assert block.rules == 2 and 0 < block.used_tokens <= 400
@@ -50,19 +51,19 @@ def test_a_session_starts_with_every_rule_and_the_recent_tail_within_the_budget(
 
 def test_a_rule_edited_since_the_last_sync_is_given_as_it_reads_now(memory: MemoryService) -> None:
     (memory.root / "AGENTS.md").write_text(AGENTS + "- Never deploy on Fridays.\n", encoding="utf-8")
-    block = memory.hosts().session_context(400)
+    block = memory.hosts.session_context(400)
     assert "Never deploy on Fridays." in block.text and block.rules == 3
 
 
 def test_rules_over_the_budget_are_refused_not_cut(memory: MemoryService) -> None:
     with pytest.raises(ContextBudgetError, match="over the budget of 5"):
-        memory.hosts().session_context(5)
+        memory.hosts.session_context(5)
 
 
 def test_recall_gives_the_relevant_memory_with_its_id_and_nothing_for_an_unrelated_prompt(
     memory: MemoryService,
 ) -> None:
-    hosts = memory.hosts()
+    hosts = memory.hosts
     block = hosts.recall("When do deploys go out?", 300)
     assert "Tuesdays" in block.text and block.items
     first = block.items[0]
@@ -73,7 +74,7 @@ def test_recall_gives_the_relevant_memory_with_its_id_and_nothing_for_an_unrelat
 
 
 def test_recall_does_not_give_a_session_what_it_has_until_its_next_context(memory: MemoryService) -> None:
-    hosts = memory.hosts()
+    hosts = memory.hosts
     hosts.session_context(400, session="s1")
     again = hosts.recall("Which database did we pick for billing?", 300, session="s1")
     assert "Postgres 16" not in again.text and again.repeated >= 1  # the recent tail gave it already
@@ -86,7 +87,7 @@ def test_recall_does_not_give_a_session_what_it_has_until_its_next_context(memor
 
 
 def test_expand_gives_the_whole_section_of_an_item(memory: MemoryService) -> None:
-    hosts = memory.hosts()
+    hosts = memory.hosts
     item = hosts.recall("How long does a rollback take?", 300).items[0]
     found = hosts.expand(item.id[:6])
     assert found.id == item.id and found.path == "memory/project.md"
@@ -97,14 +98,14 @@ def test_expand_gives_the_whole_section_of_an_item(memory: MemoryService) -> Non
 
 
 def test_assemble_stays_within_the_budget_and_the_character_limit(memory: MemoryService) -> None:
-    hosts = memory.hosts()
-    full = hosts.assemble("When do deploys go out?", 2000)
+    hosts = memory.hosts
+    full = hosts.assemble(ContextRequest(query="When do deploys go out?", budget_tokens=2000))
     assert "Tuesdays" in full.text and full.rules == 2
     limit = len(full.text) - 10
-    cut = hosts.assemble("When do deploys go out?", 2000, max_chars=limit)
+    cut = hosts.assemble(ContextRequest(query="When do deploys go out?", budget_tokens=2000, max_chars=limit))
     assert len(cut.text) <= limit and cut.rules == 2  # whole items left out, every rule kept
     with pytest.raises(ContextBudgetError):
-        hosts.assemble("When do deploys go out?", 2000, max_chars=20)
+        hosts.assemble(ContextRequest(query="When do deploys go out?", budget_tokens=2000, max_chars=20))
 
 
 def test_compaction_keeps_rules_verbatim_within_the_budget_and_measures_its_confidence(memory: MemoryService) -> None:
@@ -115,10 +116,10 @@ def test_compaction_keeps_rules_verbatim_within_the_budget_and_measures_its_conf
         ("assistant", "Understood."),
         ("user", "The batch size should be ten thousand rows, and the copy must finish before 6 am."),
     ]
-    done = memory.hosts().compact(messages, 60)
+    done = memory.hosts.compact(messages, 60)
     assert "never run a migration without a dry run first" in done.summary and done.rules_kept == 1
     assert done.tokens_after <= 60 and done.tokens_after == memory.ws.models.counter.count(done.summary)
     assert done.tokens_before > done.tokens_after and done.messages == 5
     assert 0.5 < done.confidence <= 1.0 and 0.0 < done.coverage <= 1.0
-    tiny = memory.hosts().compact(messages, 12)
+    tiny = memory.hosts.compact(messages, 12)
     assert tiny.tokens_after <= 12 and tiny.coverage < done.coverage

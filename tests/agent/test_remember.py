@@ -10,6 +10,7 @@ import pytest
 
 from botbin.agent.remember import RETRY_WINDOW_MIN, remember
 from botbin.errors import BotbinError
+from botbin.wire.requests import SearchRequest
 
 
 def _note(root: Path) -> str:
@@ -65,7 +66,9 @@ def test_remember_waits_for_the_servers_own_sync_and_is_then_searchable(tmp_path
     written, report = service.remember("The staging database moved to kestrel-db-3.", ["ops"])
     startup.join()
     assert not report.failed and written.path in report.added + report.modified
-    assert service.search("staging database kestrel", k=1).hits[0].path == written.path
+    assert (
+        service.search(SearchRequest(query="staging database kestrel", k=1, show_all=True)).hits[0].path == written.path
+    )
     again, _ = service.remember("The staging database moved to kestrel-db-3.", ["ops"])
     assert again == written
     assert (root / written.path).read_text(encoding="utf-8").count("kestrel-db-3") == 1
@@ -105,7 +108,7 @@ def test_a_full_daily_note_goes_on_in_a_searchable_continuation(make_service: An
     assert written.path == f"memory/{today}-2.md" and written.start_line == 2
     assert not report.failed
     assert (service.root / f"memory/{today}.md").read_text(encoding="utf-8").startswith(full)
-    hit = service.search("heron nest cam password", k=1).hits[0]
+    hit = service.search(SearchRequest(query="heron nest cam password", k=1, show_all=True)).hits[0]
     assert hit.path == written.path
     again, report = service.remember("Ana's flight lands at 17:40.")
     assert again.path == written.path and not report.failed

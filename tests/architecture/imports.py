@@ -11,11 +11,13 @@ PACKAGE = Path(__file__).resolve().parents[2] / "server" / "botbin"
 
 @dataclass(frozen=True)
 class Edge:
-    """``source`` imports ``target`` at ``line`` (at run time: imports under ``if TYPE_CHECKING:`` are left out)."""
+    """``source`` imports ``target`` at ``line``: at run time (module or function level), or for the type checker
+    only (under ``if TYPE_CHECKING:``, ``typing_only``)."""
 
     source: str
     target: str
     line: int
+    typing_only: bool = False
 
 
 def module_name(path: Path) -> str:
@@ -34,36 +36,39 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(tree: ast.AST) -> list[tuple[str, int]]:
-    """(module, line) of every import at run time, function-level ones included."""
-    found: list[tuple[str, int]] = []
+def _imports(tree: ast.AST) -> list[tuple[str, int, bool]]:
+    """(module, line, typing_only) of every import: function-level ones and those under ``if TYPE_CHECKING:``
+    (``typing_only``) included."""
+    found: list[tuple[str, int, bool]] = []
 
-    def visit(node: ast.AST) -> None:
+    def visit(node: ast.AST, typing_only: bool) -> None:
         if isinstance(node, ast.If) and _is_type_checking(node):
+            for child in node.body:
+                visit(child, True)
             for child in node.orelse:
-                visit(child)
+                visit(child, typing_only)
             return
         if isinstance(node, ast.Import):
-            found.extend((alias.name, node.lineno) for alias in node.names)
+            found.extend((alias.name, node.lineno, typing_only) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.append((node.module, node.lineno))
-            found.extend((f"{node.module}.{alias.name}", node.lineno) for alias in node.names)
+            found.append((node.module, node.lineno, typing_only))
+            found.extend((f"{node.module}.{alias.name}", node.lineno, typing_only) for alias in node.names)
         for inner in ast.iter_child_nodes(node):
-            visit(inner)
+            visit(inner, typing_only)
 
-    visit(tree)
+    visit(tree, False)
     return found
 
 
 def edges() -> list[Edge]:
-    """Every run-time import of one botbin module by another (``from a import b`` counts as a.b when b is a
-    module, else as a)."""
+    """Every import of one botbin module by another, ``TYPE_CHECKING`` ones included (``from a import b`` counts as
+    a.b when b is a module, else as a)."""
     known = modules()
     out: list[Edge] = []
     for name, path in known.items():
-        for target, line in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for target, line, typing_only in _imports(ast.parse(path.read_text(encoding="utf-8"))):
             if target in known and target != name:
-                out.append(Edge(name, target, line))
+                out.append(Edge(name, target, line, typing_only))
     return sorted(set(out), key=lambda e: (e.source, e.target, e.line))
 
 

@@ -38,6 +38,7 @@ from botbin.service import MemoryService
 from botbin.sync.documents import output_rel
 from botbin.sync.lock import LOCK_FILE
 from botbin.sync.state import STATE_FILE
+from botbin.wire.requests import SearchRequest
 
 from .vault import CONFIG, ENV, OUTPUT_DIR, generated_note, md5, note_paths, run_sync, sync_cmd
 from .verify import outputs
@@ -233,7 +234,7 @@ def assert_index_current(svc: MemoryService, last_edit: dict[str, str]) -> None:
         current = md5((svc.root / rel).read_bytes())
         assert index.chunk_vector(rel, (0, 10**6), current) is not None, f"{rel}: index holds an older version"
     for rel, token in last_edit.items():
-        hits = svc.search(token, k=1, alpha=0.0).hits
+        hits = svc.search(SearchRequest(query=token, k=1, alpha=0.0, show_all=True)).hits
         assert hits and hits[0].path == rel, (rel, token, hits[:1])
 
 

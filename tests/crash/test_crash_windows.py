@@ -70,10 +70,10 @@ def test_crash_before_state_save_loses_no_embedding(
 ) -> None:
     svc = service()
     svc.sync()
-    state_before = svc.state_path.read_bytes()
+    state_before = svc.ws.state_path.read_bytes()
     write_notes(svc.root, {"a.md": NOTES["a.md"] + "\nA new line about lunch.\n", "e.md": "# Echo\n\nNew note.\n"})
     sync_killed_before_state_save(svc.root)
-    assert svc.state_path.read_bytes() == state_before
+    assert svc.ws.state_path.read_bytes() == state_before
     assert (svc.output_dir / "e.aif-bin").is_file()
     embedded = fake_embedder.embedded
     report = service().sync()
@@ -111,7 +111,7 @@ def test_output_of_a_note_deleted_after_a_crash_is_removed(
         svc.sync()
     write_notes(svc.root, {"e.md": "# Echo\n\nA note that lives one crash long.\n"})
     sync_killed_before_state_save(svc.root)
-    if not (svc.output_dir / "e.aif-bin").is_file() or svc.state_path.is_file() != synced_before:
+    if not (svc.output_dir / "e.aif-bin").is_file() or svc.ws.state_path.is_file() != synced_before:
         raise RuntimeError("the crash did not leave e.aif-bin written and the state file as it was")
     (svc.root / "e.md").unlink()
     report = service().sync()

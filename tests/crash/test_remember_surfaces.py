@@ -19,6 +19,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from botbin.wire.requests import SearchRequest
 from lsp.conftest import request, serve
 
 pytestmark = [pytest.mark.crash, pytest.mark.model]
@@ -107,4 +108,4 @@ async def test_fifty_concurrent_remembers_from_three_surfaces_lose_nothing(
     service = MemoryService(root, embedder=real_embedder, env={})
     service.sync()
     for query in ("quokka ledger", "axolotl budget", "wombat roster"):
-        assert service.search(query, k=1).hits[0].path in daily
+        assert service.search(SearchRequest(query=query, k=1, show_all=True)).hits[0].path in daily

@@ -24,6 +24,7 @@ import numpy as np
 from botbin.aifbin import AifBinDocument, ChunkRecord
 from botbin.index.ann import AnnIndex, usearch_available
 from botbin.index.ann_live import AnnConfig
+from botbin.index.hits import IndexQuery
 from botbin.index.store import MemoryIndex
 logging.basicConfig(level=logging.INFO, stream=sys.stderr)
 if not usearch_available():
@@ -49,7 +50,7 @@ if case == "build":
     print("built"); sys.exit(0)
 again = index()
 query = docs[7].chunks[0].embedding
-hits = again.search("", query, k=1, alpha=1.0)
+hits = again.search(IndexQuery("", query, k=1, alpha=1.0))
 print("ok", again.ann_active(), hits[0].path if hits else None)
 """
 

@@ -22,6 +22,7 @@ from tamper_cases import NOTES, QUERY, fresh, make_canaries, synced_workspace
 from botbin.index import load_cache
 from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig, read_cache
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 from conftest import FakeEmbedder
 
 Arrays = dict[str, npt.NDArray[Any]]
@@ -33,7 +34,10 @@ def service(tmp_path: Path, fake_embedder: FakeEmbedder) -> MemoryService:
 
 
 def _ranked(service: MemoryService) -> list[tuple[str, float]]:
-    return [(h.path, round(h.score, 5)) for h in service.search(QUERY, k=3, reinforce=False).hits]
+    return [
+        (h.path, round(h.score, 5))
+        for h in service.search(SearchRequest(query=QUERY, k=3, show_all=True), reinforce=False).hits
+    ]
 
 
 # -- the load cache ---------------------------------------------------------------------------------------------

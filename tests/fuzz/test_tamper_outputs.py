@@ -34,6 +34,7 @@ from tamper_cases import (
 from botbin.aifbin import decode, encode
 from botbin.service import MemoryService
 from botbin.sync.state import STATE_FILE
+from botbin.wire.requests import SearchRequest
 from conftest import FakeEmbedder
 
 OTHER = "memory/deep/2026-11-04.md"
@@ -83,7 +84,7 @@ def test_same_size_damage_is_reported_named_and_repaired_by_a_plain_sync(
     assert path.stat().st_size == len(data)
     stale = {s.path: s.reason for s in fresh(service, fake_embedder).status().stale}
     assert "changed since the last sync" in stale[ANSWER], stale
-    result = fresh(service, fake_embedder).search(QUERY, k=3)
+    result = fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=3, show_all=True))
     if damage != "another-model":  # another model's file still decodes: the sync's check is what refuses it
         assert ANSWER not in [h.path for h in result.hits]
         assert any(str(path) in w and "next sync rebuilds it" in w for w in result.warnings), result.warnings
@@ -93,7 +94,7 @@ def test_same_size_damage_is_reported_named_and_repaired_by_a_plain_sync(
     decode(path.read_bytes(), str(path))  # whole again
     after = fresh(service, fake_embedder)
     assert after.status().stale == ()
-    assert [h.path for h in after.search(QUERY, k=1).hits] == [ANSWER]
+    assert [h.path for h in after.search(SearchRequest(query=QUERY, k=1, show_all=True)).hits] == [ANSWER]
     assert not after.sync().changed  # and the next sync trusts it again by its stat
 
 
@@ -112,7 +113,9 @@ def test_another_notes_output_copied_over_is_rewritten(service: MemoryService, f
     report = fresh(service, fake_embedder).sync()
     assert report.modified == (ANSWER,)
     assert decode(path.read_bytes(), "x").source == ANSWER
-    assert [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]
+    assert [
+        h.path for h in fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=1, show_all=True)).hits
+    ] == [ANSWER]
 
 
 def test_a_search_refuses_an_output_that_names_another_note(
@@ -123,7 +126,7 @@ def test_a_search_refuses_an_output_that_names_another_note(
     path = output_of(service, ANSWER)
     doc = decode(path.read_bytes(), "x")
     path.write_bytes(encode(type(doc)({**doc.metadata, "source": "../../outside/secret.md"}, doc.chunks)))
-    result = fresh(service, fake_embedder).search(QUERY, k=3)
+    result = fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=3, show_all=True))
     assert all(".." not in h.path for h in result.hits)
     assert any(str(path) in w and "names the note" in w for w in result.warnings), result.warnings
     assert fresh(service, fake_embedder).sync().modified == (ANSWER,)
@@ -145,7 +148,9 @@ def test_an_output_folder_replaced_by_a_link_out_is_never_written_through(
     canaries.untouched()
     sub.unlink()
     mended = fresh(service, fake_embedder).sync()
-    assert not mended.failed and [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]
+    assert not mended.failed and [
+        h.path for h in fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=1, show_all=True)).hits
+    ] == [ANSWER]
     canaries.untouched()
 
 
@@ -155,7 +160,7 @@ def test_an_output_replaced_by_a_link_out_is_not_loaded_and_is_replaced_not_writ
     path = output_of(service, ANSWER)
     path.unlink()
     path.symlink_to(canaries.aifbin)  # a valid AIF-BIN file of the same note: only the folder check refuses it
-    result = fresh(service, fake_embedder).search(QUERY, k=3)
+    result = fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=3, show_all=True))
     assert any(str(path) in w and "symbolic link" in w for w in result.warnings), result.warnings
     report = fresh(service, fake_embedder).sync()
     assert report.modified == (ANSWER,) and not path.is_symlink()
@@ -203,7 +208,7 @@ def test_a_fifo_planted_as_an_output_does_not_hang_anything(
     path = output_of(service, ANSWER)
     path.unlink()
     os.mkfifo(path)
-    result = fresh(service, fake_embedder).search(QUERY, k=3)
+    result = fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=3, show_all=True))
     assert any(str(path) in w for w in result.warnings), result.warnings
     assert fresh(service, fake_embedder).sync().modified == (ANSWER,)
 
@@ -220,7 +225,9 @@ def test_a_vanished_notes_output_linked_to_another_notes_output_removes_only_the
     report = fresh(service, fake_embedder).sync()
     assert report.deleted == (OTHER,)
     assert output_of(service, ANSWER).is_file() and path.is_symlink()
-    assert [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]
+    assert [
+        h.path for h in fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=1, show_all=True)).hits
+    ] == [ANSWER]
 
 
 # -- fuzz: same-size damage anywhere ----------------------------------------------------------------------------
@@ -239,7 +246,7 @@ def test_fuzz_same_size_damage_anywhere_in_an_output(
         data[at + i] ^= byte or 1
     write_same_inode(path, bytes(data))
     fresh(service, embedder).status()
-    hits = fresh(service, embedder).search(QUERY, k=3).hits
+    hits = fresh(service, embedder).search(SearchRequest(query=QUERY, k=3, show_all=True)).hits
     assert all(h.score == h.score for h in hits)  # no NaN score
     report = fresh(service, embedder).sync()
     assert not report.failed

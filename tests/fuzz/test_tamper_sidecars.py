@@ -20,6 +20,7 @@ from botbin.aifbin import decode
 from botbin.memory.memos import MEMO_FILE, MemoStore
 from botbin.service import MemoryService
 from botbin.sync.spare import SPARE_FILE, read_spare
+from botbin.wire.requests import ContextRequest, SearchRequest
 from botbin.workspace.remote import PUBLISHER_FILE, publisher_id
 from conftest import FakeEmbedder
 
@@ -35,7 +36,10 @@ def canaries(tmp_path: Path, service: MemoryService) -> Canaries:
 
 
 def _ranked(service: MemoryService) -> list[tuple[str, float]]:
-    return [(h.path, round(h.score, 5)) for h in service.search(QUERY, k=3, reinforce=False).hits]
+    return [
+        (h.path, round(h.score, 5))
+        for h in service.search(SearchRequest(query=QUERY, k=3, show_all=True), reinforce=False).hits
+    ]
 
 
 # -- the spare embeddings -----------------------------------------------------------------------------------------
@@ -80,7 +84,9 @@ def test_a_tampered_spare_file_never_lends_a_vector(
     assert fake_embedder.embedded > before
     doc = decode(output_of(service, ANSWER).read_bytes(), "x")
     assert all(np.isfinite(c.embedding).all() for c in doc.chunks)
-    assert [h.path for h in fresh(service, fake_embedder).search(QUERY, k=1).hits] == [ANSWER]
+    assert [
+        h.path for h in fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=1, show_all=True)).hits
+    ] == [ANSWER]
 
 
 def test_a_truncated_spare_file_lends_nothing(service: MemoryService, fake_embedder: FakeEmbedder) -> None:
@@ -95,14 +101,14 @@ def test_a_truncated_memo_store_is_set_aside_with_a_warning(
     service: MemoryService, fake_embedder: FakeEmbedder
 ) -> None:
     first = fresh(service, fake_embedder)
-    first.search(QUERY, k=1)
+    first.search(SearchRequest(query=QUERY, k=1, show_all=True))
     first.lifecycle.close()  # as a process that ends: the store is whole on disk
     db_path = service.output_dir / MEMO_FILE
     for tail in ("-wal", "-shm"):
         (service.output_dir / (MEMO_FILE + tail)).unlink(missing_ok=True)
     db_path.write_bytes(db_path.read_bytes()[:100])
     reader = fresh(service, fake_embedder)
-    assert [h.path for h in reader.search(QUERY, k=1).hits] == [ANSWER]
+    assert [h.path for h in reader.search(SearchRequest(query=QUERY, k=1, show_all=True)).hits] == [ANSWER]
     assert any(str(db_path) in w for w in reader.lifecycle.store.warnings), reader.lifecycle.store.warnings
 
 
@@ -150,14 +156,16 @@ def test_a_memo_row_of_the_wrong_type_is_removed_and_made_again(
         db.execute(f"UPDATE memos SET {MEMO_DAMAGE[damage]}")  # every row
     with caplog.at_level(logging.WARNING):
         reader = fresh(service, fake_embedder)
-        assert [h.path for h in reader.search(QUERY, k=3).hits] == [p for p, _ in expected]  # reads and reinforces
-        assert reader.context(QUERY, 500).tiers
+        assert [h.path for h in reader.search(SearchRequest(query=QUERY, k=3, show_all=True)).hits] == [
+            p for p, _ in expected
+        ]  # reads and reinforces
+        assert reader.context(ContextRequest(query=QUERY, budget_tokens=500)).tiers
         reader.lifecycle.flush()
     named = any(str(db_path) in r.getMessage() for r in caplog.records)
     assert named or damage in PLACE_DAMAGE  # a bad place is left out, then written again by the reconcile
     store = MemoStore(db_path)
     assert len(store.all()) == len(store.place_map())  # what is left reads back whole
-    assert len(fresh(service, fake_embedder).search(QUERY, k=1).hits) == 1
+    assert len(fresh(service, fake_embedder).search(SearchRequest(query=QUERY, k=1, show_all=True)).hits) == 1
 
 
 @pytest.mark.parametrize("name", [MEMO_FILE, MEMO_FILE + "-wal", MEMO_FILE + "-shm"])
@@ -165,13 +173,13 @@ def test_a_memo_file_planted_as_a_link_is_never_written_through(
     service: MemoryService, canaries: Canaries, fake_embedder: FakeEmbedder, name: str
 ) -> None:
     first = fresh(service, fake_embedder)
-    first.search(QUERY, k=1)
+    first.search(SearchRequest(query=QUERY, k=1, show_all=True))
     first.lifecycle.close()
     for tail in ("", "-wal", "-shm"):
         (service.output_dir / (MEMO_FILE + tail)).unlink(missing_ok=True)
     (service.output_dir / name).symlink_to(canaries.sqlite)
     reader = fresh(service, fake_embedder)
-    assert [h.path for h in reader.search(QUERY, k=1).hits] == [ANSWER]
+    assert [h.path for h in reader.search(SearchRequest(query=QUERY, k=1, show_all=True)).hits] == [ANSWER]
     assert not (service.output_dir / name).is_symlink()
     assert (service.output_dir / (name + ".link")).is_symlink()
     canaries.untouched()
@@ -193,10 +201,10 @@ def test_a_memo_file_planted_as_a_link_is_never_written_through(
 def test_a_tampered_publisher_id_is_replaced_by_a_new_one(service: MemoryService, content: str) -> None:
     path = service.output_dir / PUBLISHER_FILE
     path.write_bytes(content.format(root=service.root, good="a" * 32).encode("utf-8", "surrogateescape"))
-    made = publisher_id(service.ws)
+    made = publisher_id(service.ws.team)
     assert len(made) == 32 and int(made, 16) >= 0
     assert path.read_text().split("\n")[:2] == [made, str(service.root)]
-    assert publisher_id(service.ws) == made
+    assert publisher_id(service.ws.team) == made
 
 
 def test_a_publisher_id_planted_as_a_link_out_is_not_read(service: MemoryService, canaries: Canaries) -> None:
@@ -204,6 +212,6 @@ def test_a_publisher_id_planted_as_a_link_out_is_not_read(service: MemoryService
     canaries.text.parent.joinpath("id").write_text(f"{'b' * 32}\n{service.root}\n")
     canaries = make_canaries(canaries.folder, canaries.aifbin.read_bytes())
     path.symlink_to(canaries.folder / "id")
-    made = publisher_id(service.ws)
+    made = publisher_id(service.ws.team)
     assert made != "b" * 32 and not path.is_symlink()
     canaries.untouched()

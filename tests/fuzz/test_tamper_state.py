@@ -33,6 +33,7 @@ from botbin.service import MemoryService
 from botbin.sync.documents import output_rel
 from botbin.sync.state import STATE_FILE, load_state
 from botbin.sync.state_log import log_path
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import FakeEmbedder
 
 GONE = "memory/gone.md"
@@ -83,7 +84,9 @@ def _intact(service: MemoryService, embedder: FakeEmbedder) -> None:
     assert not report.failed and report.changed is False, report
     assert embedder.embedded == before
     assert set(state_json(service)["files"]) == set(NOTES)
-    assert [h.path for h in fresh(service, embedder).search(QUERY, k=1).hits] == [ANSWER]
+    assert [h.path for h in fresh(service, embedder).search(SearchRequest(query=QUERY, k=1, show_all=True)).hits] == [
+        ANSWER
+    ]
 
 
 @pytest.mark.parametrize("case", ["absolute", "absolute-aifbin", "dot-dot", "dot-dot-inside-prefix", "another-note"])
@@ -110,7 +113,7 @@ def test_an_existing_notes_hostile_output_is_never_read_written_or_removed(
 ) -> None:
     _plant(service, "MEMORY.md", _hostile_outputs(service, canaries)[case])
     note = (service.root / "MEMORY.md").read_bytes()
-    report = fresh(service, fake_embedder).sync(full=True)
+    report = fresh(service, fake_embedder).sync(SyncRequest(full=True))
     _one_warning_naming(report.warnings, service.output_dir / STATE_FILE)
     canaries.untouched()
     assert (service.root / "MEMORY.md").read_bytes() == note
@@ -124,11 +127,11 @@ def test_encrypt_never_removes_a_file_a_hostile_entry_names(
     (service.root / "botbin.toml").write_text("kdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n")
     _plant(service, ANSWER, str(canaries.text))
     locked = MemoryService(service.root, embedder=fake_embedder, env={}, passphrase=lambda: "hunter2 horse")
-    report = locked.sync(encryption="encrypt")
+    report = locked.sync(SyncRequest(encryption="encrypt"))
     assert not report.failed
     _one_warning_naming(report.warnings, service.output_dir / STATE_FILE)
     canaries.untouched()
-    assert [h.path for h in locked.search(QUERY, k=1).hits] == [ANSWER]
+    assert [h.path for h in locked.search(SearchRequest(query=QUERY, k=1, show_all=True)).hits] == [ANSWER]
 
 
 def test_a_non_aifbin_file_at_a_vanished_notes_output_is_left_with_a_warning(
@@ -180,7 +183,7 @@ def test_sync_status_and_search_survive_a_hostile_number(
         if action == "status":
             _one_warning_naming(reader.status().warnings, path)
         elif action == "search":
-            assert [h.path for h in reader.search(QUERY, k=1).hits] == [ANSWER]
+            assert [h.path for h in reader.search(SearchRequest(query=QUERY, k=1, show_all=True)).hits] == [ANSWER]
         else:
             report = reader.sync()
             assert report.deleted == () and not report.failed
@@ -238,7 +241,7 @@ def test_a_malformed_state_file_is_rebuilt(service: MemoryService, fake_embedder
 def _journaled(service: MemoryService) -> Path:
     """The workspace after a note-level sync, whose entry went to the journal."""
     (service.root / ANSWER).write_text(NOTES[ANSWER] + "\nA second fact about the pool.\n")
-    assert service.sync(only=frozenset([ANSWER])).modified == (ANSWER,)
+    assert service.sync(SyncRequest(only=frozenset([ANSWER]))).modified == (ANSWER,)
     journal = log_path(service.output_dir / STATE_FILE)
     assert journal.is_file()
     return journal
@@ -288,10 +291,12 @@ def test_a_journal_planted_as_a_link_is_never_written_through(
     journal.symlink_to(canaries.text)
     (service.root / ANSWER).write_text(NOTES[ANSWER] + "\nA third fact.\n")
     writer = fresh(service, fake_embedder)
-    assert writer.sync(only=frozenset([ANSWER])).modified == (ANSWER,)
+    assert writer.sync(SyncRequest(only=frozenset([ANSWER]))).modified == (ANSWER,)
     canaries.untouched()
     assert not journal.is_symlink()  # the state file was written whole instead, and the link dropped
-    assert [h.path for h in fresh(service, fake_embedder).search("third fact", k=1).hits] == [ANSWER]
+    assert [
+        h.path for h in fresh(service, fake_embedder).search(SearchRequest(query="third fact", k=1, show_all=True)).hits
+    ] == [ANSWER]
 
 
 def test_a_state_file_planted_as_a_link_out_is_not_read_and_not_written_through(

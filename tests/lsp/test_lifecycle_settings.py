@@ -17,6 +17,7 @@ from botbin.lsp.features.session import settings_from
 from botbin.lsp.folders import Folder, Folders, path_to_uri, uri_to_path
 from botbin.service import MemoryService
 from botbin.sync.engine import SyncReport
+from botbin.wire.requests import EVERY_CHANGE, SearchRequest, SyncRequest
 from conftest import FakeEmbedder, write_notes
 
 WAIT_S = 10.0
@@ -307,7 +308,8 @@ def test_request_sync_runs_a_sync_and_reports_it(folders: Folders, recorder: Rec
     assert all(f is folder for f, _, _ in recorder.progress)
     *_, (_, embedded, to_embed) = recorder.progress  # chunks, not notes (issue 22)
     assert embedded == to_embed == report.chunks_embedded > 0
-    hits = folder.service.search("SQLite cache").hits  # the index the worker loaded was patched live
+    # the index the worker loaded was patched live
+    hits = folder.service.search(SearchRequest(query="SQLite cache", show_all=True)).hits
     assert hits and hits[0].path == "memory/2026-01-02.md"
 
 
@@ -318,9 +320,9 @@ def test_requests_made_while_a_sync_runs_are_merged(
     calls: list[bool] = []
     real_sync = folder.service.sync
 
-    def counting_sync(progress: Any = None, full: bool = False, keep_documents: bool = False) -> SyncReport:
-        calls.append(full)
-        return real_sync(progress, full=full, keep_documents=keep_documents)
+    def counting_sync(request: SyncRequest = EVERY_CHANGE, progress: Any = None) -> SyncReport:
+        calls.append(request.full)
+        return real_sync(request, progress)
 
     monkeypatch.setattr(folder.service, "sync", counting_sync)
     recorder.release.clear()  # the first sync stops at its first progress report

@@ -21,7 +21,7 @@ async def test_bad_settings_fall_back_with_one_message(workspace: Path) -> None:
         warnings = [m for m in client.messages if m.type == types.MessageType.Warning]
         assert len(warnings) == 1
         assert "alpha" in warnings[0].message and "top_k" in warnings[0].message
-        result = await request(client, "botbin/search", {"query": "database"})
+        result = await request(client, "botbin/search", {"query": "database", "showAll": True})
         assert len(result["hits"]) == 10  # top_k fell back to its default
 
 

@@ -46,7 +46,7 @@ def test_custom_requests_are_namespaced() -> None:
 
 
 def test_commands_are_namespaced() -> None:
-    assert set(protocol.COMMANDS) == {protocol.COMMAND_SYNC, protocol.COMMAND_REINDEX}
+    assert set(protocol.COMMANDS) == {protocol.COMMAND_SYNC, protocol.COMMAND_REINDEX, protocol.COMMAND_STUDIO}
     for command in protocol.COMMANDS:
         assert command.startswith("botbin."), command
         assert command != "botbin." and " " not in command and "/" not in command

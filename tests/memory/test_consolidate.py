@@ -18,6 +18,7 @@ from botbin.errors import BotbinError
 from botbin.memory.consolidate import Candidate, find_groups, split_sentences, states_fact
 from botbin.memory.notes import BEGIN, END, existing_roots
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 ServiceFactory = Callable[..., MemoryService]
 RECURRING = {
@@ -64,10 +65,10 @@ def test_stated_facts_are_lasting_not_todos() -> None:
 def test_consolidate_writes_linked_roots_once(make_service: ServiceFactory) -> None:
     service = make_service(RECURRING)
     service.sync()
-    dry = service.lifecycle.consolidate(dry_run=True)
+    dry = service.consolidate(dry_run=True)
     assert [r.reason for r in dry.roots] == ["recurs", "stated"]
     assert not (service.root / "memory/roots.md").exists()
-    report = service.lifecycle.consolidate()
+    report = service.consolidate()
     text = (service.root / "memory/roots.md").read_text()
     assert text.startswith("# Roots\n") and BEGIN in text and END in text
     assert (
@@ -80,10 +81,12 @@ def test_consolidate_writes_linked_roots_once(make_service: ServiceFactory) -> N
     )
     assert "install docs" not in text
     assert len(report.roots) == 2
-    again = service.lifecycle.consolidate()
+    again = service.consolidate()
     assert again.roots == () and again.skipped == 2
     assert (service.root / "memory/roots.md").read_text() == text
-    hits = service.search("commit message style", k=3).hits  # the roots note is synced and searchable
+    hits = service.search(
+        SearchRequest(query="commit message style", k=3, show_all=True)
+    ).hits  # the roots note is synced and searchable
     assert "memory/roots.md" in {h.path for h in hits}
     assert "memory/roots.md" not in {m.path for m in service.lifecycle.store.all()}  # roots are not memos
 
@@ -94,10 +97,10 @@ def test_reinforced_memos_consolidate(make_service: ServiceFactory) -> None:
         consolidate_min_reinforcement=2,
     )
     service.sync()
-    assert service.lifecycle.consolidate(dry_run=True).roots == ()
-    service.search("staging database")
-    service.search("staging database host")
-    roots = service.lifecycle.consolidate(dry_run=True).roots
+    assert service.consolidate(dry_run=True).roots == ()
+    service.search(SearchRequest(query="staging database", show_all=True))
+    service.search(SearchRequest(query="staging database host", show_all=True))
+    roots = service.consolidate(dry_run=True).roots
     assert [(r.reason, r.text) for r in roots] == [("reinforced", "The staging database lives on host kestrel-db-2.")]
 
 
@@ -105,14 +108,14 @@ def test_the_users_text_in_the_roots_note_is_kept(make_service: ServiceFactory) 
     mine = "# My roots\n\nWritten by me.\n"
     service = make_service({**RECURRING, "memory/roots.md": mine})
     service.sync()
-    service.lifecycle.consolidate()
+    service.consolidate()
     text = (service.root / "memory/roots.md").read_text()
     assert text.startswith(mine) and text.count(BEGIN) == 1
     edited = text.replace("Deploys go out", "Deploys (edited by me) go out")
     (service.root / "memory/roots.md").write_text(edited + "\nA line after the block.\n")
     (service.root / "memory/2026-11-12.md").write_text("- My favourite editor is Helix.\n")
     service.sync()
-    service.lifecycle.consolidate()
+    service.consolidate()
     final = (service.root / "memory/roots.md").read_text()
     assert final.startswith(edited) is False and "Deploys (edited by me) go out" in final
     assert final.endswith("\nA line after the block.\n")
@@ -123,7 +126,7 @@ def test_an_unreadable_roots_note_stops_consolidate(make_service: ServiceFactory
     service = make_service({**RECURRING, "memory/roots.md": b"\xff\xfe bad bytes"})
     service.sync()
     with pytest.raises(BotbinError, match="cannot read the roots note"):
-        service.lifecycle.consolidate()
+        service.consolidate()
     assert (service.root / "memory/roots.md").read_bytes() == b"\xff\xfe bad bytes"
 
 
@@ -166,7 +169,7 @@ def test_an_abstractive_root_close_to_its_sources_is_kept(
     monkeypatch.setenv("BOTBIN_DISTILL_API_KEY", "sk-local")
     service = make_service(RECURRING, distill_endpoint=url, distill_model="qwen")
     service.sync()
-    report = service.lifecycle.consolidate(dry_run=True)
+    report = service.consolidate(dry_run=True)
     recurs = next(r for r in report.roots if r.reason == "recurs")
     assert recurs.abstractive and report.rejected_abstractive == 0
     sent = handler.requests[0]
@@ -179,7 +182,7 @@ def test_an_abstractive_root_far_from_its_sources_is_refused(make_service: Servi
     handler.answer = "Bananas are an excellent source of potassium for athletes."
     service = make_service(RECURRING, distill_endpoint=url)
     service.sync()
-    report = service.lifecycle.consolidate(dry_run=True)
+    report = service.consolidate(dry_run=True)
     recurs = next(r for r in report.roots if r.reason == "recurs")
     assert not recurs.abstractive and report.rejected_abstractive == 1
     assert recurs.text.startswith("Deploys go out from the blue cluster in Frankfurt")
@@ -190,7 +193,7 @@ def test_an_unreachable_endpoint_falls_back_to_extractive(
 ) -> None:
     service = make_service(RECURRING, distill_endpoint="http://127.0.0.1:9/v1")
     service.sync()
-    report = service.lifecycle.consolidate(dry_run=True)
+    report = service.consolidate(dry_run=True)
     assert [r.abstractive for r in report.roots] == [False, False]
     assert "distill endpoint" in caplog.text
 
@@ -208,7 +211,7 @@ def test_real_model_groups_paraphrases_not_neighbours(tmp_path: Path, real_embed
         (tmp_path / rel).write_text(text)
     service = MemoryService(tmp_path, embedder=real_embedder, env={})
     service.sync()
-    roots = service.lifecycle.consolidate(dry_run=True).roots
+    roots = service.consolidate(dry_run=True).roots
     recurs = [r for r in roots if r.reason == "recurs"]
     assert len(recurs) == 1
     assert {c.path for c in recurs[0].sources} == {"memory/2026-10-01.md", "memory/2026-10-20.md"}

@@ -17,6 +17,7 @@ from botbin.index.store import MemoryIndex
 from botbin.memory.lifecycle import Lifecycle
 from botbin.memory.memos import memo_id
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest, SyncRequest
 
 ServiceFactory = Callable[..., MemoryService]
 WORDS = "garden tomato kestrel staging database olive pasta river cloud lamp harbor violet".split()  # noqa: SIM905
@@ -49,7 +50,7 @@ def test_a_save_reconciles_the_changed_notes_as_a_full_pass_would(
     notes = {f"memory/n{i}.md": note_text(rng) for i in range(12)}
     service = make_service(notes)
     service.sync()
-    service.search("garden tomato")
+    service.search(SearchRequest(query="garden tomato", show_all=True))
     patched = 0
     real = Lifecycle._ensure_changed
 
@@ -79,12 +80,12 @@ def test_a_save_reconciles_the_changed_notes_as_a_full_pass_would(
             memo = next(m for m in service.lifecycle.store.all() if m.archived_at is None)
             service.lifecycle.store.archive({memo.id: None}, datetime.now(UTC))
             service.lifecycle._seen = None
-        service.sync(only=frozenset([rel]))
-        service.search(rng.choice(WORDS))
+        service.sync(SyncRequest(only=frozenset([rel])))
+        service.search(SearchRequest(query=rng.choice(WORDS), show_all=True))
         after_patch = state(service)
         service.lifecycle._seen = None  # force a reconcile of every chunk
         service.lifecycle._mark = None
-        service.search(rng.choice(WORDS), reinforce=False)
+        service.search(SearchRequest(query=rng.choice(WORDS), show_all=True), reinforce=False)
         assert state(service) == after_patch, step
     assert patched >= 10  # the saves took the per-note path
 
@@ -99,7 +100,7 @@ def test_a_start_reconciles_what_changed_while_no_process_watched(make_service: 
     notes = {f"memory/n{i}.md": note_text(rng) for i in range(10)}
     first = make_service(notes)
     first.sync()
-    first.search("garden tomato")  # memos seeded; this reinforces the hits
+    first.search(SearchRequest(query="garden tomato", show_all=True))  # memos seeded; this reinforces the hits
     first.lifecycle.flush()
     memo = next(m for m in first.lifecycle.store.all() if m.archived_at is None)
     first.lifecycle.store.archive({memo.id: None}, datetime.now(UTC))
@@ -112,7 +113,7 @@ def test_a_start_reconciles_what_changed_while_no_process_watched(make_service: 
     twin = tmp_path / "twin"
     shutil.copytree(root, twin)
     started = make_service(root=root)
-    started.search("garden", reinforce=False)  # the new process's first view
+    started.search(SearchRequest(query="garden", show_all=True), reinforce=False)  # the new process's first view
     reference = make_service(root=twin)
     index, _ = reference.index()
     life = reference.lifecycle  # the same workspace reconciled chunk by chunk, as every start used to

@@ -17,11 +17,18 @@ from botbin.search.pipeline import SearchResult
 from botbin.service import MemoryService
 from botbin.sync.model_trees import MODELS_DIR, tree_name
 from botbin.sync.state import JOURNAL_FILE
+from botbin.wire.requests import SearchRequest, SyncRequest
 from conftest import run_checker, write_notes
 
 from .conftest import SETTINGS
 
 QUERY = "which database stores the sensor measurements"
+
+
+def ask(query: str = QUERY, k: int | None = None) -> SearchRequest:
+    """A search for ``query`` (the ``top_k`` setting's hits when ``k`` is None), weak hits too: the cosines of
+    every hit show which model answered."""
+    return SearchRequest(query=query, k=k, show_all=True)
 
 
 def found(result: SearchResult) -> frozenset[tuple[str, int, float]]:
@@ -48,14 +55,14 @@ def test_migration_switches_to_the_new_model_and_loses_no_note(
 ) -> None:
     first = workspace()
     before, original = first.status(), outputs(first)
-    old_answer = found(first.search(QUERY, reinforce=False))
+    old_answer = found(first.search(ask(), reinforce=False))
     svc = workspace(model=str(second_model))
     status = svc.status()
     assert status.model == BUNDLED_MODEL_ID and status.migration is not None
     assert (status.migration.phase, status.migration.to_model) == ("paused", model_id(second_model))
-    assert found(svc.search(QUERY, reinforce=False)) == old_answer  # the old index answers until the switch
+    assert found(svc.search(ask(), reinforce=False)) == old_answer  # the old index answers until the switch
 
-    report = svc.migrate()
+    report = svc.ws.migrate()
     assert report is not None and report.switched, report
     assert report.notes == before.files and report.chunks_embedded == before.chunks
     after = svc.status()
@@ -81,7 +88,7 @@ def test_migration_switches_to_the_new_model_and_loses_no_note(
         old = read(kept / entry.output[len(svc.settings.output_dir) + 1 :])
         assert (kept / entry.output[len(svc.settings.output_dir) + 1 :]).read_bytes() == original[rel]
         assert float(doc.chunks[0].embedding @ old.chunks[0].embedding) < 0.95  # another vector space
-    hits = svc.search(QUERY, reinforce=False).hits
+    hits = svc.search(ask(), reinforce=False).hits
     assert hits and hits[0].path.startswith("notes/database-")
     for hit in hits:  # the cosines are the second model's own
         doc = read(svc.root / state.files[hit.path].output)
@@ -94,16 +101,16 @@ def test_switching_back_embeds_nothing_and_restores_the_same_files(
     workspace: Callable[..., MemoryService], second_model: Path
 ) -> None:
     first = workspace()
-    original, old_answer = outputs(first), found(first.search(QUERY, reinforce=False))
-    assert workspace(model=str(second_model)).migrate() is not None
+    original, old_answer = outputs(first), found(first.search(ask(), reinforce=False))
+    assert workspace(model=str(second_model)).ws.migrate() is not None
     back = workspace()
     assert back.status().migration is not None
-    report = back.migrate()
+    report = back.ws.migrate()
     assert report is not None and report.switched and report.chunks_embedded == 0
     assert outputs(back) == original  # the very files the first model wrote
     assert back.status().model == BUNDLED_MODEL_ID
-    assert found(back.search(QUERY, reinforce=False)) == old_answer
-    again = workspace(model=str(second_model)).migrate()  # and forth again: the second model's tree was kept too
+    assert found(back.search(ask(), reinforce=False)) == old_answer
+    again = workspace(model=str(second_model)).ws.migrate()  # and forth again: the second model's tree was kept too
     assert again is not None and again.switched and again.chunks_embedded == 0
 
 
@@ -111,21 +118,21 @@ def test_searches_answer_during_a_background_migration_and_a_save_is_not_lost(
     workspace: Callable[..., MemoryService], second_model: Path
 ) -> None:
     svc = workspace(model=str(second_model))
-    old_answer = found(svc.search(QUERY, reinforce=False))
+    old_answer = found(svc.search(ask(), reinforce=False))
     assert svc.ws.migration.start_background()
     seen = []
     edited = svc.root / "notes" / "garden-0.md"
     edited.write_text(edited.read_text() + "\n## Pests\n\nSlugs eat the lettuce at night.\n")
-    synced = svc.sync(only=frozenset({"notes/garden-0.md"}))  # a save while the new index is built
+    synced = svc.sync(SyncRequest(only=frozenset({"notes/garden-0.md"})))  # a save while the new index is built
     assert synced.modified == ("notes/garden-0.md",)
     while not svc.ws.migration.wait(0.0):
-        seen.append(found(svc.search(QUERY, reinforce=False)))
+        seen.append(found(svc.search(ask(), reinforce=False)))
     assert svc.ws.migration.last is not None and svc.ws.migration.last.switched
-    new_answer = found(svc.search(QUERY, reinforce=False))
+    new_answer = found(svc.search(ask(), reinforce=False))
     assert new_answer != old_answer
     assert seen and old_answer in seen, "no search answered while the migration ran"
     assert set(seen) <= {old_answer, new_answer}, "a search mixed the two models"
-    hit = svc.search("what eats the lettuce at night", k=1, reinforce=False).hits[0]
+    hit = svc.search(ask("what eats the lettuce at night", 1), reinforce=False).hits[0]
     assert hit.path == "notes/garden-0.md" and "Slugs" in hit.text  # the save made it into the new index
 
 
@@ -134,9 +141,9 @@ def test_another_process_switching_is_followed_without_reembedding(
 ) -> None:
     server = workspace(model=str(second_model))  # a long-lived process with its index loaded
     server.index()
-    old_answer = found(server.search(QUERY, reinforce=False))
-    assert workspace(model=str(second_model)).migrate() is not None  # `botbin sync` in another process
-    assert found(server.search(QUERY, reinforce=False)) != old_answer
+    old_answer = found(server.search(ask(), reinforce=False))
+    assert workspace(model=str(second_model)).ws.migrate() is not None  # `botbin sync` in another process
+    assert found(server.search(ask(), reinforce=False)) != old_answer
     assert server.ws.models.meta.name == model_id(second_model)
     assert server.sync().chunks_embedded == 0  # its next sync uses the new model: nothing re-embedded
 
@@ -145,18 +152,20 @@ def test_a_wrong_model_path_is_reported_and_the_index_keeps_answering(
     workspace: Callable[..., MemoryService], tmp_path: Path
 ) -> None:
     first = workspace()
-    original, old_answer = outputs(first), found(first.search(QUERY, reinforce=False))
+    original, old_answer = outputs(first), found(first.search(ask(), reinforce=False))
     svc = workspace(model=str(tmp_path / "no-such-model"))
     assert any("setting 'model' not used" in w and "no-such-model" in w for w in svc.warnings)
     status = svc.status()
     assert status.model == BUNDLED_MODEL_ID and status.migration is not None
     assert status.migration.phase == "refused" and "no-such-model" in status.migration.message
-    result = svc.search(QUERY, reinforce=False)
+    result = svc.search(ask(), reinforce=False)
     assert not result.degraded and found(result) == old_answer
     with pytest.raises(ModelError):
-        svc.migrate()
+        svc.ws.migrate()
     assert svc.sync().chunks_embedded == 0 and outputs(svc) == original
-    assert svc.sync(full=True).chunks_embedded == 0  # re-chunked with the index's own model: nothing to embed
+    assert (
+        svc.sync(SyncRequest(full=True)).chunks_embedded == 0
+    )  # re-chunked with the index's own model: nothing to embed
     assert {read(svc.root / e.output).metadata["model"]["name"] for e in svc.ws.state()[0].files.values()} == {
         BUNDLED_MODEL_ID
     }
@@ -166,7 +175,7 @@ def test_the_live_sync_leaves_the_model_trees_alone(
     workspace: Callable[..., MemoryService], second_model: Path
 ) -> None:
     """A sync after a killed one sweeps outputs no state entry owns and stale temp files: never another model's."""
-    assert workspace(model=str(second_model)).migrate() is not None
+    assert workspace(model=str(second_model)).ws.migrate() is not None
     svc = workspace(model=str(second_model))
     kept = svc.output_dir / MODELS_DIR / tree_name(BUNDLED_MODEL_ID)
     files = sorted(p.relative_to(kept) for p in kept.rglob("*.aif-bin"))
@@ -174,7 +183,7 @@ def test_the_live_sync_leaves_the_model_trees_alone(
     (svc.output_dir / JOURNAL_FILE).write_text("killed\n")
     svc.sync()
     assert sorted(p.relative_to(kept) for p in kept.rglob("*.aif-bin")) == files
-    back = workspace().migrate()
+    back = workspace().ws.migrate()
     assert back is not None and back.chunks_embedded == 0
 
 
@@ -183,10 +192,10 @@ def test_a_note_added_during_the_migration_is_in_the_new_index(
 ) -> None:
     svc = workspace(model=str(second_model))
     write_notes(svc.root, {"notes/late.md": "# Late\n\nThe archive moved to cold storage in December.\n"})
-    report = svc.migrate()  # its last pass, under the workspace lock, takes the note the live index lacks
+    report = svc.ws.migrate()  # its last pass, under the workspace lock, takes the note the live index lacks
     assert report is not None and report.switched
     assert "notes/late.md" in svc.ws.state()[0].files
-    hit = svc.search("where did the archive move", k=1, reinforce=False).hits[0]
+    hit = svc.search(ask("where did the archive move", 1), reinforce=False).hits[0]
     assert hit.path == "notes/late.md"
     assert np.isfinite(hit.cosine)
 
@@ -208,10 +217,10 @@ def test_an_encrypted_store_migrates_sealed_and_back(synced_topics: Path, tmp_pa
 
     first = open_service()
     assert first.sync().chunks_embedded == 0
-    old_answer = found(first.search(QUERY, reinforce=False))
+    old_answer = found(first.search(ask(), reinforce=False))
     svc = open_service(model=str(second_model))
     tree = svc.output_dir / MODELS_DIR / tree_name(model_id(second_model))
-    report = svc.migrate()
+    report = svc.ws.migrate()
     assert report is not None and report.switched
     kept = svc.output_dir / MODELS_DIR / tree_name(BUNDLED_MODEL_ID)
     for folder in (svc.output_dir, kept):
@@ -222,7 +231,7 @@ def test_an_encrypted_store_migrates_sealed_and_back(synced_topics: Path, tmp_pa
         assert not list(svc.output_dir.rglob(name))
     assert b"TimescaleDB" not in b"".join(p.read_bytes() for p in svc.output_dir.rglob("*") if p.is_file())
     assert not list(tree.glob("notes/*.aif-bin"))
-    assert found(svc.search(QUERY, reinforce=False)) != old_answer
-    back = open_service().migrate()
+    assert found(svc.search(ask(), reinforce=False)) != old_answer
+    back = open_service().ws.migrate()
     assert back is not None and back.switched and back.chunks_embedded == 0
-    assert found(open_service().search(QUERY, reinforce=False)) == old_answer
+    assert found(open_service().search(ask(), reinforce=False)) == old_answer

@@ -17,7 +17,7 @@ from botbin.service import MemoryService
 from botbin.sync.model_trees import MODELS_DIR, SWITCH_FILE, tree_name
 
 from .conftest import SETTINGS
-from .test_migration import QUERY, found, model_id
+from .test_migration import ask, found, model_id
 
 TESTS = Path(__file__).resolve().parents[1]
 #: A migration in a child process; ``GROUP_CHUNKS`` small, so that a workspace this size is written in many groups.
@@ -27,7 +27,7 @@ import botbin.sync.run as run
 from botbin.service import MemoryService
 
 run.GROUP_CHUNKS = 8
-MemoryService({root!r}, {settings!r}, env={{}}).migrate()
+MemoryService({root!r}, {settings!r}, env={{}}).ws.migrate()
 """
 #: A migration that SIGKILLs itself at the ``limit``-th file it puts in place (the switch's hard links).
 SWITCHER = """
@@ -44,7 +44,7 @@ def link_over(src, dst):
     real(src, dst)
 
 switch.link_over = link_over
-MemoryService({root!r}, {settings!r}, env={{}}).migrate()
+MemoryService({root!r}, {settings!r}, env={{}}).ws.migrate()
 """
 
 
@@ -65,9 +65,9 @@ def test_a_migration_killed_while_building_resumes_where_it_stopped(
     assert written > 0
     status = svc.status()
     assert status.model == BUNDLED_MODEL_ID and status.migration is not None and status.migration.phase == "paused"
-    assert not svc.search(QUERY, reinforce=False).degraded
+    assert not svc.search(ask(), reinforce=False).degraded
 
-    report = workspace(model=str(second_model)).migrate()
+    report = workspace(model=str(second_model)).ws.migrate()
     assert report is not None and report.switched
     assert 0 < report.chunks_embedded < total, "the resumed run embedded everything again"
     after = workspace(model=str(second_model)).status()
@@ -79,7 +79,7 @@ def test_a_migration_killed_mid_switch_never_mixes_models_and_the_next_sync_fini
 ) -> None:
     svc = workspace(model=str(second_model))
     before = svc.status()
-    old_answer = found(svc.search(QUERY, reinforce=False))
+    old_answer = found(svc.search(ask(), reinforce=False))
     # keep_live links every note once, then put_new links each: die half-way through putting the new files in place
     limit = before.files + before.files // 2
     code = SWITCHER.format(root=str(svc.root), limit=limit, settings={**SETTINGS, "model": str(second_model)})
@@ -95,7 +95,7 @@ def test_a_migration_killed_mid_switch_never_mixes_models_and_the_next_sync_fini
     reader = workspace(model=str(second_model))  # another process reading now: the old model, whole
     index, warnings = reader.index()
     assert not warnings and not reader.ws.index.damaged and len(index) == before.chunks
-    assert found(reader.search(QUERY, reinforce=False)) == old_answer
+    assert found(reader.search(ask(), reinforce=False)) == old_answer
 
     synced = workspace(model=str(second_model)).sync()  # its first step finishes the switch
     assert not synced.failed and synced.chunks_embedded == 0
@@ -109,5 +109,5 @@ def test_a_migration_killed_mid_switch_never_mixes_models_and_the_next_sync_fini
     assert not (models / SWITCH_FILE).exists()
     names = {decode(p.read_bytes(), str(p)).metadata["model"]["name"] for p in svc.output_dir.glob("notes/*.aif-bin")}
     assert names == {model_id(second_model)}
-    back = workspace().migrate()  # the old model's files were all kept
+    back = workspace().ws.migrate()  # the old model's files were all kept
     assert back is not None and back.switched and back.chunks_embedded == 0

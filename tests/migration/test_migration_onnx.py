@@ -82,7 +82,7 @@ def test_a_folder_with_its_own_onnx_export_and_no_torch_weights_migrates(
     reference = tmp_path / "torch-ws"  # the same notes migrated with the torch model the export came from
     shutil.copytree(synced_topics, reference)
     torch_svc = MemoryService(reference, {"vault": True, "model": str(second_model)}, env={})
-    report = torch_svc.migrate()
+    report = torch_svc.ws.migrate()
     assert report is not None and report.switched
     got, want = vectors(onnx), vectors(torch_svc)
     assert set(got) == set(want)

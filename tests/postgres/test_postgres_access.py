@@ -15,6 +15,7 @@ from botbin.errors import BotbinError
 from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, clean_reason, redact
 from botbin.index.postgres.index import PostgresIndex
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 from .conftest import with_user
 from .writer import synthetic_doc
@@ -38,21 +39,21 @@ def test_a_role_without_a_grant_reads_nothing_of_another_namespace(
     fresh_db: str, tmp_path: Path, fake_embedder: Any
 ) -> None:
     admin = _service(tmp_path / "admin", fresh_db, fake_embedder)
-    admin.db_init()
+    admin.team.init()
     _roles(fresh_db)
-    admin.db_grant("alice_t", "team-a", write=True)
-    admin.db_grant("bob_t", "team-b", write=True)
+    admin.team.grant("alice_t", "team-a", write=True)
+    admin.team.grant("bob_t", "team-b", write=True)
     alice_url, bob_url = with_user(fresh_db, "alice_t", "pw-alice"), with_user(fresh_db, "bob_t", "pw-bob")
     root_a = tmp_path / "team-a"
     shutil.copytree(REPO / "examples" / "workspace", root_a)
     alice = _service(root_a, alice_url, fake_embedder)
-    alice.sync()
-    assert alice.publish_error is None and alice.published and len(alice.published.published) == 16
+    alice_synced = alice.sync()
+    assert alice_synced.publish_error is None and alice_synced.published and len(alice_synced.published.published) == 16
     (tmp_path / "team-b").mkdir()
     (tmp_path / "team-b" / "MEMORY.md").write_text("# Pool\n\nThe connection pool of team b holds 8 sessions.\n")
     bob = _service(tmp_path / "team-b", bob_url, fake_embedder)
-    bob.sync()
-    assert bob.publish_error is None
+    bob_synced = bob.sync()
+    assert bob_synced.publish_error is None
 
     with psycopg.connect(bob_url, autocommit=True) as conn:  # hand-written SQL, as bob
         assert conn.execute("SELECT count(*) FROM botbin_chunks WHERE namespace = 'team-a'").fetchone() == (0,)
@@ -70,10 +71,10 @@ def test_a_role_without_a_grant_reads_nothing_of_another_namespace(
         assert conn.execute("SELECT count(*) FROM botbin_chunks WHERE namespace = 'team-b'").fetchone() == (0,)
 
     spanning = _service(tmp_path / "team-b", bob_url, fake_embedder, search_namespaces="team-a,team-b")
-    hits = spanning.search("connection pool sessions", k=10).hits
+    hits = spanning.search(SearchRequest(query="connection pool sessions", k=10, show_all=True)).hits
     assert hits and {h.namespace for h in hits} == {"team-b"}  # asking for team-a does not open it
-    admin.db_grant("bob_t", "team-a", write=False)  # now bob may read team-a too
-    hits = spanning.search("database connection pool", k=10).hits
+    admin.team.grant("bob_t", "team-a", write=False)  # now bob may read team-a too
+    hits = spanning.search(SearchRequest(query="database connection pool", k=10, show_all=True)).hits
     assert "team-a" in {h.namespace for h in hits}
     intruder = _service(tmp_path / "team-a2", bob_url, fake_embedder, namespace="team-a").ws.remote
     assert intruder is not None
@@ -88,16 +89,16 @@ def test_a_role_without_a_grant_reads_nothing_of_another_namespace(
 
 def test_a_newer_schema_is_refused(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
     svc = _service(tmp_path / "ws", fresh_db, fake_embedder)
-    assert svc.db_init()[1] == [1, 2]
-    assert svc.db_init()[1] == []  # up to date: nothing applied
+    assert svc.team.init()[1] == [1, 2]
+    assert svc.team.init()[1] == []  # up to date: nothing applied
     with psycopg.connect(fresh_db, autocommit=True) as conn:
         conn.execute("INSERT INTO botbin_migrations (version) VALUES (3)")
     with pytest.raises(RemoteIndexError, match="schema version 3, newer than this botbin understands"):
         PostgresIndex(ConnectOptions(fresh_db), "ws")
     with pytest.raises(RemoteIndexError, match="newer"):
-        svc.db_init()
+        svc.team.init()
     with pytest.raises(RemoteIndexError, match="newer"):  # nor does a grant write into it
-        svc.db_grant("postgres", "ws", write=False)
+        svc.team.grant("postgres", "ws", write=False)
 
 
 def test_no_schema_says_run_db_init(fresh_db: str, tmp_path: Path, fake_embedder: Any) -> None:
@@ -120,13 +121,13 @@ def test_an_unreachable_database_is_named_without_its_password(tmp_path: Path, f
     svc = _service(tmp_path / "ws", url, fake_embedder, postgres_timeout_s=2)
     report = svc.sync()  # the local sync stands; the publish fails with a clear message
     assert not report.failed and (tmp_path / "ws" / "memory" / "aifbin").is_dir()
-    assert svc.publish_error is not None
-    assert "127.0.0.1" in svc.publish_error and "carol:***@" in svc.publish_error
-    assert "s3cr3t" not in svc.publish_error
+    assert report.publish_error is not None
+    assert "127.0.0.1" in report.publish_error and "carol:***@" in report.publish_error
+    assert "s3cr3t" not in report.publish_error
     team = svc.status().team  # status reports the unreachable database instead of failing
     assert team is not None and team.error is not None and "s3cr3t" not in team.error
     with pytest.raises(BotbinError) as caught:
-        svc.search("deploy", k=3)
+        svc.search(SearchRequest(query="deploy", k=3, show_all=True))
     assert "127.0.0.1" in str(caught.value) and "s3cr3t" not in str(caught.value)
     local = MemoryService(tmp_path / "ws", {}, embedder=fake_embedder, env={})  # the embedded index is intact
-    assert local.search("deploy Fridays", k=3).hits[0].path == "MEMORY.md"
+    assert local.search(SearchRequest(query="deploy Fridays", k=3, show_all=True)).hits[0].path == "MEMORY.md"

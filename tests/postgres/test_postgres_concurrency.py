@@ -27,7 +27,7 @@ SERVER = HERE.parents[1] / "server"
 
 def _init(url: str, tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    MemoryService(tmp_path / "ws", {"backend": "postgres", "postgres_url": url}, env={}).db_init()
+    MemoryService(tmp_path / "ws", {"backend": "postgres", "postgres_url": url}, env={}).team.init()
 
 
 def test_a_reader_never_sees_half_a_note(fresh_db: str, tmp_path: Path) -> None:

@@ -33,9 +33,13 @@ async def test_mcp_searches_and_remembers_through_postgres(fresh_db: str, tmp_pa
     (root / "botbin.toml").write_text('backend = "postgres"\n', encoding="utf-8")
     env = {"BOTBIN_POSTGRES_URL": fresh_db}
     svc = MemoryService(root, embedder=real_embedder, env=env)
-    svc.db_init()
-    svc.sync()
-    assert svc.publish_error is None and svc.published is not None and len(svc.published.published) == 16
+    svc.team.init()
+    svc_synced = svc.sync()
+    assert (
+        svc_synced.publish_error is None
+        and svc_synced.published is not None
+        and len(svc_synced.published.published) == 16
+    )
     server_env = {**os.environ, **env, "PYTHONPATH": str(REPO / "server")}
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "botbin", "mcp", "--workspace", str(root)], env=server_env

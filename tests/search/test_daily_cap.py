@@ -10,6 +10,7 @@ import numpy as np
 from botbin.index.daily import daily_date
 from botbin.index.ranking import capped_top_k
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 DAY = "memory/2026-11-29.md"
 
@@ -40,9 +41,13 @@ def test_search_returns_every_matching_entry_of_a_daily_note_but_caps_a_long_not
     long_note = "# Kayak\n\n" + "\n\n".join(f"## Part {m}\n\nThe kayak needs wax, coat {m}." for m in range(5))
     service = make_service({DAY: f"# 2026-11-29\n\n{day}\n", "memory/kayak.md": long_note + "\n"})
     service.sync()
-    hits = service.search("kayak", k=10).hits
+    hits = service.search(SearchRequest(query="kayak", k=10, show_all=True)).hits
     assert Counter(h.path for h in hits) == {DAY: 5, "memory/kayak.md": 2}
     # a cap the caller asks for (botbin search --per-note N) holds for every note
-    assert Counter(h.path for h in service.search("kayak", k=10, per_note=1).hits) == {DAY: 1, "memory/kayak.md": 1}
-    assert Counter(h.path for h in service.search("kayak", k=10, per_note=0).hits) == {DAY: 5, "memory/kayak.md": 5}
-    assert len(service.search("kayak", k=10, best_per_note=True).hits) == 2
+    assert Counter(
+        h.path for h in service.search(SearchRequest(query="kayak", k=10, per_note=1, show_all=True)).hits
+    ) == {DAY: 1, "memory/kayak.md": 1}
+    assert Counter(
+        h.path for h in service.search(SearchRequest(query="kayak", k=10, per_note=0, show_all=True)).hits
+    ) == {DAY: 5, "memory/kayak.md": 5}
+    assert len(service.search(SearchRequest(query="kayak", k=10, best_per_note=True, show_all=True)).hits) == 2

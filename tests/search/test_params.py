@@ -1,11 +1,21 @@
-"""The shared argument checks (search/params.py): one rule per argument for the CLI, LSP and MCP alike."""
+"""The shared argument checks (wire/requests.py): one rule per argument for the CLI, LSP and MCP alike, given when a
+request is validated."""
 
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
-from botbin.index.hits import SearchFilters
-from botbin.search.params import MAX_K, check_alpha, check_filters, check_k
+from botbin.wire.requests import MAX_K, SearchFilters, check_alpha, check_k, problem
+
+
+def check_filters(fields: dict[str, str], names: tuple[str, str, str] = ("kind", "date_from", "date_to")) -> str | None:
+    """Why filters ``fields`` are refused, named as a surface names them (None when they are fine)."""
+    try:
+        SearchFilters.model_validate(fields)
+    except ValidationError as exc:
+        return problem(exc, dict(zip(("kind", "date_from", "date_to"), names, strict=True)))
+    return None
 
 
 @pytest.mark.parametrize("k", [None, 1, 10, MAX_K])
@@ -30,16 +40,16 @@ def test_bad_alpha(alpha: object) -> None:
 
 @pytest.mark.parametrize("day", ["2026", "2026-11", "2026-11-03"])
 def test_days_at_three_precisions(day: str) -> None:
-    assert check_filters(SearchFilters(date_from=day, date_to=day)) is None
+    assert check_filters({"date_from": day, "date_to": day}) is None
 
 
 @pytest.mark.parametrize("day", ["last week", "yesterday", "2026-13", "2026-11-32", "03/11/2026", "2026-11-03x"])
 def test_words_for_dates_are_refused_not_silently_empty(day: str) -> None:
-    problem = check_filters(SearchFilters(date_from=day))
+    problem = check_filters({"date_from": day})
     assert problem is not None and "date_from takes a date as YYYY, YYYY-MM or YYYY-MM-DD" in problem
 
 
 def test_each_surface_names_the_argument_its_own_way() -> None:
-    problem = check_filters(SearchFilters(date_to="soon"), ("--kind", "--since", "--until"))
+    problem = check_filters({"date_to": "soon"}, ("--kind", "--since", "--until"))
     assert problem is not None and problem.startswith("--until ")
-    assert check_filters(SearchFilters(kind="rule")) == "kind must be 'hard', 'soft' or 'lore', not 'rule'"
+    assert check_filters({"kind": "rule"}) == "kind must be 'hard', 'soft' or 'lore', not 'rule'"

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from botbin.index.hits import Hit
 from botbin.search.pipeline import SearchResult, merge, relevance_first
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 
 def _hit(path: str, score: float, cosine: float = 0.5, bm25: float = 0.0) -> Hit:
@@ -28,9 +29,9 @@ def test_relevance_first_with_no_margin_is_plain_relevance_order() -> None:
 def test_merge_keeps_the_best_k_across_folders_with_their_tags() -> None:
     one = SearchResult([_hit("a.md", 0.9), _hit("b.md", 0.2)], indexed_at="2026-11-01T00:00:00Z")
     two = SearchResult([_hit("c.md", 0.5)], degraded=True, indexed_at="2026-11-02T00:00:00Z")
-    hits, degraded, indexed_at = merge([(one, "first"), (two, "second")], 2)
-    assert [(h.path, tag) for h, tag in hits] == [("a.md", "first"), ("c.md", "second")]
-    assert degraded and indexed_at == "2026-11-02T00:00:00Z"
+    merged = merge([(one, "first"), (two, "second")], 2)
+    assert [(h.path, tag) for h, tag in merged.hits] == [("a.md", "first"), ("c.md", "second")]
+    assert merged.degraded and merged.indexed_at == "2026-11-02T00:00:00Z"
 
 
 def test_recall_drops_unrelated_hits_and_explains_each_score(make_service: Callable[..., MemoryService]) -> None:
@@ -42,7 +43,7 @@ def test_recall_drops_unrelated_hits_and_explains_each_score(make_service: Calla
         }
     )
     service.sync()
-    hits = service.recall("what is the name of my cat", k=5).hits
+    hits = service.recall(SearchRequest(query="what is the name of my cat", k=5)).hits
     assert [h.path for h in hits] == ["memory/notes.md"]  # the bicycle note shares no word and no meaning
     parts = dict(hits[0].components)
     assert {"similarity", "recency", "scope"} <= set(parts) and 0 <= hits[0].score <= 1
@@ -61,8 +62,8 @@ def test_recall_keeps_search_order_unless_relevance_is_nearly_equal(make_service
     )
     service.sync()
     query = "why did the database run out of connections pool"
-    searched = [h.path for h in service.search(query, k=2).hits]
-    recalled = [h.path for h in service.recall(query, k=2).hits]
+    searched = [h.path for h in service.search(SearchRequest(query=query, k=2, show_all=True)).hits]
+    recalled = [h.path for h in service.recall(SearchRequest(query=query, k=2)).hits]
     assert recalled[0] == searched[0] == f"memory/{old}.md"  # the answer, though older, stays first
 
 
@@ -75,11 +76,11 @@ def test_a_deleted_or_excluded_note_is_never_returned(make_service: Callable[...
     service = make_service(notes)
     service.sync()
     (service.root / "memory" / "a.md").unlink()  # deleted, not synced since
-    result = service.search("zebrafish", k=3)
+    result = service.search(SearchRequest(query="zebrafish", k=3, show_all=True))
     assert "memory/a.md" not in [h.path for h in result.hits] and result.stale
     assert any("1 deleted (memory/a.md)" in w for w in result.warnings)
     excluded = make_service(notes={}, root=service.root, exclude=["Archive"])  # a new setting, no sync yet
-    paths = [h.path for h in excluded.search("zebrafish", k=3).hits]
+    paths = [h.path for h in excluded.search(SearchRequest(query="zebrafish", k=3, show_all=True)).hits]
     assert paths == ["memory/c.md"]
 
 

@@ -13,6 +13,7 @@ from botbin.index.hits import Hit
 from botbin.index.lexical import LexicalIndex
 from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE, relevant
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 
 def _ids(*ids: int) -> np.ndarray:
@@ -56,9 +57,13 @@ def test_search_gives_each_hit_its_share_of_the_query_idf(make_service: Callable
         }
     )
     service.sync()
-    strong = service.search("database connection pool", k=3).hits
+    strong = service.search(SearchRequest(query="database connection pool", k=3, show_all=True)).hits
     assert strong[0].path == "memory/a.md" and strong[0].bm25_share > 0.5
-    weak = [h for h in service.search("monday zebras savanna grazing", k=3).hits if h.bm25 > 0]
+    weak = [
+        h
+        for h in service.search(SearchRequest(query="monday zebras savanna grazing", k=3, show_all=True)).hits
+        if h.bm25 > 0
+    ]
     assert weak and weak[0].bm25 == pytest.approx(1.0)  # the best chunk, normalized, looks like a full match
     assert all(0 < h.bm25_share < RELEVANCE_MIN_BM25_SHARE for h in weak)  # one common word of four
     assert weak[0].to_dict()["bm25Share"] == round(weak[0].bm25_share, 6)

@@ -13,6 +13,7 @@ import pytest
 from botbin.embedding import SentenceTransformerEmbedder
 from botbin.search.pipeline import relevant
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 REPO = Path(__file__).resolve().parents[2]
 SETS = REPO / "bench" / "data" / "small_memory"
@@ -33,7 +34,7 @@ def synced(tmp: Path, notes: Path, embedder: SentenceTransformerEmbedder) -> Mem
 
 
 def shown(service: MemoryService, query: str) -> list[Any]:
-    result = service.search(query, k=10, reinforce=False)
+    result = service.search(SearchRequest(query=query, k=10, show_all=True), reinforce=False)
     return [h for h in result.hits if relevant(h, result.degraded)]
 
 

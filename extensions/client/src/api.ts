@@ -13,7 +13,7 @@ import {
   type RelatedResult,
   type RememberParams,
   type RememberResult,
-  type SearchParams,
+  type SearchRequest,
   type SearchResult,
   type StatusResult,
   type SyncResult,
@@ -28,7 +28,7 @@ export interface RequestSender {
 export class BotbinApi {
   constructor(private readonly sender: RequestSender) {}
 
-  search(params: SearchParams, signal?: AbortSignal): Promise<SearchResult> {
+  search(params: SearchRequest, signal?: AbortSignal): Promise<SearchResult> {
     return this.request<SearchResult>(SEARCH, params, signal);
   }
 

@@ -5,13 +5,13 @@
  * that tests can replace. Nothing here imports an editor's API.
  */
 export * from "./api";
+export * from "./caveat";
 export * from "./clock";
 export * from "./guards";
 export * from "./lastWords";
 export * from "./messages";
 export * from "./passphrase";
 export * from "./progress";
-export * from "./relevance";
 export * from "./restartPolicy";
 export * from "./serverCommand";
 export * from "./session";

@@ -1,7 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import { later, relativeTime } from "../src/when";
-import { relevant } from "../src/relevance";
 
 test("relative times for people", () => {
   const now = Date.parse("2026-11-29T13:22:26Z");
@@ -20,11 +19,4 @@ test("the later of two times", () => {
   assert.equal(later("2026-11-29T13:22:26Z", undefined), "2026-11-29T13:22:26Z");
   assert.equal(later(null, "2026-11-29T13:22:26Z"), "2026-11-29T13:22:26Z");
   assert.equal(later(null, null), null);
-});
-
-test("the relevance floor: some similarity or a real keyword match", () => {
-  assert.equal(relevant({ cosine: 0.25, bm25Share: 0 }), true);
-  assert.equal(relevant({ cosine: 0.1, bm25Share: 0.5 }), true);
-  assert.equal(relevant({ cosine: 0.15, bm25Share: 0.1 }), false);
-  assert.equal(relevant({ cosine: 0.15, bm25Share: 0.1 }, true), true, "keyword-only results have no cosine to judge");
 });

@@ -25,7 +25,15 @@ export function hit(over: Partial<Hit> = {}): Hit {
 }
 
 export function searchResult(hits: Hit[], over: Partial<SearchResult> = {}): SearchResult {
-  return { hits, indexedAt: "2026-11-29T13:22:26Z", indexing: false, degraded: false, stale: false, ...over };
+  return {
+    hits,
+    indexedAt: "2026-11-29T13:22:26Z",
+    indexing: false,
+    degraded: false,
+    stale: false,
+    hidden: 0,
+    ...over,
+  };
 }
 
 export function statusResult(over: Partial<StatusResult> = {}): StatusResult {

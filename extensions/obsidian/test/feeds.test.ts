@@ -120,7 +120,7 @@ test("related pane: asks once the cursor rests, for the note and line under it",
   clock.advance(1);
   assert.deepEqual(calls[0]!.params, at(4, 7));
   assert.equal(states.at(-1)?.kind, "loading");
-  calls[0]!.resolve({ hits: [hit()], indexing: false, degraded: false });
+  calls[0]!.resolve({ hits: [hit()], indexing: false, degraded: false, hidden: 0 });
   await settle();
   assert.deepEqual(t.state, { kind: "hits", path: "Daily/2026-11-01.md", hits: [hit()], caveat: undefined });
   t.moved(at(4, 9)); // same line: the same paragraph, no new request
@@ -139,8 +139,8 @@ test("related pane: answers for a place the cursor left are dropped", async () =
   t.moved(at(10));
   clock.advance(400);
   assert.equal(calls[0]!.signal.aborted, true);
-  calls[1]!.resolve({ hits: [], indexing: true, degraded: false });
-  calls[0]!.resolve({ hits: [hit()], indexing: false, degraded: false });
+  calls[1]!.resolve({ hits: [], indexing: true, degraded: false, hidden: 0 });
+  calls[0]!.resolve({ hits: [hit()], indexing: false, degraded: false, hidden: 0 });
   await settle();
   assert.deepEqual(t.state, { kind: "empty", path: "Daily/2026-11-01.md", indexing: true });
 });

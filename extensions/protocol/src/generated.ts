@@ -30,6 +30,8 @@ export type HostOp = "session_context" | "recall" | "ingest" | "expand" | "assem
 
 export type TierName = "hard" | "guidance" | "soft" | "recent" | "recalled";
 
+export type EditorKind = "vscode" | "obsidian" | "none";
+
 export type RelatedParams = RelatedAtParams | RelatedTextParams;
 
 /** `assemble`: the memory for the next model call, as a system prompt addition within the budget. */
@@ -106,6 +108,24 @@ export interface Conflict {
   second: RuleRef;
 }
 
+/** `POST /api/folders/{id}/consolidate` params. */
+export interface ConsolidateParams {
+  /** Only say which roots would be written. */
+  dryRun?: boolean;
+}
+
+/** `POST /api/folders/{id}/consolidate` result. */
+export interface ConsolidateResult {
+  /** New roots written (or, in a dry run, that would be). */
+  roots: StudioRoot[];
+  /** Roots already in the roots note. */
+  skipped: number;
+  /** True when nothing was written. */
+  dryRun: boolean;
+  /** The roots note's path. */
+  rootsNote: string;
+}
+
 /** One piece of an assembled context. */
 export interface ContextItem {
   /** Its note's path. */
@@ -118,12 +138,14 @@ export interface ContextItem {
   text: string;
 }
 
-/** `botbin/context` params. */
+/** `botbin/context` params: a ContextRequest, and which folder to ask. */
 export interface ContextParams {
   /** The task or question at hand. */
   query: string;
   /** The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive. */
   budgetTokens?: number;
+  /** Also at most this many characters (for a host that counts characters). */
+  maxChars?: number | null;
   /** A note of the workspace folder to ask (default: the first folder). */
   uri?: string | null;
 }
@@ -154,8 +176,33 @@ export interface ContextTier {
   tokens: number;
   /** What the tier holds. */
   items: ContextItem[];
-  /** Candidates left out (budget, share, or duplicates of a higher tier). */
-  cut: ContextItem[];
+  /** Candidates left out, each with why. */
+  cut: CutItem[];
+}
+
+/** A point of a retention curve. */
+export interface CurvePoint {
+  /** Days from now (negative: in the past). */
+  day: number;
+  /** The memo's decay score then, in (0, 1]. */
+  score: number;
+}
+
+/** A candidate a tier left out, and why. */
+export interface CutItem {
+  /** Its note's path. */
+  path: string;
+  /** 0-based first line. */
+  startLine: number;
+  /** 0-based line after the last (exclusive). */
+  endLine: number;
+  /** The verbatim source text. */
+  text: string;
+  /**
+   * `duplicate` (it repeats a passage already chosen), `budget` (over the whole budget), `share` (over the
+   * tier's share of it) or `after_cut` (soft and recent are prefixes: an entry before it was left out).
+   */
+  reason: string;
 }
 
 /** A block distilled from buffered turns: written to the soul file, or skipped. */
@@ -375,6 +422,50 @@ export interface Hit {
   range: Range;
 }
 
+/** What every surface says of a hit. */
+export interface HitFields {
+  /** The note's path relative to its workspace folder, with `/`. */
+  path: string;
+  /** First line of the chunk, 0-based. */
+  startLine: number;
+  /** Line after the chunk, 0-based (exclusive). */
+  endLine: number;
+  /** Headings above the chunk, outermost first (may be empty). */
+  headingPath: string[];
+  /** How the chunk binds an agent. */
+  kind: ChunkKind;
+  /** The note's title (frontmatter `title`, else the file name without `.md`). */
+  title: string;
+  /** The sentence of the chunk that answers best. */
+  snippet: string;
+  /** 0-based line where the snippet starts. */
+  snippetStartLine: number;
+  /** 0-based line after the snippet (exclusive). */
+  snippetEndLine: number;
+  /** The final score, higher is better (hybrid `alpha·cosine + (1−alpha)·bm25`, then later stages). */
+  score: number;
+  /** Cosine similarity of query and chunk, in [-1, 1]. */
+  cosine: number;
+  /**
+   * The keyword weight in the score, in [0, 1]: the raw BM25 score over that of a full keyword match (the
+   * query's best chunk's, but at least 0.3 of the IDF of the query's terms that some chunk holds).
+   */
+  bm25: number;
+  /**
+   * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for a best chunk that holds
+   * enough of the query).
+   */
+  bm25Share: number;
+  /**
+   * How the ranking stages made `score`, by stage (`hybrid`, `decay`, `recency`, `scope`); may be
+   * empty.
+   */
+  components: Record<string, number>;
+  /** The team-database namespace the hit comes from (backend `postgres`); null for the embedded index. */
+  namespace: string | null;
+}
+
 /** The head of every host request, beside the op's params. */
 export interface HostEnvelope {
   /** HOST_PROTOCOL. */
@@ -578,6 +669,18 @@ export interface Position {
   character: number;
 }
 
+/** `POST /api/folders/{id}/prune` result. */
+export interface PruneResult {
+  /** Memos archived now. */
+  archived: StudioArchived[];
+  /** Memos left searchable. */
+  live: number;
+  /** The prune threshold. */
+  threshold: number;
+  /** The archive note listing every archived memo. */
+  archiveNote: string;
+}
+
 /** An LSP range; `end` is exclusive. */
 export interface Range {
   /** Where the range starts. */
@@ -629,12 +732,14 @@ export interface RelatedAtParams {
 
 /** `botbin/related` result. */
 export interface RelatedResult {
-  /** Best first; the paragraph itself is left out. */
+  /** Best first; the paragraph itself and hits under the relevance floor are left out. */
   hits: Hit[];
   /** True while a sync runs. */
   indexing: boolean;
   /** True when the model is unavailable and hits are ranked by keywords alone. */
   degraded: boolean;
+  /** Hits under the relevance floor left out. */
+  hidden: number;
 }
 
 /** `botbin/related` for any text. */
@@ -693,6 +798,22 @@ export interface Renamed {
   to: string;
 }
 
+/** `POST /api/folders/{id}/restore` params: what to bring back into search. */
+export interface RestoreParams {
+  /** Memo ids (a unique prefix is enough). */
+  ids?: string[];
+  /** Every archived memo. */
+  all?: boolean;
+}
+
+/** `POST /api/folders/{id}/restore` result. */
+export interface RestoreResult {
+  /** Memos back in search. */
+  restored: StudioArchived[];
+  /** Ids that matched no single archived memo. */
+  unknown: string[];
+}
+
 /** One side of a conflict between two rules. */
 export interface RuleRef {
   /** The rule's note. */
@@ -709,11 +830,27 @@ export interface RuleRef {
   text: string;
 }
 
-/** Optional filters of `botbin/search`; every one narrows the hits. */
+/** One term of a hit's score (search/explain.py); the parts of a hit add up to its score. */
+export interface ScorePart {
+  /**
+   * `cosine`, `keywords`, `note`, `neighbours`, `bound` (what the bounds on the note and neighbour
+   * terms gave back), `decay` or `agent`.
+   */
+  name: string;
+  /**
+   * The term's own value: a cosine in [-1, 1], the keyword weight or the decay factor in [0, 1]; for `bound`
+   * and `agent`, the points.
+   */
+  value: number;
+  /** What it adds to the score (negative: what it takes away). */
+  points: number;
+}
+
+/** Optional filters of a search; every one set narrows the hits. */
 export interface SearchFilters {
   /** Glob over the note's workspace-relative path (`memory/**`; `**` spans folders). */
   pathGlob?: string | null;
-  /** A frontmatter tag the note must carry (a parent tag matches its children). */
+  /** A frontmatter tag the note must carry (case-insensitive; a parent tag matches its children). */
   tag?: string | null;
   /** Only chunks of this kind. */
   kind?: ChunkKind | null;
@@ -721,6 +858,20 @@ export interface SearchFilters {
   dateFrom?: string | null;
   /** Latest note date, `YYYY`, `YYYY-MM` or `YYYY-MM-DD`, inclusive. */
   dateTo?: string | null;
+}
+
+/** `botbin search --json` result. */
+export interface SearchHits {
+  /** Best first, those over the relevance floor (all with `--all`). */
+  hits: HitFields[];
+  /** Hits under the relevance floor left out. */
+  hidden: number;
+  /** True when the model is unavailable and hits are ranked by keywords alone. */
+  degraded: boolean;
+  /** True when hits of notes deleted or excluded since the last sync were left out. */
+  stale: boolean;
+  /** When the searched index was last written (ISO 8601 UTC), null before the first sync. */
+  indexedAt: string | null;
 }
 
 /** MCP `search_memory` result. */
@@ -742,16 +893,31 @@ export interface SearchMemoryResult {
   indexing: boolean;
 }
 
-/** `botbin/search` params. */
-export interface SearchParams {
+/**
+ * A search of the notes by meaning: `botbin search`, LSP `botbin/search` and `workspace/symbol`, the
+ * warm socket, MCP `search_memory` (agent recall), a hover's related memories.
+ */
+export interface SearchRequest {
   /** What to look for, in natural language (not empty). */
   query: string;
   /** Hits wanted, 1-1000 (default: the `top_k` setting). */
   k?: number | null;
+  /** Weight of the cosine against BM25, 0-1 (default: the `alpha` setting). */
+  alpha?: number | null;
   /** Filters; none by default. */
-  filters?: SearchFilters | null;
+  filters?: SearchFilters;
   /** Keep only the best chunk of each note. */
   bestPerNote?: boolean;
+  /**
+   * At most this many hits of one note, 0 for no cap (default: the `max_hits_per_note` setting, daily notes
+   * exempt).
+   */
+  perNote?: number | null;
+  /**
+   * Also return the hits under the relevance floor (hardly any similarity, no real keyword match), which are
+   * left out by default and counted in the result's `hidden`.
+   */
+  showAll?: boolean;
 }
 
 /** `botbin/search` result. */
@@ -766,6 +932,11 @@ export interface SearchResult {
   degraded: boolean;
   /** True when hits of notes deleted or excluded since the last sync were left out. */
   stale: boolean;
+  /**
+   * Hits under the relevance floor left out (hardly any similarity, no real keyword match; `showAll` keeps
+   * them): the server decides what a person sees.
+   */
+  hidden: number;
 }
 
 /**
@@ -874,12 +1045,344 @@ export interface StatusResult {
   folders: FolderStatus[];
 }
 
+/** An archived memo (hidden from search; its note is unchanged). */
+export interface StudioArchived {
+  /** Its id (restore takes it). */
+  id: string;
+  /** Its note's path. */
+  path: string;
+  /** 0-based first line (as of its archiving). */
+  startLine: number;
+  /** 0-based line after it (exclusive). */
+  endLine: number;
+  /** When it was archived (ISO 8601); null for one about to be (a prune's dry run). */
+  archivedAt: string | null;
+  /** Times it was retrieved. */
+  reinforcementCount: number;
+  /** Its retention when archived. */
+  decayScore: number;
+  /** Its text when archived; null in an encrypted store (sealed) or when not kept. */
+  text: string | null;
+}
+
+/** Two rules that contradict each other, with links to both. */
+export interface StudioConflict {
+  /** The shared action, normalized (`use tabs`). */
+  action: string;
+  /** One line naming both rules and their 1-based lines. */
+  message: string;
+  /** The rule that says do (or the earlier one). */
+  first: RuleRef;
+  /** The rule that says do not. */
+  second: RuleRef;
+  /** A link to the first rule's cue line; null without an editor. */
+  firstUrl: string | null;
+  /** A link to the second rule's cue line; null without an editor. */
+  secondUrl: string | null;
+}
+
+/** A workspace folder the studio shows. */
+export interface StudioFolder {
+  /** Its number in the API's paths (`/api/folders/{id}/...`). */
+  id: number;
+  /** The folder's name. */
+  name: string;
+  /** The folder's filesystem path. */
+  path: string;
+}
+
+/** `GET /api/folders/{id}/health`. */
+export interface StudioHealth {
+  /** What `botbin status` says. */
+  status: WorkspaceStatus;
+  /** Notes the last sync of this process could not index, and why. */
+  failed: FailedNote[];
+  /** The last sync this process ran (the studio's button, the language server's), null before one. */
+  lastRun: SyncReport | null;
+  /** Problems met loading the index (an output that could not be read is rebuilt by the next sync). */
+  loadWarnings: string[];
+  /** True while a sync runs (or before the first). */
+  indexing: boolean;
+  /** The team database; null for the embedded index. */
+  team: TeamState | null;
+}
+
+/** A hit of the studio's search, taken apart. */
+export interface StudioHit {
+  /** The note's path relative to its workspace folder, with `/`. */
+  path: string;
+  /** First line of the chunk, 0-based. */
+  startLine: number;
+  /** Line after the chunk, 0-based (exclusive). */
+  endLine: number;
+  /** Headings above the chunk, outermost first (may be empty). */
+  headingPath: string[];
+  /** How the chunk binds an agent. */
+  kind: ChunkKind;
+  /** The note's title (frontmatter `title`, else the file name without `.md`). */
+  title: string;
+  /** The sentence of the chunk that answers best. */
+  snippet: string;
+  /** 0-based line where the snippet starts. */
+  snippetStartLine: number;
+  /** 0-based line after the snippet (exclusive). */
+  snippetEndLine: number;
+  /** The final score, higher is better (hybrid `alpha·cosine + (1−alpha)·bm25`, then later stages). */
+  score: number;
+  /** Cosine similarity of query and chunk, in [-1, 1]. */
+  cosine: number;
+  /**
+   * The keyword weight in the score, in [0, 1]: the raw BM25 score over that of a full keyword match (the
+   * query's best chunk's, but at least 0.3 of the IDF of the query's terms that some chunk holds).
+   */
+  bm25: number;
+  /**
+   * The chunk's raw BM25 score as a share of the most the query could score (the sum of its terms' IDF), in
+   * [0, 1]: an absolute keyword match (the relevance floor reads it; `bm25` is 1 for a best chunk that holds
+   * enough of the query).
+   */
+  bm25Share: number;
+  /**
+   * How the ranking stages made `score`, by stage (`hybrid`, `decay`, `recency`, `scope`); may be
+   * empty.
+   */
+  components: Record<string, number>;
+  /** The team-database namespace the hit comes from (backend `postgres`); null for the embedded index. */
+  namespace: string | null;
+  /** Cosine of the query and the chunk's note (its mean chunk vector). */
+  noteCosine: number;
+  /** Mean cosine of the query and the chunks around it in its note. */
+  neighbourCosine: number;
+  /** How the score was made, in the order the stages apply. */
+  parts: ScorePart[];
+  /** A `vscode://` or `obsidian://` link to the chunk's first line; null when no editor is configured. */
+  editorUrl: string | null;
+}
+
+/** `GET /api/info`: what the studio serves. */
+export interface StudioInfo {
+  /** botbin's version. */
+  version: string;
+  /** The workspace folders, in order. */
+  folders: StudioFolder[];
+  /** True when the action buttons (sync, prune, restore, consolidate) are off (`botbin studio --read-only`). */
+  readOnly: boolean;
+  /** Which editor the notes' links open. */
+  editor: EditorKind;
+}
+
+/** `GET /api/folders/{id}/lifecycle`: the memos now; nothing is written. */
+export interface StudioLifecycle {
+  /** Memos searchable now. */
+  live: number;
+  /** The prune threshold: lore under it is archived by a prune. */
+  threshold: number;
+  /** Half-life of a memo never retrieved, in days. */
+  halfLifeDays: number;
+  /** Half-life gained per retrieval, as a multiple of `halfLifeDays`. */
+  stretch: number;
+  /** The most faded memos, least retained first. */
+  faded: StudioMemo[];
+  /** What the next prune would archive (the first ones). */
+  prunable: StudioMemo[];
+  /** How many the next prune would archive in all. */
+  prunableCount: number;
+  /** Archived memos, newest first. */
+  archived: StudioArchived[];
+  /** The roots note's path. */
+  rootsNote: string;
+  /** A link to the roots note; null without an editor. */
+  rootsUrl: string | null;
+  /** The roots in it. */
+  roots: StudioRoot[];
+  /** Problems met. */
+  warnings: string[];
+}
+
+/** A live memo (an indexed chunk outside the instruction notes) and how it fades. */
+export interface StudioMemo {
+  /** Its id (`botbin restore` takes a unique prefix). */
+  id: string;
+  /** Its note's path. */
+  path: string;
+  /** 0-based first line. */
+  startLine: number;
+  /** 0-based line after it (exclusive). */
+  endLine: number;
+  /** Its chunk's kind (only `lore` is ever archived). */
+  kind: ChunkKind;
+  /** Its chunk's text. */
+  text: string;
+  /** When it was first stored (ISO 8601). */
+  created: string;
+  /** When it was last retrieved (a search, a hover, a context), null if never. */
+  lastRetrieved: string | null;
+  /** Times it was retrieved; each stretches its half-life. */
+  reinforcementCount: number;
+  /** Its retention now, in (0, 1]. */
+  decayScore: number;
+  /** Its half-life now, in days. */
+  halfLifeDays: number;
+  /** Days until it falls under the prune threshold (0: the next prune archives it, if lore); null: never. */
+  fadesInDays: number | null;
+  /** Its retention from its last retrieval (or creation) to past `fadesInDays`. */
+  curve: CurvePoint[];
+  /** A link to its first line; null without an editor. */
+  editorUrl: string | null;
+}
+
+/** The `botbin.studio` command's result (LSP): where the studio over the open folders listens. */
+export interface StudioOpened {
+  /** The page's URL on 127.0.0.1, with the session's token: open it in a browser, show it to no one. */
+  url: string;
+}
+
+/** A root of the roots note and the branches it came from. */
+export interface StudioRoot {
+  /** The root's text. */
+  text: string;
+  /** Why it is a root (`recurs in 2 notes`, `retrieved 3 times`, `stated`). */
+  reason: string;
+  /** 0-based line in the roots note; -1 for a root not written yet (a dry run). */
+  line: number;
+  /** Its sources. */
+  sources: StudioRootSource[];
+}
+
+/** A branch a root came from. */
+export interface StudioRootSource {
+  /** The source note's path. */
+  path: string;
+  /** 0-based first line. */
+  startLine: number;
+  /** 0-based line after it (exclusive). */
+  endLine: number;
+  /** A link to it; null without an editor. */
+  editorUrl: string | null;
+}
+
+/** One rule (a hard or soft directive) of the notes. */
+export interface StudioRule {
+  /** Its note's path. */
+  path: string;
+  /** 0-based first line of its block. */
+  startLine: number;
+  /** 0-based line after its block (exclusive). */
+  endLine: number;
+  /** `hard` or `soft`. */
+  kind: ChunkKind;
+  /** Headings above it, outermost first. */
+  headingPath: string[];
+  /** The block's source text. */
+  text: string;
+  /** Its cues (a hard rule stated without one has none). */
+  cues: StudioRuleCue[];
+  /** A link to its first line in the editor; null without one. */
+  editorUrl: string | null;
+}
+
+/** The words that make a block a rule. */
+export interface StudioRuleCue {
+  /** `obligation`, `prohibition`, `recommendation`, ... */
+  modality: string;
+  /** The cue words as written (`Never`, `must not`). */
+  cue: string;
+  /** 0-based line of the cue. */
+  line: number;
+  /** False when the rule says not to do the action. */
+  positive: boolean;
+  /** The action the rule is about, normalized (`use tabs`). */
+  action: string;
+}
+
+/** `GET /api/folders/{id}/rules`: every indexed rule and their conflicts. */
+export interface StudioRules {
+  /** Hard rules first, each kind in note and line order. */
+  rules: StudioRule[];
+  /** Pairs of rules on one action with opposite polarity. */
+  conflicts: StudioConflict[];
+  /** Problems met loading the index. */
+  warnings: string[];
+}
+
+/** `POST /api/folders/{id}/search` (params: `SearchRequest`) result. Nothing is counted as retrieved. */
+export interface StudioSearchResult {
+  /** Best first, those under the relevance floor left out. */
+  hits: StudioHit[];
+  /** Hits left out under the relevance floor (hardly any similarity and no real keyword match). */
+  hidden: number;
+  /** True when the model is unavailable and hits are ranked by keywords alone. */
+  degraded: boolean;
+  /** True when hits of notes deleted or excluded since the last sync were left out. */
+  stale: boolean;
+  /** True while a sync runs: the hits cover what is indexed so far. */
+  indexing: boolean;
+  /** When the index was last written (ISO 8601 UTC), null before the first sync. */
+  indexedAt: string | null;
+  /** Problems met. */
+  warnings: string[];
+  /** How long the search took in the server, in milliseconds. */
+  elapsedMs: number;
+}
+
+/** `POST /api/folders/{id}/sync` result. */
+export interface StudioSyncResult {
+  /** What the sync did. */
+  report: SyncReport;
+  /** Why publishing to the team database failed; null when it did not (or there is none). */
+  publishError: string | null;
+}
+
+/** What one sync did (`botbin sync --json` prints the same keys). */
+export interface SyncReport {
+  /** Notes indexed for the first time. */
+  added: string[];
+  /** Notes re-indexed because they changed. */
+  modified: string[];
+  /** Notes removed from the index because their file is gone. */
+  deleted: string[];
+  /** Notes removed because they are no longer tracked. */
+  excluded: string[];
+  /** Notes no longer tracked but kept (most of the index would go: `--prune` removes them). */
+  keptExcluded: string[];
+  /** Notes re-chunked by a reindex. */
+  rechunked: string[];
+  /** Notes moved. */
+  renamed: Renamed[];
+  /** Notes left as they were. */
+  unchanged: number;
+  /** Notes that could not be indexed. */
+  failed: FailedNote[];
+  /** Problems met. */
+  warnings: string[];
+  /** Chunks sent to the model. */
+  chunksEmbedded: number;
+  /** Chunks whose embedding came from the cache. */
+  chunksReused: number;
+  /** How long the sync took, in milliseconds. */
+  elapsedMs: number;
+}
+
 /** `botbin.sync` / `botbin.reindex` result. */
 export interface SyncResult {
   /** False when the sync was still running after the server's wait (it goes on). */
   done: boolean;
   /** Each folder's summary. */
   folders: FolderSyncSummary[];
+}
+
+/** The team database (backend `postgres`). */
+export interface TeamState {
+  /** The database, without its password. */
+  url: string;
+  /** This workspace's namespace. */
+  namespace: string;
+  /** False for a reader (`postgres_publish = false`). */
+  publishes: boolean;
+  /** Synced notes the database does not hold yet; null when it was not reached. */
+  unpublished: number | null;
+  /** Why it could not be reached; null when it was. */
+  error: string | null;
 }
 
 /** What `botbin status` reports of one workspace (the MCP tool `memory_status`). */

@@ -27,7 +27,9 @@ export const ERROR = "botbin/error";
 export const COMMAND_SYNC = "botbin.sync";
 /** `workspace/executeCommand`: re-read and re-chunk every note (embeddings reused) -> sync summary. */
 export const COMMAND_REINDEX = "botbin.reindex";
-export const COMMANDS = [COMMAND_SYNC, COMMAND_REINDEX] as const;
+/** `workspace/executeCommand`: Recall Studio over the open folders (argument: `{editor?}`) -> `{url}`. */
+export const COMMAND_STUDIO = "botbin.studio";
+export const COMMANDS = [COMMAND_SYNC, COMMAND_REINDEX, COMMAND_STUDIO] as const;
 /** Title of the `$/progress` work-done report while notes are indexed. */
 export const PROGRESS_TITLE = "botbin: indexing notes";
 /** `source` of published diagnostics. */

@@ -39,11 +39,16 @@ test("Search Memories: a QuickPick that does not filter by label, queries, and o
 });
 
 test("Show Related Memories: a pick of the hits, or a message when there are none", async () => {
-  await showRelated({ hits: [hit(), hit({ uri: "file:///ws/AGENTS.md" })], indexing: false, degraded: true });
+  await showRelated({
+    hits: [hit(), hit({ uri: "file:///ws/AGENTS.md" })],
+    indexing: false,
+    degraded: true,
+    hidden: 0,
+  });
   assert.equal(stub.offered[0]!.items.length, 2);
   assert.match(stub.offered[0]!.options.title, /related memories \(keyword match only/);
   assert.equal(stub.opened[0]!.uri.toString(), "file:///ws/MEMORY.md");
-  await showRelated({ hits: [], indexing: true, degraded: false });
+  await showRelated({ hits: [], indexing: true, degraded: false, hidden: 0 });
   assert.deepEqual(stub.messages.at(-1), {
     severity: "info",
     text: "botbin: no related memories for this paragraph yet (botbin is still indexing).",

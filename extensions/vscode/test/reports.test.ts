@@ -102,19 +102,23 @@ test("hit items show heading path, note and line (1-based), score and a one-line
     resultCaveat({ indexing: true, degraded: true }),
     "indexing: results so far; keyword match only: the model is unavailable",
   );
+  assert.equal(resultCaveat({ indexing: false, degraded: false, hidden: 0 }), undefined);
+  assert.equal(resultCaveat({ indexing: false, degraded: false, hidden: 1 }), "1 weak match hidden");
+  assert.equal(
+    resultCaveat({ indexing: true, degraded: false, hidden: 3 }),
+    "indexing: results so far; 3 weak matches hidden",
+  );
 });
 
-test("hits under the server's relevance floor are hidden; an empty index says it is indexing", () => {
-  const weak = hit({ path: "weak.md", cosine: 0.15, bm25: 1, bm25Share: 0.1 }); // best of weak keyword matches
+test("the hits the server sends are listed in its order (it left out the weak ones); an empty index says it is indexing", () => {
+  const weak = hit({ path: "weak.md", cosine: 0.15, bm25: 1, bm25Share: 0.1 }); // sent only when showAll asked
   const keyword = hit({ path: "keyword.md", cosine: 0.1, bm25: 0.6, bm25Share: 0.6 });
-  const items = resultItems(searchResult([hit(), weak, keyword]));
   assert.deepEqual(
-    items.map((i) => i.hit?.path),
-    ["MEMORY.md", "keyword.md"],
+    resultItems(searchResult([hit(), keyword, weak])).map((i) => i.hit?.path),
+    ["MEMORY.md", "keyword.md", "weak.md"],
   );
-  assert.equal(resultItems(searchResult([weak], { degraded: true }))[0]!.hit?.path, "weak.md"); // no cosine to judge
   assert.deepEqual(
-    resultItems(searchResult([weak])).map((i) => [i.label, i.hit]),
+    resultItems(searchResult([])).map((i) => [i.label, i.hit]),
     [["No memories match", undefined]],
   );
   assert.deepEqual(

@@ -30,6 +30,8 @@ _LIST_MARKER = re.compile(r"^(?:(?:>[ \t]?)+|(?:[-*+]|\d+[.)])[ \t]+)")
 TIERS: tuple[str, ...] = ("hard", "guidance", "soft", "recent", "recalled")
 #: Tier numbers as the design names them.
 TIER_NUMBERS = {"hard": "1", "guidance": "1.5", "soft": "2", "recent": "3", "recalled": "4"}
+#: Why a candidate was left out of its tier (``TierResult.cut_reasons``).
+CUT_DUPLICATE, CUT_BUDGET, CUT_SHARE, CUT_AFTER = "duplicate", "budget", "share", "after_cut"
 HEADERS = {
     "hard": "## Rules (always follow)",
     "guidance": "## Guidance relevant to this request",
@@ -107,6 +109,10 @@ class TierResult:
     """Tokens of this tier's rendered text (header included)."""
     cut: tuple[Item, ...] = ()
     """Candidates left out (budget, share, or duplicates of a higher tier)."""
+    cut_reasons: tuple[str, ...] = ()
+    """Why each of ``cut`` was left out, in its order: CUT_DUPLICATE (it repeats a passage already chosen),
+    CUT_BUDGET (over the whole budget), CUT_SHARE (over the tier's share) or CUT_AFTER (soft and recent are
+    prefixes: an entry before it was left out)."""
 
 
 @dataclass(frozen=True)
@@ -141,7 +147,7 @@ class ContextResult:
                     "tier": TIER_NUMBERS[t.name],
                     "tokens": t.tokens,
                     "items": [item(i) for i in t.items],
-                    "cut": [item(i) for i in t.cut],
+                    "cut": [{**item(i), "reason": why} for i, why in zip(t.cut, t.cut_reasons, strict=True)],
                 }
                 for t in self.tiers
             ],
@@ -154,6 +160,12 @@ class _Tier:
     items: list[Item] = field(default_factory=list)
     cut: list[Item] = field(default_factory=list)
     tokens: int = 0
+    why: list[str] = field(default_factory=list)
+    """CUT_* of each of ``cut``."""
+
+    def leave_out(self, item: Item, reason: str) -> None:
+        self.cut.append(item)
+        self.why.append(reason)
 
 
 def _render(tiers: Sequence[TierResult | _Tier]) -> str:
@@ -207,13 +219,13 @@ def assemble(
         stopped = False
         for item in pool:
             if taken(item, tier):
-                tier.cut.append(item)
+                tier.leave_out(item, CUT_DUPLICATE)
                 continue
             need = cost(tier, item)
-            fits = used + need <= budget_tokens and tier.tokens + need <= caps[name]
+            in_budget = used + need <= budget_tokens
             # soft and recent are prefixes: once one entry is out, everything after it is out too
-            if stopped or not fits:
-                tier.cut.append(item)
+            if stopped or not (in_budget and tier.tokens + need <= caps[name]):
+                tier.leave_out(item, CUT_AFTER if stopped else CUT_SHARE if in_budget else CUT_BUDGET)
                 stopped = stopped or name in ("soft", "recent")
                 continue
             tier.items.append(item)
@@ -222,8 +234,9 @@ def assemble(
         if name == "recent":
             tier.items.reverse()
             tier.cut.reverse()
+            tier.why.reverse()
         tiers.append(tier)
-    frozen = tuple(TierResult(t.name, tuple(t.items), t.tokens, tuple(t.cut)) for t in tiers)
+    frozen = tuple(TierResult(t.name, tuple(t.items), t.tokens, tuple(t.cut), tuple(t.why)) for t in tiers)
     result = ContextResult(_render(frozen), frozen, used, budget_tokens)
     check_laws(result, candidates, count)
     return result

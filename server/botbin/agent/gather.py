@@ -14,10 +14,10 @@ from botbin.directives.partition import is_botbin_note
 from botbin.directives.rulebook import instruction_order
 from botbin.errors import BotbinError
 from botbin.index.daily import daily_order
+from botbin.wire.requests import ContextRequest, SearchFilters, SearchRequest
 
 if TYPE_CHECKING:
     from botbin.search.pipeline import Searcher
-    from botbin.workspace import Workspace
 
 #: Tier 1.5 takes directives of memory notes whose chunk is this similar to the request, at most 8 (a soul
 #: file rule about meetings scores 0.28 against "book a meeting with Priya"; unrelated requests stay under 0.1).
@@ -47,29 +47,23 @@ def recent_entries(root: Path, rel: str, follow_symlinks: bool = False) -> list[
     return [Item(rel, b.start_line, b.end_line, b.text) for b in note.blocks if b.kind != "heading"]
 
 
-def indexing(ws: Workspace) -> bool:
-    """True while this process syncs ``ws``, or before its first sync."""
-    return ws.index.busy or not ws.state_path.is_file()
-
-
 def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candidates:
     """Candidates of each tier for ``query`` from the indexed notes (and the latest daily note on disk)."""
-    from botbin.index.hits import SearchFilters
-
     ws = searcher.ws
     index, _ = ws.index.get()
     globs = ws.settings.instruction_globs  # an output written before botbin's own notes were exempt keeps its flag
     instruction = {p for p in index.instruction_notes() if not is_botbin_note(p, globs)}
     directives = index.directives()
     rules = [d for d in directives if d.path in instruction]
-    if indexing(ws):  # the first call of a session must not wait for embeddings to have every rule
+    if ws.indexing:  # the first call of a session must not wait for embeddings to have every rule
         rules += unindexed_rules(ws, index)
     ordered = sorted(rules, key=lambda d: (instruction_order(d.path), d.start_line))
     hard = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "hard"]
     soft = [Item(d.path, d.start_line, d.end_line, d.text) for d in ordered if d.kind == "soft"]
     guidance: list[Item] = []
     if query.strip():
-        hits = searcher.search(query, k=GUIDANCE_MAX * 2, filters=SearchFilters(kind="soft"), reinforce=False).hits
+        soft_rules = SearchRequest(query=query, k=GUIDANCE_MAX * 2, filters=SearchFilters(kind="soft"), show_all=True)
+        hits = searcher.search(soft_rules, reinforce=False).hits
         for hit in hits:
             if hit.instruction or hit.cosine < GUIDANCE_MIN_COSINE:
                 continue
@@ -82,24 +76,25 @@ def gather(searcher: Searcher, query: str, now: datetime | None = None) -> Candi
     recent = recent_entries(ws.root, latest, ws.settings.follow_symlinks) if latest else []
     recalled: list[Item] = []
     if query.strip():
-        result = searcher.recall(query, 20, now=now, reinforce=False)  # unrelated hits are already left out
+        result = searcher.recall(SearchRequest(query=query, k=20), now=now, reinforce=False)  # unrelated ones left out
         recalled = [Item(h.path, h.start_line, h.end_line, h.text, h.score) for h in result.hits]
     return Candidates(hard, guidance, soft, recent, recalled)
 
 
-def build_context(searcher: Searcher, query: str, budget_tokens: int, max_chars: int | None = None) -> ContextResult:
-    """The context block for ``query`` within ``budget_tokens`` (agent/context.py for the tier laws) and, when given,
-    ``max_chars`` characters (for a host that counts characters: a smaller token budget until it fits, so whole
-    items are left out, never cut), marked partial while the notes are being indexed; what it holds is counted as
-    retrieved. Raises ContextBudgetError if the hard rules alone exceed the budget, WorkspaceError if the folder is
-    gone."""
+def build_context(searcher: Searcher, request: ContextRequest, reinforce: bool = True) -> ContextResult:
+    """The context block for ``request.query`` within ``budget_tokens`` (agent/context.py for the tier laws) and,
+    when given, ``max_chars`` characters (for a host that counts characters: a smaller token budget until it fits,
+    so whole items are left out, never cut), marked partial while the notes are being indexed; what it holds is
+    counted as retrieved unless ``reinforce`` is False (a preview, which must not change the memos). Raises
+    ContextBudgetError if the hard rules alone exceed the budget, WorkspaceError if the folder is gone."""
     from botbin.agent.context import ContextBudgetError, assemble
     from botbin.sync.scan import check_root
 
     ws = searcher.ws
+    budget_tokens, max_chars = request.budget_tokens, request.max_chars
     check_root(ws.root)
-    busy = indexing(ws)
-    candidates = gather(searcher, query)
+    busy = ws.indexing
+    candidates = gather(searcher, request.query)
     result = assemble(candidates, budget_tokens, ws.models.counter.count)
     budget = budget_tokens
     while max_chars is not None and len(result.text) > max_chars:
@@ -109,5 +104,6 @@ def build_context(searcher: Searcher, query: str, budget_tokens: int, max_chars:
         result = replace(assemble(candidates, budget, ws.models.counter.count), budget_tokens=budget_tokens)
     if busy:
         result = replace(result, indexing=True, partial=("guidance", "recalled"))
-    searcher.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
+    if reinforce:
+        searcher.lifecycle.reinforce_ranges((i.path, i.start_line, i.end_line) for t in result.tiers for i in t.items)
     return result

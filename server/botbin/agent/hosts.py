@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from botbin.agent.capture import Capture
+from botbin.agent.capture import Capture, HostTurn, IngestReport
 from botbin.agent.context import Candidates, ContextResult, Item, assemble
 from botbin.agent.expand import Expanded, chunk_id, expand, ids_of, text_id
-from botbin.agent.gather import build_context, indexing, latest_daily, recent_entries
+from botbin.agent.gather import build_context, latest_daily, recent_entries
 from botbin.agent.rules import rules_on_disk
 from botbin.errors import BotbinError
 from botbin.memory.conversation.compact import Compaction, compact
+from botbin.wire.requests import ContextRequest, SearchRequest
 
 if TYPE_CHECKING:
     from botbin.index.hits import Hit
@@ -86,6 +87,8 @@ class HostMemory:
         self._given: OrderedDict[str, set[str]] = OrderedDict()
         self._lock = threading.Lock()
         self._syncing: threading.Thread | None = None
+        self._used = False
+        """True once an op ran: only then does ``close`` distil (a server no host talked to touches no file)."""
 
     def _count(self, text: str) -> int:
         return self.ws.models.counter.count(text)
@@ -95,6 +98,7 @@ class HostMemory:
         """Rules, preferences and the recent tail within ``budget_tokens``; starts a background sync so the
         session's first prompt recalls what changed since. Raises ContextBudgetError if the hard rules alone
         exceed the budget."""
+        self._used = True
         self._sync_in_background()
         rules = rules_on_disk(self.ws)
         now = datetime.now().astimezone()
@@ -112,7 +116,7 @@ class HostMemory:
                 self._given.pop(session, None)
             self._remember_given(session, [i.id for i in items])
         hard = sum(1 for i in items if i.tier == "hard")
-        return HostBlock(result.text, result.used_tokens, budget_tokens, items, indexing(self.ws), rules=hard)
+        return HostBlock(result.text, result.used_tokens, budget_tokens, items, self.ws.indexing, rules=hard)
 
     def _tracked(self) -> list[str]:
         from botbin.sync.scan import scan_workspace
@@ -152,10 +156,13 @@ class HostMemory:
         """Memories relevant to ``prompt`` (not instruction notes: their rules came with the session), at most
         ``k``, within ``budget_tokens``; an empty block when nothing clears the relevance floor. Raises
         BotbinError (a locked store, a missing workspace)."""
+        self._used = True
+        if not prompt.strip():
+            return HostBlock("", 0, budget_tokens, ())
         syncing = self._syncing
         if syncing is not None and syncing.is_alive():
             syncing.join(SYNC_WAIT_S)
-        result = self.searcher.recall(prompt, max(2 * k, 10), reinforce=False)
+        result = self.searcher.recall(SearchRequest(query=prompt, k=max(2 * k, 10)), reinforce=False)
         with self._lock:
             given = set(self._given.get(session, ())) if session is not None else set()
         chosen: list[tuple[Hit, HostItem, str]] = []
@@ -195,10 +202,12 @@ class HostMemory:
                 self._given.popitem(last=False)
 
     # -- each model call (OpenClaw) -------------------------------------------------------------------
-    def assemble(self, query: str, budget_tokens: int, max_chars: int | None = None) -> HostBlock:
-        """The whole context for ``query`` (every tier of get_context) within ``budget_tokens`` and, when given,
-        ``max_chars`` (agent/gather.py). Raises ContextBudgetError if the hard rules alone exceed either."""
-        result = build_context(self.searcher, query, budget_tokens, max_chars)
+    def assemble(self, request: ContextRequest) -> HostBlock:
+        """The whole context for ``request`` (every tier of get_context) within its ``budget_tokens`` and, when
+        given, ``max_chars`` (agent/gather.py). Raises ContextBudgetError if the hard rules alone exceed either."""
+        self._used = True
+        result = build_context(self.searcher, request)
+        budget_tokens = request.budget_tokens
         items = self._with_ids(result)
         hard = sum(1 for i in items if i.tier == "hard")
         return HostBlock(result.text, result.used_tokens, budget_tokens, items, result.indexing, rules=hard)
@@ -214,8 +223,17 @@ class HostMemory:
 
     def expand(self, item_id: str) -> Expanded:
         """The section and source turns of item ``item_id`` (agent/expand.py). Raises ExpandError, BotbinError."""
+        self._used = True
         return expand(self.ws, self.capture.ledger, item_id)
 
+    def ingest(
+        self, turns: Sequence[HostTurn], user: str | None = None, source: str | None = None, flush: bool = False
+    ) -> IngestReport:
+        """A host's turns taken in (agent/capture.py ``Capture.ingest``)."""
+        self._used = True
+        return self.capture.ingest(turns, user, source, flush)
+
     def close(self) -> None:
-        """Distil the buffered turns (the server stops)."""
-        self.capture.flush()
+        """Distil the buffered turns (the server stops); nothing when no op ran."""
+        if self._used:
+            self.capture.flush()

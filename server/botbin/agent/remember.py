@@ -14,9 +14,14 @@ import stat
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from botbin.config import DEFAULTS
-from botbin.errors import BotbinError, storage_error
+from botbin.errors import BotbinError, LockedError, storage_error
+
+if TYPE_CHECKING:
+    from botbin.sync.report import SyncReport
+    from botbin.workspace import Workspace
 
 _TAG = re.compile(r"^[^\s#][^\s]*$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -142,6 +147,35 @@ def remember(
     folder = lock_dir if lock_dir is not None else root / DEFAULTS.output_dir / LOCK_DIR
     with note_lock(folder, part_rel(day, 1), lock_timeout_s):  # every part of the day: one writer
         return _append(root, day, entry, now, follow_symlinks, max_note_bytes)
+
+
+def remember_in(ws: Workspace, text: str, tags: list[str] | None = None) -> tuple[Remembered, SyncReport]:
+    """Append ``text`` to today's daily note of ``ws`` (``remember``) and sync it at once (and publish it: the
+    workspace's one post-sync pipeline). Raises BotbinError for bad input, PassphraseError before writing anything
+    when the store is encrypted and its passphrase is missing or wrong (the entry could not be indexed). A sync
+    that finds the store locked leaves the entry on disk and says so in the report (the next sync indexes it)."""
+    from botbin.sync.encryption import check_writable
+    from botbin.sync.note_lock import LOCK_DIR
+    from botbin.sync.report import NoteFailure, SyncReport
+    from botbin.sync.scan import check_root
+
+    s = ws.settings
+    check_root(ws.root)
+    check_writable(ws.output_dir, s, ws.passphrase)
+    written = remember(
+        ws.root,
+        text,
+        list(tags or []),
+        follow_symlinks=s.follow_symlinks,
+        max_note_bytes=s.max_note_bytes,
+        lock_dir=ws.output_dir / LOCK_DIR,
+        lock_timeout_s=s.lock_timeout_s,
+    )
+    try:
+        return written, ws.sync()
+    except LockedError as exc:
+        why = f"written, not indexed yet ({exc}); the next sync indexes it"
+        return written, SyncReport(failed=(NoteFailure(written.path, why),))
 
 
 def part_rel(day: str, part: int) -> str:

@@ -30,10 +30,11 @@ def build_parser() -> argparse.ArgumentParser:
     import argparse
 
     from botbin import __version__
-    from botbin.cli import commands, db, ingest, lifecycle
-    from botbin.cli.common import EPILOG, common_flags
+    from botbin.cli import commands, db, ingest, lifecycle, studio
+    from botbin.cli.common import EPILOG, setting_help
+    from botbin.cli.flags import common_flags
 
-    common = common_flags()
+    common = common_flags(setting_help)
     parser = argparse.ArgumentParser(
         prog="botbin",
         parents=[common],
@@ -43,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"botbin {__version__}")
     sub = parser.add_subparsers(dest="subcommand", required=True, metavar="COMMAND")
-    for module in (commands, lifecycle, ingest, db):
+    for module in (commands, lifecycle, ingest, db, studio):
         module.register(sub, common)
     return parser
 

@@ -9,14 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from botbin.cli.answers import (
-    add_context_args,
-    add_search_args,
-    answer_context,
-    answer_search,
-    search_filters,
-    search_usage_error,
-)
+from botbin.cli.answers import answer_context, answer_search, context_request, search_request
 from botbin.cli.common import (
     EXIT_MODEL,
     EXIT_OK,
@@ -24,7 +17,6 @@ from botbin.cli.common import (
     EXIT_USAGE,
     EXIT_WORKSPACE,
     add,
-    overrides,
     passphrase,
     progress_bar,
     service,
@@ -32,6 +24,7 @@ from botbin.cli.common import (
     workspace_of,
 )
 from botbin.cli.db import print_published
+from botbin.cli.flags import add_context_args, add_search_args, search_fields, setting_overrides
 from botbin.cli.output import (
     directives_json,
     print_directives,
@@ -42,48 +35,52 @@ from botbin.cli.output import (
     run_batch,
 )
 from botbin.errors import LockedError, ModelError
-from botbin.service import (
-    MemoryService,
-    extract_source,
-    read_document,
-)
+from botbin.facade import note_of_aifbin, read_aifbin
+from botbin.service import MemoryService
+from botbin.wire.requests import SyncRequest
 
 if TYPE_CHECKING:
+    from botbin.sync.report import SyncReport
     from botbin.workspace.migration import MigrationReport
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
     memory = service(args)
-    report = memory.sync(progress=progress_bar(0), full=args.full, prune=args.prune)
+    report = memory.sync(SyncRequest(full=args.full, prune=args.prune), progress_bar(0))
     if not args.json:
         print_sync(report)
-    moved, waits = migrate(memory, args.json)  # the index moves to the setting's model, when another built it
+    moved, short = migrate(memory, args.json)  # the index moves to the setting's model, when another built it
     if args.json:
         print(json.dumps({**report.to_dict(), "migration": moved.to_dict() if moved else None}, ensure_ascii=False))
-    print_published(memory)
-    if waits and moved is None:
+    print_published(report)
+    if moved is not None and moved.publish is not None:
+        print_published(moved.publish)  # the new model's vectors
+    if short and moved is None:
         return EXIT_MODEL  # the setting names no model: the index stays on its own
-    return EXIT_PARTIAL if report.failed or memory.publish_error or waits else EXIT_OK
+    return EXIT_PARTIAL if report.failed or report.publish_error or short else EXIT_OK
 
 
 def migrate(memory: MemoryService, quiet: bool) -> tuple[MigrationReport | None, bool]:
     """Run a due model migration in the foreground (a bar on a terminal; ``quiet``: no summary) and the report
-    (None when none ran), and whether it left the index on the old model for a reason to fix."""
+    (None when none ran), and whether it fell short for a reason to fix: the index left on the old model, or the
+    switch not published."""
     try:
-        moved = memory.migrate(progress_bar(0))
+        moved = memory.ws.migrate(progress_bar(0))
     except ModelError:  # the settings warning names it (MemoryService.warnings)
         return None, True
     except LockedError as exc:
         print(f"botbin: the model migration waits: {exc} (`botbin status` shows its progress)", file=sys.stderr)
         return None, False
-    if moved is not None and not quiet:
+    if moved is None:
+        return None, False
+    if not quiet:
         print_migration(moved)
-    return moved, moved is not None and not moved.switched
+    return moved, not moved.switched or bool(moved.publish and moved.publish.publish_error)
 
 
 def cmd_encrypt(args: argparse.Namespace) -> int:
     memory = service(args, confirm=True)
-    report = memory.sync(progress=progress_bar(0), encryption="encrypt")
+    report = memory.sync(SyncRequest(encryption="encrypt"), progress_bar(0))
     print_sync(report)
     print(
         f"botbin: {memory.output_dir} is encrypted; keep the passphrase safe, it cannot be recovered", file=sys.stderr
@@ -99,7 +96,7 @@ def cmd_encrypt(args: argparse.Namespace) -> int:
 
 def cmd_decrypt(args: argparse.Namespace) -> int:
     memory = service(args)
-    report = memory.sync(progress=progress_bar(0), encryption="decrypt")
+    report = memory.sync(SyncRequest(encryption="decrypt"), progress_bar(0))
     print_sync(report)
     if memory.settings.encryption:
         print(
@@ -110,17 +107,14 @@ def cmd_decrypt(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    problem = search_usage_error(args)
-    if problem:
-        print(f"botbin search: {problem}", file=sys.stderr)
+    request = search_request(args)
+    if isinstance(request, str):
+        print(f"botbin search: {request}", file=sys.stderr)
         return EXIT_USAGE
-    memory = service(args)
-    memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
+    memory = service(args, one_shot=True)  # answers and exits: no HNSW load it would never use
     if args.batch is not None:
-        return run_batch(
-            memory, args.batch, args.k, args.alpha, search_filters(args), args.best_per_note, args.show_all
-        )
-    return answer_search(memory, args, sys.stdout, sys.stderr)
+        return run_batch(memory, args.batch, search_fields(args))
+    return answer_search(memory, request, args.json, sys.stdout, sys.stderr)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -155,12 +149,12 @@ def _aifbin_path(args: argparse.Namespace) -> Path:
 
 def cmd_info(args: argparse.Namespace) -> int:
     path = _aifbin_path(args)
-    print_info(read_document(path, passphrase()), path, args.json)
+    print_info(read_aifbin(path, passphrase()), path, args.json)
     return EXIT_OK
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
-    data = extract_source(_aifbin_path(args), passphrase())
+    data = note_of_aifbin(_aifbin_path(args), passphrase())
     if args.extract_to is not None:
         try:
             args.extract_to.write_bytes(data)
@@ -176,13 +170,19 @@ def cmd_extract(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     memory = service(args)
     print(f"botbin: watching {memory.root} (Ctrl+C to stop)", file=sys.stderr)
-    return memory.watch(print_sync)
+    memory.ws.migrate_in_background()  # a due model migration goes on behind the syncs (`botbin status`)
+
+    def report(synced: SyncReport) -> None:
+        print_sync(synced)
+        print_published(synced)
+
+    return memory.watch(report)
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    memory = service(args)
-    memory.ws.index.one_shot = True  # answers and exits: no HNSW load it would never use
-    return answer_context(memory, args, sys.stdout, sys.stderr)
+    request = context_request(args)
+    memory = service(args, one_shot=True)  # answers and exits: no HNSW load it would never use
+    return answer_context(memory, request, args.json, sys.stdout, sys.stderr)
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
@@ -195,12 +195,12 @@ def cmd_remember(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     # The index and the model load while the MCP SDK imports (seconds): the first tool call finds them ready.
-    memory = MemoryService(workspace_of(args), overrides(args))
+    memory = MemoryService(workspace_of(args), setting_overrides(args))
     memory.warm_in_background()
     from botbin.mcp import main as serve
 
     # the SDK's stdio transport points fd 1 at stderr while serving: stray prints miss the wire
-    return serve(workspace_of(args), overrides(args), memory)
+    return serve(workspace_of(args), setting_overrides(args), memory)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -235,7 +235,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_lsp(args: argparse.Namespace) -> int:
     from botbin.cli.startup import importing
-    from botbin.service import preload_bundled_model
+    from botbin.facade import preload_bundled_model
 
     preload_bundled_model()  # the model's session opens while pygls and the features import (seconds)
     with importing("lsp"):
@@ -263,7 +263,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
 
     p = add(sub, common, "search", "search the synced notes by meaning", cmd_search)
-    add_search_args(p)
+    add_search_args(p, setting_help)
 
     p = add(sub, common, "status", "index size, last sync, stale notes", cmd_status)
     p.add_argument("--json", action="store_true", help="print JSON instead of text")

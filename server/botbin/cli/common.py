@@ -1,5 +1,5 @@
-"""What every ``botbin`` subcommand shares: exit codes, the common flags, the service, the passphrase prompt
-and the progress bar."""
+"""What every ``botbin`` subcommand shares: exit codes, the help of a settings flag, the service, the passphrase
+prompt and the progress bar (the flags: cli/flags.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from botbin.cli.flags import setting_overrides
 from botbin.cli.terminal import raw
 from botbin.config import FIELDS, range_text, shown_default
 from botbin.errors import PassphraseError
@@ -35,9 +36,6 @@ EPILOG = "exit codes:\n" + "\n".join(
     textwrap.fill(text, 96, initial_indent=f"  {code}  ", subsequent_indent="     ")
     for code, text in EXIT_MEANINGS.items()
 )
-#: Settings that the common flags override.
-SETTING_FLAGS = ("include", "exclude", "vault", "output_dir", "model")
-
 Command = Callable[[argparse.Namespace], int]
 
 
@@ -55,46 +53,6 @@ def setting_help(key: str, what: str | None = None) -> str:
     return text.encode("ascii", "replace").decode("ascii")  # help that prints on any terminal
 
 
-def common_flags() -> argparse.ArgumentParser:
-    """The flags every subcommand takes (workspace and the settings that choose what is tracked)."""
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument(
-        "--workspace", "-w", type=Path, default=argparse.SUPPRESS, help="workspace folder (default: the current folder)"
-    )
-    common.add_argument(
-        "--include",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="GLOB",
-        help=setting_help("include", "track notes matching GLOB (repeatable; replaces the configured list)"),
-    )
-    common.add_argument(
-        "--exclude",
-        action="append",
-        default=argparse.SUPPRESS,
-        metavar="GLOB",
-        help=setting_help("exclude", "never track notes matching GLOB (repeatable)"),
-    )
-    common.add_argument("--vault", action="store_true", default=argparse.SUPPRESS, help=setting_help("vault"))
-    common.add_argument(
-        "--output-dir",
-        dest="output_dir",
-        default=argparse.SUPPRESS,
-        metavar="DIR",
-        help=setting_help("output_dir", "output folder inside the workspace"),
-    )
-    common.add_argument(
-        "--model",
-        default=argparse.SUPPRESS,
-        metavar="DIR",
-        help=setting_help("model"),
-    )
-    common.add_argument(
-        "--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help="log progress details to stderr"
-    )
-    return common
-
-
 def add(
     sub: Any, common: argparse.ArgumentParser, name: str, help_text: str, command: Command
 ) -> argparse.ArgumentParser:
@@ -109,11 +67,6 @@ def add(
 def workspace_of(args: argparse.Namespace) -> Path:
     path: Path = getattr(args, "workspace", Path.cwd())
     return path
-
-
-def overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings given as flags (None where not given)."""
-    return {k: getattr(args, k, None) for k in SETTING_FLAGS}
 
 
 def passphrase(confirm: bool = False) -> Callable[[], str | None]:
@@ -133,13 +86,11 @@ def passphrase(confirm: bool = False) -> Callable[[], str | None]:
     return get
 
 
-def service(args: argparse.Namespace, confirm: bool = False) -> MemoryService:
-    """The service of ``--workspace`` with the flags' settings; settings warnings go to stderr."""
-    settings = overrides(args)
-    for key in ("debounce_ms", "search_namespaces"):
-        if getattr(args, key, None) is not None:
-            settings[key] = getattr(args, key)
-    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm))
+def service(args: argparse.Namespace, confirm: bool = False, one_shot: bool = False) -> MemoryService:
+    """The service of ``--workspace`` with the flags' settings (``one_shot``: a command that answers and exits);
+    settings warnings go to stderr."""
+    settings = setting_overrides(args)
+    memory = MemoryService(workspace_of(args), settings, passphrase=passphrase(confirm), one_shot=one_shot)
     for warning in memory.warnings:
         print(f"botbin: warning: {warning}", file=sys.stderr)
     return memory

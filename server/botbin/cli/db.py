@@ -7,20 +7,23 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botbin.cli.common import EXIT_OK, EXIT_PARTIAL, EXIT_USAGE, add, service
 
+if TYPE_CHECKING:
+    from botbin.sync.report import SyncReport
+
 
 def cmd_db_init(args: argparse.Namespace) -> int:
-    url, applied = service(args).db_init()
+    url, applied = service(args).team.init()
     done = ", ".join(map(str, applied)) if applied else "none (up to date)"
     print(f"botbin: team database {url}: schema versions applied: {done}", file=sys.stderr)
     return EXIT_OK
 
 
 def cmd_db_grant(args: argparse.Namespace) -> int:
-    granted = service(args).db_grant(args.role, args.namespace, args.write)
+    granted = service(args).team.grant(args.role, args.namespace, args.write)
     what = "read and write" if args.write else "read"
     who = "every role" if granted == "public" else f"role {granted}"
     print(f"botbin: {who} may {what} namespace {args.namespace}", file=sys.stderr)
@@ -28,7 +31,7 @@ def cmd_db_grant(args: argparse.Namespace) -> int:
 
 
 def cmd_db_revoke(args: argparse.Namespace) -> int:
-    had = service(args).db_revoke(args.role, args.namespace)
+    had = service(args).team.revoke(args.role, args.namespace)
     what = "may no longer read or write" if had else "had no grant on"
     print(f"botbin: role {args.role} {what} namespace {args.namespace}", file=sys.stderr)
     return EXIT_OK
@@ -37,34 +40,34 @@ def cmd_db_revoke(args: argparse.Namespace) -> int:
 def cmd_db_publish(args: argparse.Namespace) -> int:
     """Publish the synced notes again (from the AIF-BIN files, no re-embedding)."""
     memory = service(args)
-    if memory.ws.settings.backend != "postgres":
+    if memory.settings.backend != "postgres":
         print(
             'botbin: error: nothing to publish: this workspace\'s backend is "embedded" (set backend = '
             '"postgres" and postgres_url in botbin.toml; docs/postgres.md)',
             file=sys.stderr,
         )
         return EXIT_USAGE
-    if not memory.ws.settings.postgres_publish:
+    if not memory.settings.postgres_publish:
         print("botbin: error: nothing to publish: postgres_publish = false (a reader)", file=sys.stderr)
         return EXIT_USAGE
-    memory.publish_after_sync()
-    if memory.publish_error:
-        print(f"botbin: error: {memory.publish_error}", file=sys.stderr)
+    outcome = memory.publish()
+    if outcome.publish_error:
+        print(f"botbin: error: {outcome.publish_error}", file=sys.stderr)
         return EXIT_PARTIAL
-    report = memory.published
+    report = outcome.published
     if args.json:
         print(json.dumps(report.to_dict() if report else None, ensure_ascii=False))
     else:
-        print_published(memory)
+        print_published(outcome)
     return EXIT_PARTIAL if report is not None and report.failed else EXIT_OK
 
 
-def print_published(memory: Any) -> None:
-    """One stderr line about the sync's publish (nothing for the embedded backend)."""
-    report = memory.published
+def print_published(synced: SyncReport) -> None:
+    """One stderr line about what the sync's publish did (nothing for the embedded backend)."""
+    report = synced.published
     kept = "" if report is None or not report.others else f" ({report.others} of other workspaces' notes kept)"
-    if memory.publish_error:
-        print(f"botbin: error: notes synced locally, not published: {memory.publish_error}", file=sys.stderr)
+    if synced.publish_error:
+        print(f"botbin: error: notes synced locally, not published: {synced.publish_error}", file=sys.stderr)
     elif report is not None:
         print(
             f"botbin: published to {report.url} namespace {report.namespace}: {len(report.published)} written, "

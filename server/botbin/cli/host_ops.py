@@ -18,36 +18,38 @@ from botbin.wire import host_convert as convert
 from botbin.wire import hosts
 from botbin.wire.errors import ErrorData, error_data
 from botbin.wire.model import WireModel, dump
+from botbin.wire.requests import ContextRequest, problem
 
 log = logging.getLogger(__name__)
 
 
 def _session_context(memory: MemoryService, p: hosts.SessionContextParams) -> WireModel:
-    return convert.session_context(memory.hosts().session_context(p.budget_tokens, p.session))
+    return convert.session_context(memory.hosts.session_context(p.budget_tokens, p.session))
 
 
 def _recall(memory: MemoryService, p: hosts.RecallParams) -> WireModel:
-    return convert.recalled(memory.hosts().recall(p.prompt, p.budget_tokens, p.k, p.session))
+    return convert.recalled(memory.hosts.recall(p.prompt, p.budget_tokens, p.k, p.session))
 
 
 def _ingest(memory: MemoryService, p: hosts.IngestParams) -> WireModel:
-    return convert.ingested(memory.hosts().capture.ingest(p.turns, p.user, p.source, p.flush))
+    return convert.ingested(memory.hosts.ingest(p.turns, p.user, p.source, p.flush))
 
 
 def _expand(memory: MemoryService, p: hosts.ExpandParams) -> WireModel:
-    return convert.expanded(memory.hosts().expand(p.id))
+    return convert.expanded(memory.hosts.expand(p.id))
 
 
 def _assemble(memory: MemoryService, p: hosts.AssembleParams) -> WireModel:
     query = (
         p.prompt if p.prompt is not None else next((m.content for m in reversed(p.messages) if m.role == "user"), "")
     )
-    return convert.assembled(memory.hosts().assemble(query, p.budget_tokens, p.max_chars))
+    request = ContextRequest(query=query, budget_tokens=p.budget_tokens, max_chars=p.max_chars)
+    return convert.assembled(memory.hosts.assemble(request))
 
 
 def _compact(memory: MemoryService, p: hosts.CompactParams) -> WireModel:
     messages = [(m.role, m.content) for m in p.messages]
-    return convert.compacted(memory.hosts().compact(messages, p.budget_tokens))
+    return convert.compacted(memory.hosts.compact(messages, p.budget_tokens))
 
 
 _HANDLERS: dict[str, Callable[[MemoryService, Any], WireModel]] = {
@@ -64,12 +66,6 @@ def _failed(error: ErrorData) -> dict[str, Any]:
     return {"v": hosts.HOST_PROTOCOL, "ok": False, "error": dump(error)}
 
 
-def _problem(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"]) or "the request"
-    return f"{where}: {first['msg']}" + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")
-
-
 def answer_op(memory: MemoryService, message: dict[str, Any]) -> dict[str, Any]:
     """The answer to one host request ``message`` (``{"v", "op", ...params}``)."""
     try:
@@ -79,7 +75,7 @@ def answer_op(memory: MemoryService, message: dict[str, Any]) -> dict[str, Any]:
         fields = {k: v for k, v in message.items() if k not in ("v", "op")}
         params = hosts.PARAMS_OF[envelope.op].model_validate(fields)
     except ValidationError as exc:
-        return _failed(ErrorData(kind="bad_request", message=_problem(exc)))
+        return _failed(ErrorData(kind="bad_request", message=problem(exc)))
     except ValueError as exc:
         return _failed(ErrorData(kind="bad_request", message=str(exc)))
     try:

@@ -45,7 +45,7 @@ def _memo(m: Any) -> dict[str, Any]:
 
 
 def cmd_consolidate(args: argparse.Namespace) -> int:
-    report = service(args).lifecycle.consolidate(dry_run=args.dry_run)
+    report = service(args).consolidate(dry_run=args.dry_run)
     lines = report.lines()
     if args.json:
         print(
@@ -79,7 +79,7 @@ def cmd_consolidate(args: argparse.Namespace) -> int:
 
 
 def cmd_prune(args: argparse.Namespace) -> int:
-    report = service(args).lifecycle.prune(dry_run=args.dry_run)
+    report = service(args).prune(dry_run=args.dry_run)
     if args.json:
         print(
             json.dumps(
@@ -111,7 +111,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if not (args.ids or args.everything or args.path_glob):
         print("botbin: error: name memo ids, --path GLOB or --all", file=sys.stderr)
         return EXIT_USAGE
-    report = service(args).lifecycle.restore(args.ids, args.path_glob, args.everything)
+    report = service(args).restore(args.ids, args.path_glob, args.everything)
     if args.json:
         print(json.dumps({"restored": [_memo(m) for m in report.restored], "unknown": list(report.unknown)}))
     else:

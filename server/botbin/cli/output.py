@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from botbin.service import check_alpha, check_k, relevant
+from pydantic import ValidationError
+
+from botbin.wire.requests import SearchRequest, problem
 
 if TYPE_CHECKING:
     from botbin.agent.rules import DirectiveReport
     from botbin.aifbin import AifBinDocument
     from botbin.directives.conflicts import Conflict
     from botbin.index.hits import Hit
-    from botbin.service import MemoryService, SearchFilters
+    from botbin.service import MemoryService
     from botbin.sync.engine import SyncReport
     from botbin.workspace.migration import MigrationReport
     from botbin.workspace.status import Status
@@ -210,8 +213,9 @@ def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
         )
 
 
-def _batch_query(line: str) -> tuple[str, int | None, float | None]:
-    """(query, k, alpha) of one batch line. Raises ValueError with the reason."""
+def _batch_request(line: str, fields: Mapping[str, Any]) -> SearchRequest:
+    """The search of one batch line ``{"q": ..., "k"?: int, "alpha"?: number}`` with the command's flags
+    ``fields`` (a line's ``k`` and ``alpha`` win). Raises ValueError with the reason."""
     try:
         item = json.loads(line)
     except ValueError as exc:
@@ -219,23 +223,17 @@ def _batch_query(line: str) -> tuple[str, int | None, float | None]:
     query = item.get("q") if isinstance(item, dict) else None
     if not isinstance(query, str) or not query.strip():
         raise ValueError('expected {"q": "a non-empty query", "k"?: int, "alpha"?: number}')
-    reason = check_k(item.get("k")) or check_alpha(item.get("alpha"))
-    if reason:
-        raise ValueError(reason)
-    return query, item.get("k"), item.get("alpha")
+    asked = {key: item[key] for key in ("k", "alpha") if item.get(key) is not None}
+    try:
+        return SearchRequest.model_validate({**fields, "query": query, **asked})
+    except ValidationError as exc:
+        raise ValueError(problem(exc)) from None
 
 
-def run_batch(
-    service: MemoryService,
-    path: Path,
-    k: int | None,
-    alpha: float | None,
-    filters: SearchFilters,
-    best_per_note: bool,
-    show_all: bool = False,
-) -> int:
-    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once); hits
-    under the relevance floor are left out unless ``show_all`` (``--all``), as in a single search.
+def run_batch(service: MemoryService, path: Path, fields: Mapping[str, Any]) -> int:
+    """``search --batch``: one JSON query per line in, one JSON hit list per line out (model loaded once), each
+    line searched with every flag of the command (``fields``: filters, ``--per-note``, ``--best-per-note``,
+    ``--all``...) as a single search is; hits under the relevance floor are left out unless ``--all``.
 
     A bad line is reported on stderr and answered with ``[]``, so output lines stay aligned with input lines.
     Returns 2 if the file cannot be read.
@@ -251,12 +249,11 @@ def run_batch(
         if not line.strip():
             continue
         try:
-            query, line_k, line_alpha = _batch_query(line)
+            request = _batch_request(line, fields)
         except ValueError as exc:
             print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
             print("[]", flush=True)
             continue
-        result = service.search(query, line_k or k, alpha if line_alpha is None else line_alpha, filters, best_per_note)
-        hits = [h for h in result.hits if show_all or relevant(h, result.degraded)]
+        hits = service.search(request).hits
         print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False), flush=True)
     return 0

@@ -2,15 +2,16 @@
 listens on a Unix socket, and ``botbin search`` / ``context`` ask it before loading anything themselves.
 
 This module is the client side and the socket's address. It imports only the standard library (no numpy, no
-model runtime), so a warm ``botbin search`` costs a Python start and a round trip. The server side is
+model runtime, no pydantic), so a warm ``botbin search`` costs a Python start and a round trip. The server side is
 cli/warm_server.py.
 
 The socket lives in ``$XDG_RUNTIME_DIR/botbin`` (else ``<tmp>/botbin-<uid>``), a folder of mode 0700 owned by
 the user, named after a hash of the resolved workspace path; the socket itself is 0600. The request is one
-JSON line: the command line, the current folder and the ``BOTBIN_*`` environment (the passphrase left out);
-the server answers one JSON line with the exit status and the text the command prints, or declines (another
-workspace, other settings), and the command then runs in this process. Host ops (``call``) go over the same socket
-as typed requests (cli/host_types.py, generated from wire/hosts.py).
+JSON line, typed (``WarmRequest`` of wire/warm.py, mirrored in cli/host_types.py): the command line parsed with the
+CLI's own flags (cli/flags.py) into the request itself (a SearchRequest or ContextRequest), the settings its flags
+override and the ``BOTBIN_*`` environment (the passphrase left out); the server answers one JSON line with the exit
+status and the text the command prints, or declines (another workspace, other settings, bad usage), and the command
+then runs in this process. Host ops (``call``) go over the same socket as typed requests too (wire/hosts.py).
 """
 
 from __future__ import annotations
@@ -25,10 +26,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from botbin.cli.host_types import HOST_PROTOCOL, HostOp
+from botbin.cli.host_types import HOST_PROTOCOL, WARM_PROTOCOL, HostOp, WarmAnswer, WarmRequest
 
-PROTOCOL = 1
-"""Bumped when the request or answer changes: a server of another version declines."""
 WARM_COMMANDS = ("search", "context")
 """Subcommands a warm server answers (read-only, no file given by path)."""
 CONNECT_TIMEOUT_S = 0.2
@@ -110,17 +109,50 @@ def sniff(argv: Sequence[str]) -> tuple[str | None, Path]:
     return (command if command in WARM_COMMANDS else None), workspace
 
 
-def request(argv: Sequence[str], env: Mapping[str, str] | None = None) -> dict[str, Any]:
-    """The request of command line ``argv``."""
+def request(argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> WarmRequest | None:
+    """The warm request of command line ``argv`` (run in folder ``cwd``, default the current one), or None when it
+    is no command a server answers (another subcommand, ``--batch``, a usage error: the command reports it)."""
+    import argparse
+
+    from botbin.cli.flags import context_fields, search_fields, setting_overrides, warm_parser
+
+    try:
+        args, extra = warm_parser().parse_known_args(list(argv))
+    except argparse.ArgumentError:
+        return None
+    if extra or getattr(args, "batch", None) is not None:
+        return None
     environ = os.environ if env is None else env
-    botbin_env = {k: v for k, v in environ.items() if k.startswith("BOTBIN_") and k != "BOTBIN_PASSPHRASE"}
-    return {"v": PROTOCOL, "argv": list(argv), "cwd": os.getcwd(), "env": botbin_env}
+    here = Path.cwd() if cwd is None else cwd
+    message: WarmRequest = {
+        "v": WARM_PROTOCOL,
+        "command": args.subcommand,
+        "workspace": str((here / getattr(args, "workspace", Path("."))).resolve()),
+        "settings": _camel(setting_overrides(args)),  # type: ignore[typeddict-item]
+        "env": {k: v for k, v in environ.items() if k.startswith("BOTBIN_") and k != "BOTBIN_PASSPHRASE"},
+        "asJson": bool(args.json),
+    }
+    if args.subcommand == "search":
+        message["search"] = _camel(search_fields(args))  # type: ignore[typeddict-item]
+    else:
+        message["context"] = _camel(context_fields(args))  # type: ignore[typeddict-item]
+    return message
 
 
-def ask(path: Path, message: Mapping[str, Any]) -> dict[str, Any] | None:
+def _camel(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """``fields`` with the wire's camelCase keys, nested mappings too."""
+
+    def camel(name: str) -> str:
+        head, *rest = name.split("_")
+        return head + "".join(part.title() for part in rest)
+
+    return {camel(k): _camel(v) if isinstance(v, Mapping) else v for k, v in fields.items()}
+
+
+def ask(path: Path, message: Mapping[str, Any] | None) -> WarmAnswer | None:
     """Send ``message`` to the server at ``path`` and return its answer; None when no server answers (or
-    its folder is missing or not private)."""
-    if not path.parent.is_dir() or not private_dir(path.parent):
+    its folder is missing or not private), or there is no message (``request`` found no warm command)."""
+    if message is None or not path.parent.is_dir() or not private_dir(path.parent):
         return None
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -136,7 +168,7 @@ def ask(path: Path, message: Mapping[str, Any]) -> dict[str, Any] | None:
         answer = json.loads(data)
     except (OSError, ValueError):
         return None
-    return answer if isinstance(answer, dict) else None
+    return answer if isinstance(answer, dict) else None  # type: ignore[return-value]
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -201,10 +233,11 @@ def try_warm(argv: Sequence[str]) -> int | None:
     if os.environ.get("BOTBIN_NO_SERVER"):
         return None
     command, workspace = sniff(argv)
-    if command is None:
+    message = request(argv) if command is not None else None
+    if message is None:
         return None
     path = socket_path(workspace)
-    answer = ask(path, request(argv))
+    answer = ask(path, message)
     verbose = "-v" in argv or "--verbose" in argv
     if answer is None or answer.get("served") is not True:
         if verbose and answer is not None:

@@ -28,8 +28,9 @@ from typing import Any
 
 from botbin.cli.answers import answer
 from botbin.cli.host_ops import answer_op
-from botbin.cli.warm import PROTOCOL, private_dir, socket_path
+from botbin.cli.warm import private_dir, socket_path
 from botbin.service import MemoryService
+from botbin.wire.warm import WARM_PROTOCOL
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +44,7 @@ READ_TIMEOUT_S = 2.0
 connection still idle by then is closed."""
 WRITE_TIMEOUT_S = 10.0
 """Longest wait on a client that does not read its answer."""
-_BUSY = json.dumps({"v": PROTOCOL, "served": False, "reason": "busy"}).encode() + b"\n"
+_BUSY = json.dumps({"v": WARM_PROTOCOL, "served": False, "reason": "busy"}).encode() + b"\n"
 
 
 class _Handler(socketserver.BaseRequestHandler):
@@ -64,7 +65,7 @@ class _Handler(socketserver.BaseRequestHandler):
         elif isinstance(message, dict):
             reply = answer(self.server.memory, message)
         else:
-            reply = {"v": PROTOCOL, "served": False, "reason": "bad request"}
+            reply = {"v": WARM_PROTOCOL, "served": False, "reason": "bad request"}
         with contextlib.suppress(OSError):  # the client went away, or does not read
             self.request.settimeout(WRITE_TIMEOUT_S)
             self.request.sendall(json.dumps(reply).encode() + b"\n")  # ASCII: a lone surrogate cannot stop it
@@ -188,7 +189,7 @@ class WarmServer:
             return
         server.shutdown()
         server.server_close()
-        self.memory.close_hosts()
+        self.memory.hosts.close()
         try:
             if self.path.stat().st_ino == self._inode:
                 self.path.unlink()

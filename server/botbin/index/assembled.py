@@ -21,7 +21,7 @@ from botbin.aifbin import ChunkRecord
 from botbin.index.candidates import rows_of_keys
 from botbin.index.daily import daily_date
 from botbin.index.entry import NoteEntry
-from botbin.index.hits import SearchFilters
+from botbin.index.hits import IndexQuery
 from botbin.index.lexical import LexicalIndex
 from botbin.index.ranking import Neighbours, neighbours
 
@@ -316,9 +316,9 @@ class Assembled:
         self.invisible += before - int(np.count_nonzero(self._visible[rows]))
 
 
-def filter_mask(asm: Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | None:
-    """Rows that pass ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
-    if f == SearchFilters():
+def filter_mask(asm: Assembled, f: IndexQuery) -> npt.NDArray[np.bool_] | None:
+    """Rows that pass the filters of ``f`` (None: no filter). Note-level tests run once per note, not per chunk."""
+    if f.unfiltered:
         return None
 
     def keep(note: NoteEntry) -> bool:
@@ -326,21 +326,22 @@ def filter_mask(asm: Assembled, f: SearchFilters) -> npt.NDArray[np.bool_] | Non
 
     notes_kept = np.fromiter((keep(n) for n in asm.notes), dtype=bool, count=len(asm.notes))
     mask: npt.NDArray[np.bool_] = notes_kept[asm.note_of_row]
-    if f.kind:
-        mask &= asm.kinds == f.kind
+    if f.filters.kind:
+        mask &= asm.kinds == f.filters.kind
     return mask
 
 
-def filter_rows(asm: Assembled, rows: npt.NDArray[np.int64], f: SearchFilters) -> npt.NDArray[np.bool_] | None:
-    """Which of the live ``rows`` a search may return: visible (not hidden) and passing ``f``; None when all may.
+def filter_rows(asm: Assembled, rows: npt.NDArray[np.int64], f: IndexQuery) -> npt.NDArray[np.bool_] | None:
+    """Which of the live ``rows`` a search may return: visible (not hidden) and passing the filters of ``f``; None
+    when all may.
     Like ``filter_mask`` and ``visible`` restricted to ``rows``, in O(len(rows)) (the HNSW path)."""
     visible = asm.visible()
     mask = None if visible is None else visible[rows]
-    if f == SearchFilters():
+    if f.unfiltered:
         return mask
     notes, inverse = np.unique(asm.note_of_row[rows], return_inverse=True)
     admits = (f.admits_note(n.path, n.tags, n.date) for n in (asm.notes[i] for i in notes.tolist()))
     kept: npt.NDArray[np.bool_] = np.fromiter(admits, dtype=bool, count=len(notes))[inverse.reshape(-1)]
-    if f.kind:
-        kept &= asm.kinds[rows] == f.kind
+    if f.filters.kind:
+        kept &= asm.kinds[rows] == f.filters.kind
     return kept if mask is None else mask & kept

@@ -9,7 +9,7 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from botbin.index.hits import Hit, SearchFilters
+    from botbin.index.hits import Hit, IndexQuery
 
 
 class IndexBackend(Protocol):
@@ -19,20 +19,8 @@ class IndexBackend(Protocol):
         """Number of chunks searched."""
         ...
 
-    def search(
-        self,
-        query: str,
-        query_vector: npt.NDArray[np.float32] | None,
-        k: int = ...,
-        alpha: float = ...,
-        filters: SearchFilters | None = ...,
-        best_per_note: bool = ...,
-        max_hits_per_note: int = ...,
-        note_weight: float = ...,
-        neighbour_weight: float = ...,
-        exempt_daily: bool = ...,
-    ) -> list[Hit]:
-        """The ``k`` best chunks by hybrid score, best first (MemoryIndex.search states the arguments)."""
+    def search(self, request: IndexQuery) -> list[Hit]:
+        """The ``request.k`` best chunks by hybrid score, best first (IndexQuery states each part)."""
         ...
 
     def chunk_vector(self, path: str, lines: tuple[int, int], source_md5: str) -> npt.NDArray[np.float32] | None:

@@ -1,58 +1,62 @@
-"""What a search of the index takes and gives: filters, hits, and the chunk references the memo lifecycle reads."""
+"""What a search of an index takes and gives: the query, hits, and the chunk references the memo lifecycle reads."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from functools import cached_property
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
-from botbin.config import path_glob
+import numpy as np
+import numpy.typing as npt
+
+from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT
+from botbin.wire.requests import SearchFilters
 
 
-@dataclass(frozen=True)
-class SearchFilters:
-    """Restrict a search; every set field must match."""
+@dataclass(frozen=True, eq=False)
+class IndexQuery:
+    """One search of an index backend (the embedded MemoryIndex, the team database's PostgresIndex), whole: the
+    search pipeline (search/pipeline.py) resolves a SearchRequest and the settings into it."""
 
-    path_glob: str | None = None
-    """Glob on the note's relative path (``**`` spans folders), e.g. ``memory/2026-11-*``."""
-    tag: str | None = None
-    """A note tag (case-insensitive; ``project`` also matches ``project/sub``)."""
-    kind: str | None = None
-    """Chunk kind: 'hard', 'soft' or 'lore'."""
-    date_from: str | None = None
-    """Earliest note date, ISO 8601 (inclusive)."""
-    date_to: str | None = None
-    """Latest note date, ISO 8601 (inclusive)."""
+    query: str
+    """The query text (its BM25 terms; may be empty)."""
+    query_vector: npt.NDArray[np.float32] | None
+    """float32 (dim,), normalized; None ranks by BM25 alone (the keyword fallback)."""
+    k: int = 10
+    """Hits wanted."""
+    alpha: float = 0.7
+    """Weight of the cosine in the hybrid score, in [0, 1]."""
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    best_per_note: bool = False
+    """A cap of 1 hit per note."""
+    max_hits_per_note: int = MAX_HITS_PER_NOTE
+    """At most this many hits of one note (0: no cap)."""
+    note_weight: float = NOTE_WEIGHT
+    """Weight of the query's cosine to the chunk's note (its mean chunk vector), averaged into the score."""
+    neighbour_weight: float = NEIGHBOUR_WEIGHT
+    """Weight of the query's cosine to the chunks around it, averaged into the score."""
+    exempt_daily: bool = False
+    """The per-note cap leaves daily notes alone (index/daily.py)."""
     skip_paths: frozenset[str] = frozenset()
     """Notes left out by path (the search pipeline's: notes deleted or no longer tracked since the last sync)."""
 
-    @cached_property
-    def _glob(self) -> Callable[[str], bool] | None:
-        return path_glob(self.path_glob) if self.path_glob else None
+    @property
+    def unfiltered(self) -> bool:
+        """True when every chunk may be returned (no filter, no note left out)."""
+        return not self.skip_paths and self.filters == SearchFilters()
+
+    @property
+    def note_filtered(self) -> bool:
+        """True when each note must be asked (a note-level filter, or notes left out)."""
+        return bool(self.skip_paths) or self.filters.note_level
 
     def admits_note(self, path: str, tags: Iterable[str], date: str | None) -> bool:
-        """Whether a note passes the note-level filters (tag, dates, path glob); ``kind`` is a chunk's, see
-        ``admits``. Pure: the embedded index (store.py ``_mask``) and the team database (postgres/query.py)
-        both ask this. A tag matches itself and its sub-tags, case-insensitively (``#project`` admits
-        ``Project/sub``); dates compare by day whatever time part either side carries, and a shorter
-        ``date_to`` such as ``2026-11`` means the whole month; a note without a date fails a date filter."""
-        if path in self.skip_paths:
-            return False
-        if self.tag:
-            want = self.tag.casefold().lstrip("#")
-            if not any(t.casefold() == want or t.casefold().startswith(want + "/") for t in tags):
-                return False
-        if self.date_from and (date is None or date[:10] < self.date_from[:10]):
-            return False
-        until = self.date_to[:10] if self.date_to else None
-        if until and (date is None or date[: len(until)] > until):
-            return False
-        return self._glob is None or self._glob(path)
+        """Whether a note is neither left out nor stopped by a note-level filter (SearchFilters.admits_note)."""
+        return path not in self.skip_paths and self.filters.admits_note(path, tags, date)
 
     def admits(self, path: str, tags: Iterable[str], date: str | None, kind: str) -> bool:
-        """Whether a chunk of kind ``kind`` in the note (``path``, ``tags``, ``date``) passes every filter."""
-        return (not self.kind or kind == self.kind) and self.admits_note(path, tags, date)
+        """Whether a chunk of kind ``kind`` in the note (``path``, ``tags``, ``date``) passes."""
+        return path not in self.skip_paths and self.filters.admits(path, tags, date, kind)
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,11 @@ class Hit:
     LexicalIndex.idf_mass, unknown terms included), in [0, 1]: an absolute keyword match, unlike ``bm25``, which is
     1 for a query's best chunk that holds enough of its known terms (the relevance floor, search/pipeline.py,
     reads this one)."""
+    note_cosine: float = 0.0
+    """Cosine of the query and the chunk's note (its normalized mean chunk vector); 0 without a query vector."""
+    neighbour_cosine: float = 0.0
+    """Mean cosine of the query and the chunks before and after it in its note (its own cosine when it has
+    none); 0 without a query vector. With ``note_cosine``, the terms ranking.add_context averaged into ``score``."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -13,7 +13,7 @@ import numpy.typing as npt
 from botbin.index.ann import CANDIDATES, AnnIndex
 from botbin.index.assembled import Assembled, filter_mask, filter_rows
 from botbin.index.candidates import LEXICAL_CANDIDATES, Context, candidate_scores, exact_scores, gather, rank, top_rows
-from botbin.index.hits import SearchFilters
+from botbin.index.hits import IndexQuery
 from botbin.index.ranking import keyword_full
 
 MAX_CANDIDATES = 12_800
@@ -50,8 +50,8 @@ class Query:
     """Rows wanted."""
     cap: int
     """At most this many rows of one note (0: no cap)."""
-    filters: SearchFilters
-    """What a row must pass."""
+    filters: IndexQuery
+    """The index query whose filters (and notes left out) a row must pass."""
     context: Context | None
     """The note and neighbour terms (candidates.Context), or None when the score has none."""
     uncapped: npt.NDArray[np.bool_] | None = None

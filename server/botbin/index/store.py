@@ -16,10 +16,10 @@ from botbin.index.ann import AnnIndex
 from botbin.index.ann_live import AnnConfig, LiveAnn
 from botbin.index.assembled import Assembled
 from botbin.index.entry import NoteEntry, note_from
-from botbin.index.hits import ChunkRef, Hit, SearchFilters
+from botbin.index.hits import ChunkRef, Hit, IndexQuery
 from botbin.index.lexical import LexicalIndex, MainSegment
 from botbin.index.load_cache import searched
-from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share, keyword_floor
+from botbin.index.ranking import bm25_share, keyword_floor
 from botbin.index.search_rows import Query, ann_ranked, exact_ranked
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
@@ -257,41 +257,28 @@ class MemoryIndex:
             self.layout += 1
         return self._assembled
 
-    def search(
-        self,
-        query: str,
-        query_vector: npt.NDArray[np.float32] | None,
-        k: int = 10,
-        alpha: float = 0.7,
-        filters: SearchFilters | None = None,
-        best_per_note: bool = False,
-        max_hits_per_note: int = MAX_HITS_PER_NOTE,
-        note_weight: float = NOTE_WEIGHT,
-        neighbour_weight: float = NEIGHBOUR_WEIGHT,
-        exempt_daily: bool = False,
-    ) -> list[Hit]:
-        """The ``k`` best chunks for ``query`` by hybrid score, best first.
+    def search(self, request: IndexQuery) -> list[Hit]:
+        """The ``request.k`` best chunks for the query by hybrid score, best first (IndexQuery states each part).
 
-        ``query_vector``: float32 (dim,), normalized; None ranks by BM25 alone (keyword fallback).
-        ``max_hits_per_note``: at most that many hits of one note (0: no cap); ``best_per_note`` is a cap of 1.
-        ``note_weight`` and ``neighbour_weight``: weights of the query's cosine to the chunk's note (its mean
-        chunk vector) and to the chunks around it, averaged into the score when 0 < alpha < 1
-        (ranking.add_context); alpha 1 and 0 rank by cosine alone and BM25 alone. ``exempt_daily``: the cap
-        leaves daily notes alone (index/daily.py). An empty index gives [].
+        The note and neighbour weights are averaged into the score when 0 < alpha < 1 (ranking.add_context);
+        alpha 1 and 0 rank by cosine alone and BM25 alone, as does a query without a vector by BM25. An empty
+        index gives [].
         """
         asm = self._assemble()
         if not asm.live_rows:
             return []
-        q = None if query_vector is None else query_vector.astype(np.float32, copy=False)
-        if q is None:
-            alpha = 0.0
-        context = q is not None and 0.0 < alpha < 1.0 and (note_weight > 0 or neighbour_weight > 0)
-        terms = bm25_terms(query)
+        r = request
+        q = None if r.query_vector is None else r.query_vector.astype(np.float32, copy=False)
+        alpha = 0.0 if q is None else r.alpha
+        context = q is not None and 0.0 < alpha < 1.0 and (r.note_weight > 0 or r.neighbour_weight > 0)
+        terms = bm25_terms(r.query)
         floor = keyword_floor(asm.idf_mass(terms)) if context else 0.0
-        ctx = (asm.note_vectors, asm.note_of_row, asm.near, note_weight, neighbour_weight, floor) if context else None
-        cap = 1 if best_per_note else max_hits_per_note
-        free = asm.daily if exempt_daily and not best_per_note else None
-        ask = Query(terms, q, alpha, k, cap, filters or SearchFilters(), ctx, free, asm.matchable_mass(terms))
+        ctx = (
+            (asm.note_vectors, asm.note_of_row, asm.near, r.note_weight, r.neighbour_weight, floor) if context else None
+        )
+        cap = 1 if r.best_per_note else r.max_hits_per_note
+        free = asm.daily if r.exempt_daily and not r.best_per_note else None
+        ask = Query(terms, q, alpha, r.k, cap, r, ctx, free, asm.matchable_mass(terms))
         hnsw = self._ann_index() if q is not None and alpha > 0 else None
         found = None if hnsw is None else ann_ranked(asm, hnsw, ask)
         if found is None:
@@ -302,21 +289,22 @@ class MemoryIndex:
         mass = asm.idf_mass(terms) if found.rows else 0.0
         return [
             self._hit(
-                asm,
-                i,
-                weights,
-                score,
-                0.0 if q is None else float(asm.matrix[i] @ q),
-                raw / full if full > 0 else 0.0,
-                bm25_share(raw, mass),
+                asm, i, weights, score, raw / full if full > 0 else 0.0, bm25_share(raw, mass), _cosines(asm, i, q)
             )
             for i, score, raw in zip(found.rows, found.scores, found.bm25_raw, strict=True)
         ]
 
     @staticmethod
     def _hit(
-        asm: Assembled, i: int, weights: dict[str, float], score: float, cosine: float, bm25: float, share: float
+        asm: Assembled,
+        i: int,
+        weights: dict[str, float],
+        score: float,
+        bm25: float,
+        share: float,
+        cosines: tuple[float, float, float],
     ) -> Hit:
+        """The hit of row ``i``; ``cosines``: its own, its note's and its neighbours' cosine to the query."""
         note, chunk = asm.rows[i]
         shown = note_snippet(chunk.text, chunk.start_line, chunk.end_line, weights)
         return Hit(
@@ -329,7 +317,7 @@ class MemoryIndex:
             snippet=shown.text,
             text=chunk.text,
             score=score,
-            cosine=cosine,
+            cosine=cosines[0],
             bm25=bm25,
             date=note.date,
             instruction=note.instruction,
@@ -337,4 +325,18 @@ class MemoryIndex:
             snippet_start_line=shown.start_line,
             snippet_end_line=shown.end_line,
             bm25_share=share,
+            note_cosine=cosines[1],
+            neighbour_cosine=cosines[2],
         )
+
+
+def _cosines(asm: Assembled, i: int, q: npt.NDArray[np.float32] | None) -> tuple[float, float, float]:
+    """Row ``i``'s cosine to the query, its note's and its neighbours' mean (ranking.add_context's terms); zeros
+    without a query vector."""
+    if q is None:
+        return 0.0, 0.0, 0.0
+    near = asm.near
+    own = float(asm.matrix[i] @ q)
+    around = float(near.w_prev[i] * (asm.matrix[near.prev[i]] @ q) + near.w_next[i] * (asm.matrix[near.next[i]] @ q))
+    note = float(asm.note_vectors[asm.note_of_row[i]] @ q)
+    return own, note, around

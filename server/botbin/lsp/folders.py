@@ -21,6 +21,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.service import MemoryService
 from botbin.wire.errors import ErrorKind, kind_of
+from botbin.wire.requests import SyncRequest
 
 if TYPE_CHECKING:
     from botbin.sync.engine import SyncReport
@@ -222,10 +223,8 @@ class Folders:
                 folder.service.index()  # loaded first, so that notes written by this sync patch it live
                 folder.service.wait_warm(WARM_WAIT_S)  # the first search's builds first: the first hover waits on them
                 progress = functools.partial(self._on_progress, folder)
-                if notes is None:  # a scan of the whole folder
-                    report = folder.service.sync(progress, full=full)
-                else:
-                    report = folder.service.sync(progress, full=full, only=notes)
+                # ``only`` None: a scan of the whole folder
+                report = folder.service.sync(SyncRequest(full=full, only=notes), progress)
                 folder.last_report, folder.last_error, folder.last_error_kind = report, None, None
             except ModelError as exc:
                 error = folder.model_error = folder.failed(exc)

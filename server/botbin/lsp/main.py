@@ -7,9 +7,9 @@ import os
 import sys
 
 from botbin import __version__
+from botbin.facade import single_threaded_blas
 from botbin.lsp.features import register_all
 from botbin.lsp.server import BotbinLanguageServer
-from botbin.service import single_threaded_blas
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,9 @@ ERROR = "botbin/error"
 COMMAND_SYNC = "botbin.sync"
 #: ``workspace/executeCommand``: re-read and re-chunk every note (embeddings reused) -> sync summary.
 COMMAND_REINDEX = "botbin.reindex"
-COMMANDS = (COMMAND_SYNC, COMMAND_REINDEX)
+#: ``workspace/executeCommand``: Recall Studio over the open folders (argument: ``{editor?}``) -> ``{url}``.
+COMMAND_STUDIO = "botbin.studio"
+COMMANDS = (COMMAND_SYNC, COMMAND_REINDEX, COMMAND_STUDIO)
 
 #: Title of the ``$/progress`` work-done report while notes are indexed.
 PROGRESS_TITLE = "botbin: indexing notes"

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 
 from botbin.config import path_glob as compile_glob
 from botbin.memory.memos import Memo
-from botbin.memory.notes import ARCHIVE_NOTE, archive_text, write_note
-from botbin.memory.sealing import is_sealed, seal_text
+from botbin.memory.notes import ARCHIVE_NOTE, write_archive
+from botbin.memory.sealing import seal_text
 
 if TYPE_CHECKING:
+    from botbin.index.hits import ChunkRef
     from botbin.memory.lifecycle import Lifecycle
 
 
@@ -37,24 +38,24 @@ class RestoreReport:
     """Requested ids that match no archived memo."""
 
 
-def write_archive(lc: Lifecycle, now: datetime) -> None:
-    """Rewrite the archive note from the sidecar; a sealed text is left out (it stays in the sidecar, sealed).
-    Raises BotbinError."""
-    memos = [replace(m, archived_text=None) if is_sealed(m.archived_text) else m for m in lc.store.all()]
-    write_note(lc.ws.output_dir / ARCHIVE_NOTE, archive_text(memos, lc.ws.settings.prune_threshold, now))
+def prunable(live: Iterable[tuple[Memo, ChunkRef]], threshold: float) -> list[tuple[Memo, ChunkRef]]:
+    """Of ``live`` memos (decay scores as of now), those a prune archives: under ``threshold``, and lore (a
+    directive is never archived)."""
+    return [(m, r) for m, r in live if m.decay_score < threshold and r.kind == "lore"]
 
 
-def prune(lc: Lifecycle, dry_run: bool, now: datetime) -> PruneReport:
-    """Archive memos whose decay score is under ``prune_threshold`` (directives are never archived); they
-    leave search, the notes stay as they are. Rewrites the archive note. Raises BotbinError."""
+def prune(lc: Lifecycle, dry_run: bool = False, now: datetime | None = None) -> PruneReport:
+    """Archive memos whose decay score (as of ``now``, default now) is under ``prune_threshold`` (directives are
+    never archived); they leave search, the notes stay as they are. Rewrites the archive note. Raises BotbinError."""
+    now = now or datetime.now().astimezone()
     threshold = lc.ws.settings.prune_threshold
     with lc.lock:
         live = lc.refresh(now)
-        chosen = [(m, r) for m, r in live if m.decay_score < threshold and r.kind == "lore"]
+        chosen = prunable(live, threshold)
         if not dry_run and chosen:
             key = lc.memo_keys.text
             lc.store.archive({m.id: seal_text(key, r.text) if key else r.text for m, r in chosen}, now)
-            write_archive(lc, now)
+            write_archive(lc.store.all(), lc.ws.output_dir, lc.ws.settings.prune_threshold, now)
             lc.view_changed()
             lc.ensure(now=now)
     archived = tuple(replace(m, archived_at=now) for m, _ in chosen)
@@ -62,9 +63,16 @@ def prune(lc: Lifecycle, dry_run: bool, now: datetime) -> PruneReport:
     return PruneReport(archived, threshold, len(live) - len(chosen), note, dry_run)
 
 
-def restore(lc: Lifecycle, ids: Iterable[str], path_glob: str | None, everything: bool, now: datetime) -> RestoreReport:
+def restore(
+    lc: Lifecycle,
+    ids: Iterable[str] = (),
+    path_glob: str | None = None,
+    everything: bool = False,
+    now: datetime | None = None,
+) -> RestoreReport:
     """Bring archived memos back into search: those of ``ids`` (a unique prefix is enough), of notes matching
     ``path_glob``, or all. Rewrites the archive note. Raises BotbinError."""
+    now = now or datetime.now().astimezone()
     lc.flush()
     with lc.lock:
         archived = [m for m in lc.store.all() if m.archived_at is not None]
@@ -82,6 +90,6 @@ def restore(lc: Lifecycle, ids: Iterable[str], path_glob: str | None, everything
                 chosen[m.id] = m
         if chosen:
             lc.store.restore(chosen, now)
-            write_archive(lc, now)
+            write_archive(lc.store.all(), lc.ws.output_dir, lc.ws.settings.prune_threshold, now)
             lc.view_changed()
     return RestoreReport(tuple(chosen.values()), tuple(unknown))

@@ -13,7 +13,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from botbin.errors import BotbinError
+from botbin.memory.consolidate import Candidate
 from botbin.memory.memos import MEMO_FILE, Memo, MemoStore, memo_id
+from botbin.memory.notes import write_archive
 from botbin.memory.reconcile import reconcile
 from botbin.memory.retention import DecayPolicy, age_days, decay_score, ranked
 from botbin.memory.sealing import PLAIN, MemoKeys, SidecarKeys, index_chunks
@@ -21,9 +23,6 @@ from botbin.memory.sealing import PLAIN, MemoKeys, SidecarKeys, index_chunks
 if TYPE_CHECKING:
     from botbin.index.hits import ChunkRef, Hit
     from botbin.index.store import MemoryIndex
-    from botbin.memory.archive import PruneReport, RestoreReport
-    from botbin.memory.consolidate import Candidate
-    from botbin.memory.roots import ConsolidateReport
     from botbin.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -144,9 +143,7 @@ class Lifecycle:
             return
         self.flush()  # retrievals queued under the old ids
         if self._sidecar.follow(self.store, lambda: index_chunks(index().entries()), target):
-            from botbin.memory.archive import write_archive
-
-            write_archive(self, _now())
+            write_archive(self.store.all(), self.ws.output_dir, self.ws.settings.prune_threshold, _now())
             self._seen = None
 
     @contextmanager
@@ -353,45 +350,24 @@ class Lifecycle:
         self._enqueue(wanted, now or _now())
 
     # -- commands -------------------------------------------------------------------------------
-    def refresh(self, now: datetime) -> list[tuple[Memo, ChunkRef]]:
-        """Every live memo with its chunk, its stored decay score brought up to ``now``."""
+    def live(self, now: datetime) -> list[tuple[Memo, ChunkRef]]:
+        """Every live memo with its chunk and its decay score at ``now``; the stored scores are left as they are."""
         self.flush()
         refs = self.ensure(now=now)
         memos = self.store.get(refs)
-        scores = {i: self.decay(m, now) for i, m in memos.items()}
-        self.store.set_decay(scores)
-        return [(replace(memos[i], decay_score=scores[i]), refs[i]) for i in refs if i in memos]
+        return [(replace(memos[i], decay_score=self.decay(memos[i], now)), refs[i]) for i in refs if i in memos]
 
-    def prune(self, dry_run: bool = False, now: datetime | None = None) -> PruneReport:
-        """Archive faded memos out of search and rewrite the archive note (memory/archive.py)."""
-        from botbin.memory.archive import prune
+    def refresh(self, now: datetime) -> list[tuple[Memo, ChunkRef]]:
+        """Every live memo with its chunk, its stored decay score brought up to ``now``."""
+        live = self.live(now)
+        self.store.set_decay({m.id: m.decay_score for m, _ in live})
+        return live
 
-        return prune(self, dry_run, now or _now())
-
-    def restore(
-        self,
-        ids: Iterable[str] = (),
-        path_glob: str | None = None,
-        everything: bool = False,
-        now: datetime | None = None,
-    ) -> RestoreReport:
-        """Bring archived memos back into search: ``ids`` (unique prefixes), notes matching ``path_glob``, or all
-        (memory/archive.py)."""
-        from botbin.memory.archive import restore
-
-        return restore(self, ids, path_glob, everything, now or _now())
-
-    def candidates(self, now: datetime) -> list[Candidate]:
-        from botbin.memory.consolidate import Candidate
-
+    def candidates(self, now: datetime | None = None) -> list[Candidate]:
+        """The live memos as consolidation reads them (memory/roots.py), decay scores brought up to ``now``."""
+        now = now or _now()
         with self._lock:
             return [
                 Candidate(m.id, r.path, r.start_line, r.end_line, r.text, r.kind, m.reinforcement_count, r.row)
                 for m, r in self.refresh(now)
             ]
-
-    def consolidate(self, dry_run: bool = False, now: datetime | None = None) -> ConsolidateReport:
-        """Distil recurring, reinforced and stated memos into the roots note (memory/roots.py)."""
-        from botbin.memory.roots import consolidate
-
-        return consolidate(self, dry_run, now or _now())

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 from botbin.errors import BotbinError, storage_error
 from botbin.memory.consolidate import Root
 from botbin.memory.memos import Memo
+from botbin.memory.sealing import is_sealed
 from botbin.sync.atomic import atomic_write
 
 BEGIN = "<!-- botbin:roots:begin (written by `botbin consolidate`; lines here are kept, new ones appended) -->"
@@ -50,6 +54,43 @@ def existing_roots(text: str) -> list[str]:
         return []
     block = text.split(BEGIN, 1)[1].split(END, 1)[0]
     return [line[2:].rsplit(" ([", 1)[0].strip() for line in block.splitlines() if line.startswith("- ")]
+
+
+@dataclass(frozen=True)
+class RootLine:
+    """One root of the roots note's block, read back: its text, the branches it came from, and why."""
+
+    text: str
+    """The root's text (the line before its links)."""
+    sources: tuple[tuple[str, int, int], ...]
+    """Its sources as (workspace-relative path, 0-based first line, line after the last), from its links."""
+    reason: str
+    """What the line says after its links (``recurs in 2 notes``, ``retrieved 3 times``, ``stated``); may be empty."""
+    line: int
+    """0-based line of the root in the roots note."""
+
+
+_SOURCE = re.compile(r"\[(?P<path>[^\]]+?) L(?P<start>\d+)(?:-(?P<end>\d+))?\]\(")
+
+
+def roots_in(text: str) -> list[RootLine]:
+    """The roots of the block, in order, each with the sources its links name (``root_line`` wrote them; a line a
+    person edited keeps what can still be read of it)."""
+    if BEGIN not in text:
+        return []
+    offset = text[: text.index(BEGIN)].count("\n") + 1
+    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    roots = []
+    for number, raw in enumerate(block.splitlines()[1:], start=offset):
+        if not raw.startswith("- "):
+            continue
+        main, _, reason = raw[2:].rpartition(" · ") if " · " in raw else (raw[2:], "", "")
+        body, _, links = main.rpartition(" ([") if " ([" in main else (main, "", "")
+        sources = tuple(
+            (m["path"], int(m["start"]) - 1, int(m["end"] or m["start"])) for m in _SOURCE.finditer("[" + links)
+        )
+        roots.append(RootLine(body.strip(), sources, reason.strip(), number))
+    return roots
 
 
 def with_roots(old: str | None, lines: list[str], title: str = "Roots") -> str:
@@ -104,3 +145,10 @@ def archive_text(memos: list[Memo], threshold: float, now: datetime) -> str:
     if path is None:
         out.append("\nNothing is archived.")
     return "\n".join(out) + "\n"
+
+
+def write_archive(memos: Iterable[Memo], output_dir: Path, threshold: float, now: datetime) -> None:
+    """Rewrite the archive note (``ARCHIVE_NOTE`` in ``output_dir``) from the sidecar's ``memos``; a sealed text is
+    left out (it stays in the sidecar, sealed). Raises BotbinError."""
+    shown = [replace(m, archived_text=None) if is_sealed(m.archived_text) else m for m in memos]
+    write_note(output_dir / ARCHIVE_NOTE, archive_text(shown, threshold, now))

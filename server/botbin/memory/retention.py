@@ -14,6 +14,7 @@ retrieval (a retrieval both resets the age and stretches the half-life).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -52,3 +53,24 @@ def ranked(score: float, decay: float, weight: float) -> float:
     """A search score lowered by decay: ``score * (1 - weight + weight * decay)``. With ``weight`` 0.1 a
     fully faded memo keeps 90% of its score, so relevance stays first and decay only breaks near-ties."""
     return score * (1.0 - weight + weight * decay)
+
+
+def days_until(threshold: float, age_days: float, reinforcement_count: int, policy: DecayPolicy) -> float:
+    """Days from now until a memo of this age (``age_days``) falls under ``threshold`` (what ``botbin prune``
+    archives), 0 when it already has; infinite for a threshold of 0 or less."""
+    if threshold <= 0:
+        return float("inf")
+    if threshold >= 1:
+        return 0.0
+    return max(0.0, half_life(reinforcement_count, policy) * math.log2(1.0 / threshold) - max(0.0, age_days))
+
+
+def curve(
+    age_days: float, reinforcement_count: int, policy: DecayPolicy, ahead_days: float, points: int = 24
+) -> tuple[tuple[float, float], ...]:
+    """The retention curve from the memo's last retrieval (or creation), ``age_days`` ago, to ``ahead_days`` from
+    now: ``points`` pairs (days from now, negative in the past; score), evenly spaced, with no retrieval after it."""
+    start, end = -max(0.0, age_days), max(0.0, ahead_days)
+    steps = max(2, points)
+    days = [start + (end - start) * i / (steps - 1) for i in range(steps)]
+    return tuple((day, decay_score(day - start, reinforcement_count, policy)) for day in days)

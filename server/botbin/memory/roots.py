@@ -1,22 +1,22 @@
 """``botbin consolidate``: groups of memos distilled into the roots note (see consolidate.py for which,
-abstractive.py for the optional LLM, notes.py for the note). Writes only the roots note, then syncs it."""
+abstractive.py for the optional LLM, notes.py for the note). Writes only the roots note, then syncs it. It takes
+what it needs (the workspace and the memos to consider: ``Lifecycle.candidates``), not the lifecycle."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from botbin.errors import BotbinError
 from botbin.memory.abstractive import closeness, complete
-from botbin.memory.consolidate import Group, Root, extractive, find_groups, split_sentences
+from botbin.memory.consolidate import Candidate, Group, Root, extractive, find_groups, split_sentences
 from botbin.memory.notes import existing_roots, root_line, with_roots, write_note
 
 if TYPE_CHECKING:
-    from botbin.memory.lifecycle import Lifecycle
+    from botbin.workspace import Workspace
 
 DUPLICATE_ROOT_COSINE = 0.92
 """A new root this similar to one already in the note is skipped (the FileRAG near-duplicate rule)."""
@@ -40,40 +40,39 @@ class ConsolidateReport:
         return [root_line(r, self.roots_note) for r in self.roots]
 
 
-def _abstractive(lc: Lifecycle, group: Group, fallback: Root) -> tuple[Root, bool]:
+def _abstractive(ws: Workspace, group: Group, fallback: Root) -> tuple[Root, bool]:
     """The endpoint's merge of a multi-source group if it passes the closeness check; (root, rejected)."""
-    s = lc.ws.settings
+    s = ws.settings
     if s.distill_endpoint is None or len(group.members) < 2:
         return fallback, False
     texts = [" ".join(split_sentences(c.text)) or c.text for c in group.members]
     answer = complete(s.distill_endpoint, s.distill_model, texts, os.environ.get("BOTBIN_DISTILL_API_KEY"))
     if answer is None:
         return fallback, False
-    vecs = lc.ws.models.embedder.embed([answer, *texts])
+    vecs = ws.models.embedder.embed([answer, *texts])
     verdict = closeness(vecs[0], vecs[1:], s.distill_min_centroid, s.distill_min_coverage)
     if not verdict.accepted:
         return fallback, True
     return Root(answer, fallback.sources, fallback.reason, abstractive=True), False
 
 
-def consolidate(lc: Lifecycle, dry_run: bool, now: datetime) -> ConsolidateReport:
-    """Find groups, distil each, skip roots already in the note, append the rest and sync the note.
+def consolidate(ws: Workspace, cands: list[Candidate], dry_run: bool = False) -> ConsolidateReport:
+    """Find groups among the memos ``cands`` (``Lifecycle.candidates``), distil each, skip roots already in the
+    note, append the rest and sync the note (which publishes it too: workspace/syncing.py).
 
     Raises BotbinError when the roots note cannot be read (not UTF-8) or written, or links outside the
     workspace."""
     from botbin.sync.scan import outside_target
 
-    ws = lc.ws
     s = ws.settings
     index, _ = ws.index.get()
-    cands = lc.candidates(now)
     matrix = index.matrix()
     groups = find_groups(cands, matrix, s.consolidate_duplicate_cosine, s.consolidate_min_reinforcement)
     embed = ws.models.embedder.embed
     roots: list[Root] = []
     rejected = 0
     for group in groups:
-        root, refused = _abstractive(lc, group, extractive(group, matrix, embed))
+        root, refused = _abstractive(ws, group, extractive(group, matrix, embed))
         roots.append(root)
         rejected += refused
     path = ws.root / s.roots_note

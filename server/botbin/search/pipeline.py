@@ -20,29 +20,33 @@ Stages, in order:
    paragraph itself and keeps one hit per note.
 5. **freshness**: hits of notes deleted from disk or excluded by the settings since the last sync are left
    out (a stat per hit, sync/freshness.py); the result says so (``stale``, a warning).
-6. **cut** to k, and **reinforcement** of the hits returned (memory/lifecycle.py).
+6. **cut** to k, then the **relevance floor** for what a person reads (``relevant``: every surface, unless the
+   request says ``show_all``; the result counts the hits left out in ``hidden``), and **reinforcement** of the hits
+   returned (memory/lifecycle.py).
 
 Several folders (the language server's) are merged by score with ``merge``.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import astuple, dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
 from botbin.errors import ModelError
-from botbin.index.hits import SearchFilters
+from botbin.index.hits import IndexQuery
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
 from botbin.search.rerank import Reranker
 from botbin.sync.freshness import Freshness, freshness
 from botbin.sync.scan import check_root
 from botbin.sync.state import state_stamp
+from botbin.wire.requests import RelatedRequest, SearchRequest
 
 if TYPE_CHECKING:
     from botbin.index.backend import IndexBackend
@@ -50,6 +54,7 @@ if TYPE_CHECKING:
     from botbin.memory.lifecycle import Lifecycle
     from botbin.workspace import Workspace
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 #: Agent recall drops hits with a cosine under RELEVANCE_MIN_COSINE (all-MiniLM-L6-v2 gives unrelated texts
 #: about -0.1 to 0.15) unless their raw BM25 score reaches RELEVANCE_MIN_BM25_SHARE of the most the query could
@@ -93,6 +98,11 @@ class SearchResult:
     """``last_sync`` of the index searched (ISO 8601 UTC)."""
     stale: bool = False
     """True when hits of notes deleted or excluded since the last sync were left out (a warning names them)."""
+    hidden: int = 0
+    """Hits under the relevance floor left out (``relevant``; none when the request said ``show_all``)."""
+    indexing: bool = False
+    """True when a sync of this process ran as the search began (or none ever did): the hits cover what is indexed
+    so far."""
 
 
 def agent_policy(ws: Workspace) -> RecencyPolicy:
@@ -122,43 +132,38 @@ class Searcher:
 
     def search(
         self,
-        query: str,
-        k: int | None = None,
-        alpha: float | None = None,
-        filters: SearchFilters | None = None,
-        best_per_note: bool = False,
+        request: SearchRequest,
         query_vector: npt.NDArray[np.float32] | None = None,
         reinforce: bool = True,
-        per_note: int | None = None,
         rerank: bool = True,
     ) -> SearchResult:
-        """Stages 1, 2, 2b and 4 to 6. Falls back to BM25 alone if the model cannot load.
+        """Stages 1, 2, 2b and 4 to 6 for ``request``. Falls back to BM25 alone if the model cannot load.
 
-        ``query_vector``: float32 (dim,) normalized, to use instead of embedding ``query``. ``reinforce``:
-        count a retrieval for each hit returned (False for callers that show only some of them). ``per_note``:
-        most hits of one note (0: no cap; None: the ``max_hits_per_note`` setting). ``rerank``: run the re-ranking
-        stage when it is configured (``related`` does not: its query is a whole paragraph, asked on every hover).
+        ``query_vector``: float32 (dim,) normalized, to use instead of embedding the query. ``reinforce``: count a
+        retrieval for each hit returned (False for callers that show only some of them). ``rerank``: run the
+        re-ranking stage when it is configured (``related`` does not: its query is a whole paragraph, asked on every
+        hover).
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.ws.root)
+        busy = self.ws.indexing
         index, warnings, remote = self._backend()
         degraded = False
         vector = query_vector
-        if vector is None and query.strip() and len(index):
+        if vector is None and request.query.strip() and len(index):
             try:
-                vector = self.ws.models.embed_query(query)
+                vector = self.ws.models.embed_query(request.query)
             except ModelError as exc:
                 degraded = True
                 warnings = [w for w in warnings if w != str(exc)]  # one cause, one warning
                 warnings.append(f"model unavailable, keyword search only: {exc}")
-        k = k or self.ws.settings.top_k
+        k = request.k or self.ws.settings.top_k
         if not remote and len(index):
             self.lifecycle.hide_archived(self.ws.index.get()[0])
         s = self.ws.settings
-        fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
         rerank = rerank and self.reranker.enabled
-        if rerank:
-            fetch = max(fetch, self.reranker.top_n)
+        fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
+        ask = self._candidates(request, vector, max(fetch, self.reranker.top_n) if rerank else fetch)
         seen = None
         # notes on this disk: the team database's namespace also holds other workspaces' notes
         mine = self._synced_paths() if remote else None
@@ -168,48 +173,53 @@ class Searcher:
 
         while True:
             with self.ws.index.lock:
-                hits = self._candidates(index, query, vector, fetch, alpha, filters, best_per_note, per_note)
+                hits = index.search(ask)
             fresh = freshness(self.ws.root, s, [h.path for h in hits if on_disk(h)])
             if seen is not None:  # the notes found stale before, and any the second pass still met
                 fresh = _union(seen, fresh)
             dropped = fresh.dropped
             kept = [h for h in hits if not on_disk(h) or h.path not in dropped]
-            if len(kept) >= k or len(hits) < fetch or seen is not None:
+            if len(kept) >= k or len(hits) < ask.k or seen is not None:
                 break
             # notes deleted or excluded since the last sync took places: leave out every such note, then once more
             seen = fresh if remote else self._stale_notes(fresh)
-            filters = replace(filters or SearchFilters(), skip_paths=seen.dropped)
+            ask = replace(ask, skip_paths=seen.dropped)
         ranked = kept if remote else self.lifecycle.rank(kept)
         if rerank:
-            ranked, problem = self.reranker.rerank(query, ranked)
+            ranked, problem = self.reranker.rerank(request.query, ranked)
             warnings.extend([problem] if problem else [])
         hits = ranked[:k]
+        shown = hits if request.show_all else [h for h in hits if relevant(h, degraded)]
         note = fresh.warning()
         if note is not None:
             warnings.append(note)
         if reinforce and not remote:
-            self.lifecycle.reinforce(hits)
-        return SearchResult(hits, degraded, tuple(warnings), self.ws.index.indexed_at, fresh.stale)
+            self.lifecycle.reinforce(shown)
+        indexed_at = self.ws.index.indexed_at
+        return SearchResult(shown, degraded, tuple(warnings), indexed_at, fresh.stale, len(hits) - len(shown), busy)
 
-    def _candidates(
-        self,
-        index: IndexBackend,
-        query: str,
-        vector: npt.NDArray[np.float32] | None,
-        fetch: int,
-        alpha: float | None,
-        filters: SearchFilters | None,
-        best_per_note: bool,
-        per_note: int | None,
-    ) -> list[Hit]:
-        """Stage 1: the index's best ``fetch`` chunks, at most ``per_note`` of one note; when the caller leaves
-        ``per_note`` to the ``max_hits_per_note`` setting, daily notes are exempt (index/daily.py): a cap the
-        caller asks for holds for every note."""
-        s = self.ws.settings
-        cap = s.max_hits_per_note if per_note is None else per_note
-        a = s.alpha if alpha is None else alpha
-        nw, bw = s.note_weight, s.neighbour_weight
-        return index.search(query, vector, fetch, a, filters, best_per_note, cap, nw, bw, per_note is None)
+    def warm(self) -> None:
+        """Load the index and run one search on it that needs no model (a unit query vector, nothing counted as
+        retrieved): what the first search of a process builds (the assembled matrix, the lexical index, the
+        lifecycle's view) is built now instead of in the first request; the re-ranking stage's cross-encoder loads
+        meanwhile on its own thread. Raises BotbinError."""
+        self.reranker.warm_in_background()
+        index, _ = self.ws.index.get()
+        if len(index) and index.dim and self.ws.settings.backend != "postgres":  # the team database: not ours
+            unit = np.zeros(index.dim, dtype=np.float32)
+            unit[0] = 1.0
+            self.search(SearchRequest(query="warm up", k=1, show_all=True), unit, reinforce=False, rerank=False)
+            log.info("%s: index warmed (the first search's one-time builds done)", self.ws.root)
+
+    def _candidates(self, request: SearchRequest, vector: npt.NDArray[np.float32] | None, fetch: int) -> IndexQuery:
+        """Stage 1's query: the index's best ``fetch`` chunks, at most ``per_note`` of one note; when the request
+        leaves ``per_note`` to the ``max_hits_per_note`` setting, daily notes are exempt (index/daily.py): a cap
+        the caller asks for holds for every note."""
+        s, r = self.ws.settings, request
+        cap = s.max_hits_per_note if r.per_note is None else r.per_note
+        alpha = s.alpha if r.alpha is None else r.alpha
+        return IndexQuery(r.query, vector, fetch, alpha, r.filters, r.best_per_note, cap, s.note_weight,
+                          s.neighbour_weight, exempt_daily=r.per_note is None)  # fmt: skip
 
     def _synced_paths(self) -> frozenset[str]:
         """The notes this workspace synced (its state file), parsed again only after the file changed."""
@@ -233,48 +243,45 @@ class Searcher:
         index, warnings = self.ws.index.get()
         return index, warnings, False
 
-    def related(
-        self,
-        text: str,
-        path: str | None = None,
-        lines: tuple[int, int] | None = None,
-        k: int = 5,
-        source_md5: str | None = None,
-    ) -> SearchResult:
-        """Memories most related to ``text`` (a paragraph), best first, at most one per note, never the
-        paragraph itself: hits of note ``path`` overlapping ``lines`` (0-based, end exclusive) are dropped.
+    def related(self, request: RelatedRequest) -> SearchResult:
+        """Memories most related to ``request.text`` (a paragraph), best first, at most one per note, never the
+        paragraph itself: hits of note ``path`` overlapping ``lines`` (0-based, end exclusive) are dropped; the
+        relevance floor as in ``search``.
 
         ``source_md5``: MD5 of the note's current text; when the index holds that very version, the stored
         embedding of the chunk covering ``lines`` stands in for the paragraph's and the model is not run (a
         hover then costs a search, a few ms, instead of a ~30-50 ms embedding on 2 CPU cores).
         """
+        r = request
+        if not r.text.strip():
+            return SearchResult([])
         vector = None
-        if path is not None and lines is not None and source_md5 is not None:
+        if r.path is not None and r.lines is not None and r.source_md5 is not None:
             index = self._backend()[0]
             with self.ws.index.lock:
-                vector = index.chunk_vector(path, lines, source_md5)
-        result = self.search(" ".join(text.split()[:200]), k=k * 4, query_vector=vector, reinforce=False, rerank=False)
+                vector = index.chunk_vector(r.path, r.lines, r.source_md5)
+        paragraph = SearchRequest(query=" ".join(r.text.split()[:200]), show_all=True)
+        query = paragraph.model_copy(update={"k": r.k * 4})  # room for the paragraph itself and its note
+        result = self.search(query, query_vector=vector, reinforce=False, rerank=False)
 
         def is_self(hit: Hit) -> bool:
-            return hit.path == path and lines is not None and hit.start_line < lines[1] and lines[0] < hit.end_line
+            lines = r.lines
+            return hit.path == r.path and lines is not None and hit.start_line < lines[1] and lines[0] < hit.end_line
 
-        kept = _one_per_note(h for h in result.hits if not is_self(h))[:k]
+        near = _one_per_note(h for h in result.hits if not is_self(h))[: r.k]
+        kept = near if r.show_all else [h for h in near if relevant(h, result.degraded)]
         self.lifecycle.reinforce(kept)  # a hover shows these
-        return replace(result, hits=kept)
+        return replace(result, hits=kept, hidden=len(near) - len(kept))
 
-    def recall(
-        self,
-        query: str,
-        k: int,
-        filters: SearchFilters | None = None,
-        now: datetime | None = None,
-        reinforce: bool = True,
-    ) -> SearchResult:
-        """Stage 3 on top of ``search``, relevance first: hits under the relevance floor are dropped, and
-        recency and scope re-order only hits of nearly the same relevance (``relevance_first``); ``hit.score``
-        becomes the agent score, in [0, 1], its parts in ``hit.components``."""
+    def recall(self, request: SearchRequest, now: datetime | None = None, reinforce: bool = True) -> SearchResult:
+        """Stage 3 on top of ``search``, relevance first: hits under the relevance floor are dropped (counted in
+        ``hidden``), and recency and scope re-order only hits of nearly the same relevance (``relevance_first``);
+        ``hit.score`` becomes the agent score, in [0, 1], its parts in ``hit.components``. ``request.k``: default
+        the ``top_k`` setting."""
         now = now or datetime.now().astimezone()
-        result = self.search(query, k=max(k * 3, k + 10), filters=filters, reinforce=False)
+        k = request.k or self.ws.settings.top_k
+        wider = request.model_copy(update={"k": max(k * 3, k + 10), "show_all": True})  # past MAX_K is fine here
+        result = self.search(wider, reinforce=False)
         policy = agent_policy(self.ws)
         scored = []
         for h in result.hits:
@@ -288,10 +295,10 @@ class Searcher:
                 ("scope", SCOPE_PREFERENCE[scope]),
             )
             scored.append((h.score, replace(h, score=final_score(h.score, scope, age, policy), components=parts)))
-        ranked = relevance_first(scored, recency_margin(query))[:k]
+        ranked = relevance_first(scored, recency_margin(request.query))[:k]
         if reinforce:
             self.lifecycle.reinforce(ranked)
-        return replace(result, hits=ranked)
+        return replace(result, hits=ranked, hidden=len(result.hits) - len(scored))
 
 
 def relevance_first(scored: list[tuple[float, Hit]], margin: float) -> list[Hit]:
@@ -316,15 +323,31 @@ def _one_per_note(hits: Iterable[Hit]) -> list[Hit]:
     return kept
 
 
-def merge(results: Iterable[tuple[SearchResult, T]], k: int) -> tuple[list[tuple[Hit, T]], bool, str | None]:
-    """Hits of several folders' results, each with its folder's tag ``T``, best ``k`` by score; whether any
-    was degraded; the newest ``indexed_at``."""
+@dataclass(frozen=True)
+class Merged(Generic[T]):
+    """Several folders' results as one: the best hits by score, each with its folder's tag ``T``."""
+
+    hits: list[tuple[Hit, T]]
+    """Best first."""
+    degraded: bool
+    """Any folder's ranking fell back to keywords alone."""
+    indexed_at: str | None
+    """The newest ``indexed_at``."""
+    stale: bool
+    """Any folder left out hits of notes deleted or excluded since its last sync."""
+    hidden: int
+    """Hits under the relevance floor the folders left out."""
+
+
+def merge(results: Iterable[tuple[SearchResult, T]], k: int) -> Merged[T]:
+    """The hits of several folders' results, each with its folder's tag ``T``, best ``k`` by score."""
     merged: list[tuple[Hit, T]] = []
-    degraded = False
+    degraded = stale = False
     indexed_at: str | None = None
+    hidden = 0
     for result, tag in results:
-        degraded = degraded or result.degraded
+        degraded, stale, hidden = degraded or result.degraded, stale or result.stale, hidden + result.hidden
         indexed_at = max(filter(None, [indexed_at, result.indexed_at]), default=None)
         merged.extend((hit, tag) for hit in result.hits)
     merged.sort(key=lambda pair: pair[0].score, reverse=True)
-    return merged[:k], degraded, indexed_at
+    return Merged(merged[:k], degraded, indexed_at, stale, hidden)

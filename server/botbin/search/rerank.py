@@ -10,6 +10,7 @@ re-ranking. Each re-scored hit carries the cross-encoder's own score as its ``re
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -45,6 +46,21 @@ class Reranker:
             self._scorer = shared_cross_encoder(resolve_cross_encoder(self._setting, self._root))
         self._scorer.load()
         return self._scorer
+
+    def warm_in_background(self) -> threading.Thread | None:
+        """With re-ranking on, load the cross-encoder on a daemon thread now (a server's warm-up, so that its first
+        search finds it ready); None when it is off. A ModelError is logged (the search that needs it says so)."""
+        if not self.enabled:
+            return None
+        thread = threading.Thread(target=self._warm, name="botbin-warm-cross-encoder", daemon=True)
+        thread.start()
+        return thread
+
+    def _warm(self) -> None:
+        try:
+            self.scorer()
+        except ModelError as exc:
+            log.warning("could not load the cross-encoder ahead of the first request: %s", exc)
 
     def rerank(self, query: str, hits: list[Hit]) -> tuple[list[Hit], str | None]:
         """``hits`` (best first) with the first ``top_n`` re-ordered by the cross-encoder, and a warning when it

@@ -1,4 +1,5 @@
-"""What one sync did (``SyncReport``): notes added, modified, deleted, excluded, re-chunked, failed."""
+"""What one sync did (``SyncReport``): notes added, modified, deleted, excluded, re-chunked, failed, and what its
+publish to the team database did (``PublishReport``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,39 @@ class NoteFailure:
 
     path: str
     reason: str
+
+
+@dataclass(frozen=True)
+class PublishReport:
+    """What one publish did."""
+
+    url: str
+    """The database, without its password."""
+    namespace: str
+    published: tuple[str, ...]
+    """Notes written (new or changed), relative paths."""
+    removed: tuple[str, ...]
+    """Notes dropped from the namespace (gone from the workspace)."""
+    failed: tuple[tuple[str, str], ...]
+    """(note, reason) for notes whose AIF-BIN file could not be read; the database keeps their old version."""
+    unchanged: int
+    """Notes already up to date."""
+    others: int = 0
+    """Notes of the namespace published by other workspaces (never removed by this one)."""
+    replaced: tuple[str, ...] = ()
+    """Notes written over another workspace's version of the same path."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "url": self.url,
+            "namespace": self.namespace,
+            "published": list(self.published),
+            "removed": list(self.removed),
+            "failed": [{"path": p, "reason": r} for p, r in self.failed],
+            "unchanged": self.unchanged,
+            "others": self.others,
+            "replaced": list(self.replaced),
+        }
 
 
 @dataclass(frozen=True)
@@ -47,6 +81,11 @@ class SyncReport:
     """ISO 8601 UTC time this sync finished (the state file's ``last_sync``)."""
     documents: dict[str, AifBinDocument] = field(default_factory=dict, repr=False)
     """Documents written in this sync, by note path, when asked for (to patch an in-memory index)."""
+    published: PublishReport | None = None
+    """What the publish after the sync did (backend "postgres"); None for the embedded backend, a reader
+    (``postgres_publish = false``) or a publish that failed."""
+    publish_error: str | None = None
+    """Why the publish after the sync failed (the local sync stands), None when it did not."""
 
     @property
     def changed(self) -> bool:

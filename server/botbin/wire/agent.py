@@ -6,16 +6,13 @@ from __future__ import annotations
 from pydantic import Field
 
 from botbin.wire.model import WireModel
+from botbin.wire.requests import ContextRequest
 from botbin.wire.search import Range
 
 
-class ContextParams(WireModel):
-    """``botbin/context`` params."""
+class ContextParams(ContextRequest):
+    """``botbin/context`` params: a ContextRequest, and which folder to ask."""
 
-    query: str
-    """The task or question at hand."""
-    budget_tokens: int = 2000
-    """The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive."""
     uri: str | None = None
     """A note of the workspace folder to ask (default: the first folder)."""
 
@@ -33,6 +30,14 @@ class ContextItem(WireModel):
     """The verbatim source text."""
 
 
+class CutItem(ContextItem):
+    """A candidate a tier left out, and why."""
+
+    reason: str
+    """``duplicate`` (it repeats a passage already chosen), ``budget`` (over the whole budget), ``share`` (over the
+    tier's share of it) or ``after_cut`` (soft and recent are prefixes: an entry before it was left out)."""
+
+
 class ContextTier(WireModel):
     """One tier of an assembled context."""
 
@@ -44,8 +49,8 @@ class ContextTier(WireModel):
     """Tokens of this tier's rendered text."""
     items: list[ContextItem]
     """What the tier holds."""
-    cut: list[ContextItem]
-    """Candidates left out (budget, share, or duplicates of a higher tier)."""
+    cut: list[CutItem]
+    """Candidates left out, each with why."""
 
 
 class ContextResult(WireModel):

@@ -1,19 +1,20 @@
-"""Domain results to wire payloads, at the edge: the one place the LSP and MCP adapters turn botbin's
-dataclasses into JSON shapes."""
+"""Domain results to wire payloads, at the edge: the one place the adapters (CLI ``--json``, LSP, MCP) turn botbin's
+dataclasses into JSON shapes. A result that names its own JSON (``Hit.to_dict``, ``ContextResult.to_dict``) is
+serialized by that one method and typed here by validating it into its wire model; the rest is built here."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from botbin.service import TIER_NUMBERS
 from botbin.wire import agent, search, status
 
 if TYPE_CHECKING:
-    from botbin.agent.context import ContextResult, Item
+    from botbin.agent.context import ContextResult
     from botbin.agent.remember import Remembered
     from botbin.directives.conflicts import Conflict, RuleRef
     from botbin.index.hits import Hit
     from botbin.memory.conversation.observer import DistilledBlock, ObserveResult
+    from botbin.search.pipeline import SearchResult
     from botbin.sync.report import SyncReport
     from botbin.workspace.status import Status
 
@@ -24,36 +25,25 @@ def lines_range(start_line: int, end_line: int) -> search.Range:
     return search.Range(start=search.Position(line=start_line, character=0), end=search.Position(line=end, character=0))
 
 
-def _hit_fields(hit: Hit) -> dict[str, object]:
-    return {
-        "path": hit.path,
-        "start_line": hit.start_line,
-        "end_line": hit.end_line,
-        "heading_path": list(hit.heading_path),
-        "kind": hit.kind,
-        "title": hit.title,
-        "snippet": hit.snippet,
-        "snippet_start_line": hit.snippet_start_line,
-        "snippet_end_line": hit.snippet_end_line,
-        "score": round(hit.score, 6),
-        "cosine": round(hit.cosine, 6),
-        "bm25": round(hit.bm25, 6),
-        "bm25_share": round(hit.bm25_share, 6),
-        "components": {name: round(value, 6) for name, value in hit.components},
-        "namespace": hit.namespace,
-    }
-
-
 def lsp_hit(hit: Hit, uri: str) -> search.Hit:
     """A hit of ``botbin/search`` and ``botbin/related``."""
-    return search.Hit.model_validate(
-        {**_hit_fields(hit), "uri": uri, "range": lines_range(hit.start_line, hit.end_line)}, by_name=True
-    )
+    return search.Hit.model_validate({**hit.to_dict(), "uri": uri, "range": lines_range(hit.start_line, hit.end_line)})
 
 
 def memory_hit(hit: Hit) -> search.MemoryHit:
     """A hit of MCP ``search_memory``."""
-    return search.MemoryHit.model_validate({**_hit_fields(hit), "text": hit.text}, by_name=True)
+    return search.MemoryHit.model_validate({**hit.to_dict(), "text": hit.text})
+
+
+def cli_search(result: SearchResult) -> search.SearchHits:
+    """``botbin search --json``: the hits shown, the weak ones left out, how they were found."""
+    return search.SearchHits(
+        hits=[search.HitFields.model_validate(h.to_dict()) for h in result.hits],
+        hidden=result.hidden,
+        degraded=result.degraded,
+        stale=result.stale,
+        indexed_at=result.indexed_at,
+    )
 
 
 def _rule(ref: RuleRef) -> status.RuleRef:
@@ -119,30 +109,9 @@ def sync_fields(report: SyncReport | None) -> dict[str, object]:
     }
 
 
-def _item(item: Item) -> agent.ContextItem:
-    return agent.ContextItem(path=item.path, start_line=item.start_line, end_line=item.end_line, text=item.text)
-
-
 def context(result: ContextResult) -> agent.ContextResult:
-    """An assembled context (``botbin/context``, MCP ``get_context``)."""
-    tiers = [
-        agent.ContextTier(
-            name=t.name,
-            tier=TIER_NUMBERS[t.name],
-            tokens=t.tokens,
-            items=[_item(i) for i in t.items],
-            cut=[_item(i) for i in t.cut],
-        )
-        for t in result.tiers
-    ]
-    return agent.ContextResult(
-        text=result.text,
-        used_tokens=result.used_tokens,
-        budget_tokens=result.budget_tokens,
-        indexing=result.indexing,
-        partial_tiers=list(result.partial),
-        tiers=tiers,
-    )
+    """An assembled context (``botbin context --json``, ``botbin/context``, MCP ``get_context``)."""
+    return agent.ContextResult.model_validate(result.to_dict())
 
 
 def remembered(written: Remembered, uri: str) -> agent.RememberResult:

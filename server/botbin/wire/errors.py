@@ -64,3 +64,9 @@ class ErrorReport(ErrorData):
     """The workspace folder's URI."""
     shown_as: str
     """The exact text of the ``window/showMessage`` that follows (the server shows each text once)."""
+
+
+class BadRequest(BotbinError):
+    """A request's params are wrong in a way their schema cannot say (an empty query, a bad date)."""
+
+    kind = "bad_request"

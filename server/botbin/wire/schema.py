@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic.json_schema import models_json_schema
 
-from botbin.wire import agent, hosts, search, settings, status
+from botbin.wire import agent, hosts, requests, search, settings, status, studio
 from botbin.wire.errors import ErrorData, ErrorKind, ErrorReport
 from botbin.wire.model import ChunkKind, EncryptionState, WireModel
 
@@ -16,7 +16,7 @@ Mode = Literal["validation", "serialization"]
 
 #: Params and settings a client sends.
 PARAMS: tuple[type[WireModel], ...] = (
-    search.SearchParams,
+    requests.SearchRequest,
     search.RelatedAtParams,
     search.RelatedTextParams,
     agent.ContextParams,
@@ -24,12 +24,14 @@ PARAMS: tuple[type[WireModel], ...] = (
     settings.ServerSettings,
     settings.ServerOptions,
     *hosts.HOST_PARAMS,
+    *studio.STUDIO_PARAMS,
 )
 #: Results the server sends (LSP and MCP).
 RESULTS: tuple[type[WireModel], ...] = (
     search.SearchResult,
     search.RelatedResult,
     search.SearchMemoryResult,
+    search.SearchHits,
     status.StatusResult,
     status.WorkspaceStatus,
     status.SyncResult,
@@ -40,6 +42,7 @@ RESULTS: tuple[type[WireModel], ...] = (
     ErrorData,
     ErrorReport,
     *hosts.HOST_RESULTS,
+    *studio.STUDIO_RESULTS,
 )
 #: Named unions of string literals, and unions of models (TypeScript type aliases).
 LITERALS: dict[str, Any] = {
@@ -48,6 +51,7 @@ LITERALS: dict[str, Any] = {
     "ErrorKind": ErrorKind,
     "HostOp": hosts.HostOp,
     "TierName": hosts.TierName,
+    "EditorKind": studio.EditorKind,
 }
 UNIONS: dict[str, tuple[str, ...]] = {"RelatedParams": ("RelatedAtParams", "RelatedTextParams")}
 #: Constants a client needs (TypeScript ``export const``).

@@ -1,4 +1,5 @@
-"""Payloads of ``botbin/search`` and ``botbin/related`` (LSP) and of the MCP tool ``search_memory``."""
+"""Payloads of ``botbin/search`` and ``botbin/related`` (LSP), of ``botbin search --json`` and of the MCP tool
+``search_memory``; the search's params are the SearchRequest of wire/requests.py."""
 
 from __future__ import annotations
 
@@ -23,34 +24,6 @@ class Range(WireModel):
     """Where the range starts."""
     end: Position
     """Where the range ends (exclusive)."""
-
-
-class SearchFilters(WireModel):
-    """Optional filters of ``botbin/search``; every one narrows the hits."""
-
-    path_glob: str | None = None
-    """Glob over the note's workspace-relative path (``memory/**``; ``**`` spans folders)."""
-    tag: str | None = None
-    """A frontmatter tag the note must carry (a parent tag matches its children)."""
-    kind: ChunkKind | None = None
-    """Only chunks of this kind."""
-    date_from: str | None = None
-    """Earliest note date, ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, inclusive."""
-    date_to: str | None = None
-    """Latest note date, ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, inclusive."""
-
-
-class SearchParams(WireModel):
-    """``botbin/search`` params."""
-
-    query: str
-    """What to look for, in natural language (not empty)."""
-    k: int | None = None
-    """Hits wanted, 1-1000 (default: the ``top_k`` setting)."""
-    filters: SearchFilters | None = None
-    """Filters; none by default."""
-    best_per_note: bool = False
-    """Keep only the best chunk of each note."""
 
 
 class RelatedAtParams(WireModel):
@@ -136,17 +109,37 @@ class SearchResult(WireModel):
     """True when the model is unavailable and hits are ranked by keywords (BM25) alone."""
     stale: bool
     """True when hits of notes deleted or excluded since the last sync were left out."""
+    hidden: int = 0
+    """Hits under the relevance floor left out (hardly any similarity, no real keyword match; ``showAll`` keeps
+    them): the server decides what a person sees."""
 
 
 class RelatedResult(WireModel):
     """``botbin/related`` result."""
 
     hits: list[Hit]
-    """Best first; the paragraph itself is left out."""
+    """Best first; the paragraph itself and hits under the relevance floor are left out."""
     indexing: bool
     """True while a sync runs."""
     degraded: bool
     """True when the model is unavailable and hits are ranked by keywords alone."""
+    hidden: int = 0
+    """Hits under the relevance floor left out."""
+
+
+class SearchHits(WireModel):
+    """``botbin search --json`` result."""
+
+    hits: list[HitFields]
+    """Best first, those over the relevance floor (all with ``--all``)."""
+    hidden: int
+    """Hits under the relevance floor left out."""
+    degraded: bool
+    """True when the model is unavailable and hits are ranked by keywords alone."""
+    stale: bool
+    """True when hits of notes deleted or excluded since the last sync were left out."""
+    indexed_at: str | None
+    """When the searched index was last written (ISO 8601 UTC), null before the first sync."""
 
 
 class MemoryHit(HitFields):

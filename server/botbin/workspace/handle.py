@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from botbin.errors import ModelError
+from botbin.errors import BotbinError, ModelError
 from botbin.sync.state import SyncState, state_stamp
 
 if TYPE_CHECKING:
@@ -51,11 +51,14 @@ class IndexHandle:
         model: ModelFn,
         keyring: KeyringFn,
         load_cache: bool = True,
+        one_shot: bool = False,
+        warmed: Callable[[], object] | None = None,
     ) -> None:
         """``state`` reads the state file; ``model`` gives (dim, name) of the model that reads a state's index
-        and may raise ModelError; ``keyring``
-        opens an encrypted store (None for a plaintext one) and may raise PassphraseError. ``load_cache``: read
-        and keep LOAD_CACHE_FILE (plaintext stores only)."""
+        and may raise ModelError; ``keyring`` opens an encrypted store (None for a plaintext one) and may raise
+        PassphraseError. ``load_cache``: read and keep LOAD_CACHE_FILE (plaintext stores only). ``one_shot``: see
+        the attribute. ``warmed``: run once the warm-up's index job ended (``warm_in_background``: a long-lived
+        process; the workspace starts a due model migration there)."""
         self._use_cache = load_cache
         self._root, self._state_path = root, state_path
         self._read_state, self._model, self._keyring = state, model, keyring
@@ -71,9 +74,12 @@ class IndexHandle:
         """Syncs of this process under way (their own state saves are not another process's sync)."""
         self._ann_saved = time.monotonic()
         """When the HNSW cache was last written (or the handle made)."""
-        self.one_shot = False
+        self.one_shot = one_shot
         """True in a process that answers once and exits (``botbin search`` without a server): the HNSW index
         is then never loaded or built in the background (AnnConfig.background)."""
+        self._warming: threading.Event | None = None
+        """Set when the warm-up (``warm_in_background``) has ended; None when none was started."""
+        self._warmed = warmed
 
     @property
     def indexed_at(self) -> str | None:
@@ -90,6 +96,38 @@ class IndexHandle:
         """Notes whose output could not be read at the last load."""
         with self.lock:
             return frozenset(self._damaged)
+
+    def warm_in_background(
+        self, index: Callable[[], object], model: Callable[[], object] | None
+    ) -> list[threading.Thread]:
+        """Warm up now, each part on its own daemon thread: ``index`` (load the index and build what the first search
+        would: Searcher.warm) and ``model`` (load it). A server calls this before its slow imports, so that its first
+        answer finds both ready. A BotbinError is logged (the request that needs the part reports it again).
+        Then the handle's ``warmed`` runs on the index thread. Returns the threads (tests join them)."""
+        done = self._warming = threading.Event()
+
+        def index_job() -> None:
+            try:
+                index()
+            finally:
+                done.set()
+                if self._warmed is not None:  # once the index answers (or failed to load: it says why)
+                    self._warmed()
+
+        jobs = [("index", index_job)] + ([("model", model)] if model is not None else [])
+        threads = [
+            threading.Thread(target=_logged, args=(what, job), name=f"botbin-warm-{what}", daemon=True)
+            for what, job in jobs
+        ]
+        for thread in threads:
+            thread.start()
+        return threads
+
+    def wait_warm(self, timeout_s: float) -> None:
+        """Block until the index warm-up has ended (at most ``timeout_s`` seconds; at once when none was started):
+        a catch-up scan that competes with it for the CPU delays the first answer."""
+        if self._warming is not None:
+            self._warming.wait(timeout_s)
 
     def get(self) -> tuple[MemoryIndex, list[str]]:
         """The index (loaded on first use; reloaded when another process synced since) and load warnings."""
@@ -245,3 +283,11 @@ class IndexHandle:
             by_output = {os.path.join(root, e.output): rel for rel, e in state.files.items()}
             failed.update(by_output[os.fspath(p)] for p in damaged)
         return index, load_warnings, failed
+
+
+def _logged(what: str, job: Callable[[], object]) -> None:
+    """Run ``job``, logging a BotbinError (a locked store, a missing model) instead of raising it."""
+    try:
+        job()
+    except BotbinError as exc:
+        log.warning("could not load the %s ahead of the first request: %s", what, exc)

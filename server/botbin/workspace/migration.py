@@ -17,12 +17,10 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Protocol
 
 from botbin.embedding import AutoEmbedder, Embedder, ModelSpec, spec_for_id
+from botbin.embedding.paced import PacedEmbedder
 from botbin.errors import BotbinError, LockedError, ModelError
 from botbin.sync import tree_switch
 from botbin.sync.documents import utc_now
@@ -37,7 +35,12 @@ from botbin.workspace.models import built_with, counter_of
 
 if TYPE_CHECKING:
     from botbin.aifbin import AifBinDocument
-    from botbin.workspace import Workspace
+    from botbin.config import Settings
+    from botbin.sync.encryption import PassphraseFn
+    from botbin.sync.report import SyncReport
+    from botbin.workspace.handle import IndexHandle
+    from botbin.workspace.models import Models
+    from botbin.workspace.syncing import Syncer
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,29 @@ SWITCH_TRIES = 6
 """Times a migration asks for the workspace lock to switch (each waits up to ``lock_timeout_s``) before it stops."""
 RECORD_EVERY_S = 1.0
 """Least seconds between two writes of the progress record."""
+
+
+class WorkspaceParts(Protocol):
+    """What a migration uses of its workspace (``botbin.workspace.Workspace``, which makes the migration: a protocol
+    here, so that this module does not import the package that imports it)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def passphrase(self) -> PassphraseFn: ...
+    @property
+    def models(self) -> Models: ...
+    @property
+    def index(self) -> IndexHandle: ...
+    @property
+    def syncer(self) -> Syncer: ...
+    @property
+    def output_dir(self) -> Path: ...
+    @property
+    def state_path(self) -> Path: ...
+    def state(self) -> tuple[SyncState, list[str]]: ...
 
 
 @dataclass(frozen=True)
@@ -70,6 +96,9 @@ class MigrationReport:
     message: str = ""
     """Why it did not switch, else empty."""
     warnings: tuple[str, ...] = ()
+    publish: SyncReport | None = None
+    """What the publish after the switch did (workspace/syncing.py ``Syncer.publish``: backend "postgres"), None
+    when it did not switch."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -88,7 +117,7 @@ class MigrationReport:
 class Migration:
     """The migration of one workspace's index to the model its settings name."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: WorkspaceParts) -> None:
         self.ws = ws
         self.background = False
         """True in a long-lived process: ``after_sync`` then starts a due migration on a daemon thread."""
@@ -110,6 +139,12 @@ class Migration:
         """A sync ended: in a long-lived process, start a due migration in the background."""
         if self.background:
             self.start_background()
+
+    def serve(self) -> None:
+        """This is a long-lived process (a server, ``botbin watch``): start a due migration in the background now,
+        and again after each sync while one is due."""
+        self.background = True
+        self.start_background()
 
     def start_background(self) -> bool:
         """Start the due migration on a daemon thread, paced (``BACKGROUND_DUTY``); False when none is due, one
@@ -158,16 +193,18 @@ class Migration:
 
     # -- one run -----------------------------------------------------------------------------------------------
     def run(self, progress: ProgressFn | None = None, paced: bool = False) -> MigrationReport | None:
-        """Migrate now: build (or finish building) the new model's tree, then switch. None when no migration is
-        due. ``paced``: leave the machine to searches half the time (a background run). Raises ModelError (a wrong
-        setting: the current index keeps answering), LockedError (another process migrates, or holds the workspace
-        lock too long), PassphraseError, StorageError."""
+        """Migrate now: build (or finish building) the new model's tree, then switch and publish (the team database
+        gets the new model's vectors). None when no migration is due. ``paced``: leave the machine to searches half
+        the time (a background run). Raises ModelError (a wrong setting: the current index keeps answering),
+        LockedError (another process migrates, or holds the workspace lock too long), PassphraseError, StorageError."""
         target = self.due()
         if target is None:
             return None
         self._refuse(target)
         with workspace_lock(self.models_dir, 0.0):  # one migration at a time, whatever the process
             report = _Run(self, target, paced).go(progress)
+        if report.switched:
+            report = replace(report, publish=self.ws.syncer.publish())
         self.last = report
         return report
 
@@ -268,7 +305,7 @@ class _Run:
         threads = max(1, (os.cpu_count() or 2) // 2) if self.paced else 0
         auto = AutoEmbedder(self.target, self.ws.settings.batch_size, threads=threads)
         auto.export_first(EXPORT_WAIT_S)
-        return _Paced(auto, BACKGROUND_DUTY if self.paced else 1.0)
+        return PacedEmbedder(auto, BACKGROUND_DUTY if self.paced else 1.0)
 
     def _sync_tree(self, ctx: SyncContext, progress: ProgressFn | None) -> None:
         """Bring the new model's tree up to date with the notes (a resumed run embeds only what is missing)."""
@@ -297,7 +334,7 @@ class _Run:
         """Under this process's sync lock and the workspace lock: a last sync of the new tree, then the switch
         when it holds every note still tracked; a report saying why not otherwise."""
         ws = self.ws
-        with ws.sync_lock, workspace_lock(ws.output_dir, ws.settings.lock_timeout_s):
+        with ws.syncer.lock, workspace_lock(ws.output_dir, ws.settings.lock_timeout_s):
             self.m.recover()
             ws.models.follow(built_with(ws.output_dir, ws.settings))
             if ws.models.built_with != self.from_model:  # another process switched meanwhile
@@ -360,29 +397,3 @@ class _Run:
                 write_record(self.m.models_dir, self.record)
             except OSError as exc:  # only a report: the trees say what is done
                 log.info("cannot write the migration record: %s", exc)
-
-
-class _Paced:
-    """An embedder that spends only ``duty`` of the time embedding: after each call it sleeps in proportion."""
-
-    def __init__(self, inner: Embedder, duty: float) -> None:
-        self.inner, self.duty = inner, duty
-
-    @property
-    def model_id(self) -> str:
-        return self.inner.model_id
-
-    @property
-    def dim(self) -> int:
-        return self.inner.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self.inner.max_tokens
-
-    def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
-        began = time.perf_counter()
-        vectors = self.inner.embed(texts)
-        if self.duty < 1.0:
-            time.sleep((time.perf_counter() - began) * (1.0 - self.duty) / self.duty)
-        return vectors

@@ -101,6 +101,6 @@ def status(ws: Workspace, conflicts: Callable[[], list[Conflict]]) -> Status:
         (*ws.warnings, *warnings),
         tuple(found_conflicts),
         encryption,
-        team_status(ws, state),
+        team_status(ws.team, state),
         ws.migration.status(),
     )

@@ -8,6 +8,7 @@ from botbin.memory.conversation.observer import TurnObserver
 from botbin.memory.conversation.soul import parse_soul
 from botbin.memory.conversation.turns import Turn
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 SOUL = "memory/soul/ana.md"
 TOPIC = [
@@ -35,7 +36,7 @@ def test_a_full_buffer_is_distilled_and_synced(make_service: Callable[..., Memor
     blocks = parse_soul((service.root / SOUL).read_text())
     assert [(b.first_turn, b.last_turn) for b in blocks] == [(1, 5), (6, 6)]
     service.sync()
-    assert service.search("garden roses bees", k=1).hits[0].path == SOUL
+    assert service.search(SearchRequest(query="garden roses bees", k=1, show_all=True)).hits[0].path == SOUL
 
 
 def test_drift_and_a_new_session_distil_at_once(make_service: Callable[..., MemoryService]) -> None:

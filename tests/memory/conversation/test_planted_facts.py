@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from botbin.service import MemoryService
+from botbin.wire.requests import SearchRequest
 
 pytestmark = pytest.mark.model
 
@@ -60,7 +61,7 @@ def test_planted_facts_are_found_with_their_sentence_in_the_snippet(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     service = MemoryService(tmp_path, env={})
     for fact, question, answer in FACTS:
-        hits = service.search(question, k=5).hits
+        hits = service.search(SearchRequest(query=question, k=5, show_all=True)).hits
         assert any(answer in h.snippet for h in hits), (question, [h.snippet for h in hits])
         top = next(h for h in hits if answer in h.snippet)
         assert fact.rstrip(".") in top.snippet  # the fact's own sentence, not a neighbour's

@@ -18,6 +18,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from botbin.memory.conversation.observer import TurnObserver
 from botbin.memory.conversation.turns import Turn, turn_from_object
 from botbin.service import MemoryService
+from botbin.wire.requests import ContextRequest, SearchRequest
 from conftest import SHARED, needs_shared
 
 pytestmark = pytest.mark.model
@@ -59,7 +60,7 @@ def test_locomo_conversation_then_planted_fact_is_found(tmp_path: Path, real_emb
         ("what is the name of my sister's dog", "Pretzel"),
         ("When did Caroline go to the LGBTQ support group?", "LGBTQ support group"),
     ]:
-        hit = service.search(query, k=1).hits[0]
+        hit = service.search(SearchRequest(query=query, k=1, show_all=True)).hits[0]
         assert hit.path == "memory/soul/caroline.md" and words in hit.text
     again = TurnObserver(service.ws)  # the same conversation again: nothing new
     list(again.observe_all(turns))
@@ -214,8 +215,8 @@ def test_a_conversation_rule_is_a_rule_of_the_soul_file(tmp_path: Path, real_emb
 
 def test_a_conversation_rule_reaches_the_guidance_tier(tmp_path: Path, real_embedder: Any) -> None:
     service = _observed_rule(tmp_path, real_embedder, RULE)
-    context = service.context("book a meeting with Priya tomorrow morning", 1000)
+    context = service.context(ContextRequest(query="book a meeting with Priya tomorrow morning", budget_tokens=1000))
     guidance = next(t for t in context.tiers if t.name == "guidance")
     assert [i.path for i in guidance.items] == ["memory/soul/ana.md"] and RULE in guidance.items[0].text
-    unrelated = service.context("what is the capital of Peru", 1000)
+    unrelated = service.context(ContextRequest(query="what is the capital of Peru", budget_tokens=1000))
     assert not next(t for t in unrelated.tiers if t.name == "guidance").items

@@ -4,7 +4,7 @@
  * older ask is answered at once with the list already shown, so an answer that comes late can never
  * replace a newer one. The list always matches the text in the box.
  */
-import { type Clock, Debouncer } from "@botbin/client";
+import { type Clock, Debouncer, resultCaveat } from "@botbin/client";
 import type { Hit, SearchResult } from "@botbin/protocol";
 
 /** One row of the modal: a hit that opens its note, or a line that opens nothing. */
@@ -94,10 +94,5 @@ export class SearchFeed {
   }
 }
 
-/** What a list of hits should add to its title: the index is still being built, or keyword-only. */
-export function resultCaveat(result: { indexing: boolean; degraded: boolean }): string | undefined {
-  const caveats = [];
-  if (result.indexing) caveats.push("indexing: results so far");
-  if (result.degraded) caveats.push("keyword match only: the model is unavailable");
-  return caveats.length > 0 ? caveats.join("; ") : undefined;
-}
+/** What a list of hits adds to its title (the client core's, shared with VS Code). */
+export { resultCaveat };

@@ -3,7 +3,6 @@
  * server sends snippets already clean (plain text, cut at word boundaries); they are shown as they are.
  */
 import type { Hit } from "@botbin/protocol";
-import { relevant } from "@botbin/client";
 
 /** A QuickPick item (structurally a vscode.QuickPickItem), with the hit it opens, if any. */
 export interface HitItem {
@@ -26,11 +25,10 @@ export function hitItem(hit: Hit): HitItem {
   };
 }
 
-/** The hits a person is shown: those over the server's relevance floor, as items; a line that says why
- * there are none otherwise ("Indexing…" while nothing is indexed yet). */
-export function resultItems(result: { hits: Hit[]; indexing: boolean; degraded: boolean }): HitItem[] {
-  const shown = result.hits.filter((hit) => relevant(hit, result.degraded));
-  if (shown.length > 0) return shown.map(hitItem);
+/** The hits as items (the server has left out those under the relevance floor); a line that says why there are
+ * none otherwise ("Indexing…" while nothing is indexed yet). */
+export function resultItems(result: { hits: Hit[]; indexing: boolean }): HitItem[] {
+  if (result.hits.length > 0) return result.hits.map(hitItem);
   return [messageItem(result.indexing ? "$(sync~spin) Indexing… no memories match yet" : "No memories match")];
 }
 
@@ -39,10 +37,5 @@ export function messageItem(text: string): HitItem {
   return { label: text, alwaysShow: true };
 }
 
-/** What a QuickPick of hits should add to its title: the index is still being built, or keyword-only. */
-export function resultCaveat(result: { indexing: boolean; degraded: boolean }): string | undefined {
-  const caveats = [];
-  if (result.indexing) caveats.push("indexing: results so far");
-  if (result.degraded) caveats.push("keyword match only: the model is unavailable");
-  return caveats.length > 0 ? caveats.join("; ") : undefined;
-}
+/** What a QuickPick of hits adds to its title (the client core's, shared with Obsidian). */
+export { resultCaveat } from "@botbin/client";

@@ -13,11 +13,11 @@ import psycopg
 from psycopg import sql
 
 from botbin.aifbin import AifBinDocument
-from botbin.index.hits import Hit, SearchFilters
+from botbin.index.hits import Hit, IndexQuery
 from botbin.index.postgres import publish, query
 from botbin.index.postgres.connect import ConnectOptions, RemoteIndexError, clean_reason, open_pool, redact
 from botbin.index.postgres.schema import check_version
-from botbin.index.ranking import MAX_HITS_PER_NOTE, NEIGHBOUR_WEIGHT, NOTE_WEIGHT, bm25_share
+from botbin.index.ranking import bm25_share
 from botbin.index.snippet import note_snippet
 from botbin.index.tokenize import bm25_terms
 
@@ -146,42 +146,30 @@ class PostgresIndex:
         best = int(np.argmax(overlaps))
         return np.asarray(rows[best][2], dtype=np.float32) if overlaps[best] > 0 else None
 
-    def search(
-        self,
-        query_text: str,
-        query_vector: npt.NDArray[np.float32] | None,
-        k: int = 10,
-        alpha: float = 0.7,
-        filters: SearchFilters | None = None,
-        best_per_note: bool = False,
-        max_hits_per_note: int = MAX_HITS_PER_NOTE,
-        note_weight: float = NOTE_WEIGHT,
-        neighbour_weight: float = NEIGHBOUR_WEIGHT,
-        exempt_daily: bool = False,
-    ) -> list[Hit]:
+    def search(self, request: IndexQuery) -> list[Hit]:
         """As MemoryIndex.search, over the searched namespaces (hits carry their namespace). The database
         proposes the best chunks by cosine (HNSW) and by full-text rank; they are scored as the embedded
         index scores. Raises RemoteIndexError."""
-        f = filters or SearchFilters()
-        has_vector = query_vector is not None
-        params = self._params(query_text, query_vector, f.kind, min(max(k * 10, 100), EF_SEARCH_MAX))
+        r = request
+        has_vector = r.query_vector is not None
+        params = self._params(r.query, r.query_vector, r.filters.kind, min(max(r.k * 10, 100), EF_SEARCH_MAX))
         try:
             with self._pool.connection() as conn, conn.transaction():
-                if f != SearchFilters(kind=f.kind):  # note-level filters: exact among the admitted notes' chunks
+                if r.note_filtered:  # note-level filters: exact among the admitted notes' chunks
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")  # the notes and chunks at once
                     conn.execute("SET LOCAL enable_indexscan = off")
                     rows = conn.execute(query.NOTES_SQL, (params["ns"],)).fetchall()
-                    params["fns"], params["fpaths"] = query.admitted_notes(rows, f)
+                    params["fns"], params["fpaths"] = query.admitted_notes(rows, r)
                 ef = min(max(self.ef_search, params["nvec"]), EF_SEARCH_MAX)
                 conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(ef)))
                 rows = conn.execute(query.SEARCH_SQL, params).fetchall()
         except psycopg.Error as exc:
             raise self._failed(exc) from exc
         cands = [query.candidate(r, has_vector) for r in rows]
-        score, full = query.scores(cands, alpha, note_weight, neighbour_weight, has_vector)
-        exempt = exempt_daily and not best_per_note
-        order = query.pick(cands, score, k, 1 if best_per_note else max_hits_per_note, f, exempt)
-        weights = dict.fromkeys(bm25_terms(query_text), 1.0)
+        score, full = query.scores(cands, r.alpha, r.note_weight, r.neighbour_weight, has_vector)
+        exempt = r.exempt_daily and not r.best_per_note
+        order = query.pick(cands, score, r.k, 1 if r.best_per_note else r.max_hits_per_note, r, exempt)
+        weights = dict.fromkeys(bm25_terms(r.query), 1.0)
         return [self._hit(cands[i], float(score[i]), full, weights) for i in order]
 
     def _params(self, text: str, vector: npt.NDArray[np.float32] | None, kind: str | None, size: int) -> dict[str, Any]:
@@ -220,4 +208,6 @@ class PostgresIndex:
             snippet_end_line=shown.end_line,
             namespace=c.namespace,
             bm25_share=bm25_share(c.lexical, c.idf_mass),
+            note_cosine=c.note_cosine,
+            neighbour_cosine=c.neighbours,
         )

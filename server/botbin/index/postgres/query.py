@@ -14,14 +14,14 @@ import numpy.typing as npt
 
 from botbin.index.bm25 import K1, B
 from botbin.index.daily import daily_date
-from botbin.index.hits import SearchFilters
+from botbin.index.hits import IndexQuery
 from botbin.index.ranking import add_bm25, blend_context, keyword_floor, keyword_full
 from botbin.index.tokenize import bm25_terms
 
 #: One statement, so the candidates and their notes come from one snapshot (no half-published note). The lexical
 #: side is BM25 as index/lexical.py scores it (Lucene idf, k1, b; N and the mean length over the namespaces
 #: searched; a repeated query term counts again), over the chunks' stored terms with a GIN index. With note-level
-#: filters, ``fns``/``fpaths`` list the notes SearchFilters.admits_note let through (else both NULL).
+#: filters, ``fns``/``fpaths`` list the notes IndexQuery.admits_note lets through (else both NULL).
 SEARCH_SQL = f"""
 WITH qt AS (SELECT t, w FROM unnest(%(terms)s::text[], %(weights)s::int[]) AS q(t, w)),
 admitted AS (SELECT * FROM unnest(%(fns)s::text[], %(fpaths)s::text[]) AS a(namespace, path)),
@@ -72,11 +72,11 @@ LEFT JOIN botbin_chunks x ON x.namespace = c.namespace AND x.path = c.path AND x
 
 
 NOTES_SQL = "SELECT namespace, path, tags, date FROM botbin_notes WHERE namespace = ANY(%s)"
-"""The note-level facts SearchFilters.admits_note reads, for every note of the namespaces searched."""
+"""The note-level facts IndexQuery.admits_note reads, for every note of the namespaces searched."""
 
 
-def admitted_notes(rows: list[tuple[Any, ...]], f: SearchFilters) -> tuple[list[str], list[str]]:
-    """(namespaces, paths) of the rows of NOTES_SQL that pass ``f``'s note-level filters."""
+def admitted_notes(rows: list[tuple[Any, ...]], f: IndexQuery) -> tuple[list[str], list[str]]:
+    """(namespaces, paths) of the rows of NOTES_SQL that pass ``f``'s note-level filters (and are not left out)."""
     kept = [(str(ns), str(path)) for ns, path, tags, date in rows if f.admits_note(path, tags or (), date)]
     return [ns for ns, _ in kept], [path for _, path in kept]
 
@@ -191,7 +191,7 @@ def scores(
 
 
 def pick(
-    cands: list[Candidate], score: npt.NDArray[np.float32], k: int, cap: int, f: SearchFilters, exempt_daily: bool
+    cands: list[Candidate], score: npt.NDArray[np.float32], k: int, cap: int, f: IndexQuery, exempt_daily: bool
 ) -> list[int]:
     """Positions of the ``k`` best candidates that pass ``f``, at most ``cap`` per note (0: no cap; daily notes
     are exempt when ``exempt_daily``: index/daily.py)."""

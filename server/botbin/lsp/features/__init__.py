@@ -9,7 +9,7 @@ if TYPE_CHECKING:
 
 
 def register_all(server: BotbinLanguageServer) -> None:
-    from botbin.lsp.features import agent, commands, diagnostics, hover, search, session, textsync
+    from botbin.lsp.features import agent, commands, diagnostics, hover, search, session, studio, textsync
 
-    for module in (session, textsync, hover, search, commands, diagnostics, agent):
+    for module in (session, textsync, hover, search, commands, diagnostics, agent, studio):
         module.register(server)

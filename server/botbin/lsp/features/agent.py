@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 from botbin.errors import BotbinError, WorkspaceError
 from botbin.lsp import protocol
 from botbin.lsp.errors import bad_request, request_failed
-from botbin.lsp.features.search import params_object
+from botbin.lsp.features.search import params_object, validated
 from botbin.wire import convert
+from botbin.wire.agent import ContextParams
 from botbin.wire.model import dump
 
 if TYPE_CHECKING:
@@ -35,14 +36,10 @@ def register(server: BotbinLanguageServer) -> None:
     @server.feature(protocol.CONTEXT)
     async def botbin_context(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
         raw = params_object(params)
-        query, budget = raw.get("query"), raw.get("budgetTokens", 2000)
-        if not isinstance(query, str):
-            raise bad_request("query must be a string")
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-            raise bad_request("budgetTokens must be a positive integer")
+        request = validated(ContextParams, raw)  # a ContextRequest, and the folder's uri
         folder = _folder(ls, raw)
         try:
-            result = await asyncio.get_running_loop().run_in_executor(None, folder.service.context, query, budget)
+            result = await asyncio.get_running_loop().run_in_executor(None, folder.service.context, request)
         except BotbinError as exc:
             raise request_failed(exc) from exc
         return dump(convert.context(result))

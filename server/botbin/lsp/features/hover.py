@@ -1,5 +1,6 @@
 """``textDocument/hover``: the memories most related to the paragraph under the cursor, from the unsaved
-buffer, never that paragraph itself; on a directive, also its class and modality."""
+buffer, never that paragraph itself nor one under the relevance floor (the search leaves those out); on a
+directive, also its class and modality."""
 
 from __future__ import annotations
 
@@ -10,15 +11,15 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from botbin.facade import merged, paragraph_at
 from botbin.lsp.positions import lines_range, offset_at, position_at
 from botbin.lsp.render import hover_markdown
-from botbin.service import merge, paragraph_at
+from botbin.wire.requests import RelatedRequest
 
 if TYPE_CHECKING:
-    from botbin.index.hits import Hit
     from botbin.lsp.folders import Folder
     from botbin.lsp.server import BotbinLanguageServer
-    from botbin.search.pipeline import SearchResult
+    from botbin.search.pipeline import Merged, SearchResult
 
 log = logging.getLogger(__name__)
 HOVER_HITS = 5
@@ -26,9 +27,9 @@ HOVER_HITS = 5
 
 def related_hits(
     ls: BotbinLanguageServer, uri: str, text: str, lines: tuple[int, int] | None, k: int, source: str | None = None
-) -> tuple[list[tuple[Hit, str]], bool]:
-    """Hits related to ``text`` across all folders, best first, with their URIs; and whether degraded.
-    ``source``: the whole note's current text; when it is what was indexed, the stored chunk embedding is used.
+) -> Merged[Folder]:
+    """Hits related to ``text`` across all folders, best first, each with its folder. ``source``: the whole note's
+    current text; when it is what was indexed, the stored chunk embedding is used.
 
     Blocking (may embed the text): call from a worker thread.
     """
@@ -38,11 +39,11 @@ def related_hits(
     def ask(folder: Folder) -> SearchResult:
         rel = found[1] if found is not None and found[0] is folder else None
         mine = rel is not None
-        return folder.service.related(text, rel, lines if mine else None, k, md5 if mine else None)
+        return folder.service.related(
+            RelatedRequest(text=text, path=rel, lines=lines if mine else None, k=k, source_md5=md5 if mine else None)
+        )
 
-    results = ls.ask_folders(ask)
-    hits, degraded, _ = merge(results, k)
-    return [(hit, folder.uri_of(hit.path)) for hit, folder in hits], degraded
+    return merged(ls.ask_folders(ask), k)
 
 
 def register(server: BotbinLanguageServer) -> None:
@@ -62,8 +63,9 @@ def register(server: BotbinLanguageServer) -> None:
         block = paragraph.block
         lines = (block.start_line, block.end_line)
         loop = asyncio.get_running_loop()
-        hits, degraded = await loop.run_in_executor(None, related_hits, ls, uri, block.text, lines, HOVER_HITS, text)
-        markdown = hover_markdown(hits, paragraph.directive, ls.folders.indexing, degraded)
+        related = await loop.run_in_executor(None, related_hits, ls, uri, block.text, lines, HOVER_HITS, text)
+        hits = [(hit, folder.uri_of(hit.path)) for hit, folder in related.hits]
+        markdown = hover_markdown(hits, paragraph.directive, ls.folders.indexing, related.degraded)
         if markdown is None:
             return None
         return types.Hover(

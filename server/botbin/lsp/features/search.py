@@ -1,37 +1,50 @@
 """Search over LSP: ``workspace/symbol`` (any editor), ``botbin/search``, ``botbin/related``, ``botbin/status``.
 
 Every answer says whether indexing is still running (``indexing``) and whether ranking fell back to
-keywords because the model is unavailable (``degraded``).
+keywords because the model is unavailable (``degraded``). The params are validated into the typed requests of
+wire/requests.py on entry; hits under the relevance floor are left out by the search (``hidden`` counts them), so
+``workspace/symbol`` shows Neovim and Helix what VS Code and Obsidian show.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
+from pydantic import ValidationError
 
 from botbin.errors import BotbinError
+from botbin.facade import merged, paragraph_at
 from botbin.lsp import protocol
 from botbin.lsp.errors import bad_request
 from botbin.lsp.features.hover import HOVER_HITS, related_hits
 from botbin.lsp.positions import offset_at, position_at
 from botbin.lsp.render import symbol
-from botbin.service import SearchFilters, check_filters, check_k, merge, paragraph_at
 from botbin.wire import convert
 from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import kind_of
-from botbin.wire.model import dump
+from botbin.wire.model import WireModel, dump
+from botbin.wire.requests import SearchRequest, check_k, problem
 
 if TYPE_CHECKING:
-    from botbin.index.hits import Hit
     from botbin.lsp.folders import Folder
     from botbin.lsp.server import BotbinLanguageServer
+    from botbin.search.pipeline import Merged
 
-_FILTER_KEYS = {"pathGlob": "path_glob", "tag": "tag", "kind": "kind", "dateFrom": "date_from", "dateTo": "date_to"}
+M = TypeVar("M", bound=WireModel)
+#: How the LSP params name each field in a message (their JSON keys).
+PARAM_NAMES = {
+    "kind": "filters.kind",
+    "date_from": "filters.dateFrom",
+    "date_to": "filters.dateTo",
+    "best_per_note": "bestPerNote",
+    "per_note": "perNote",
+    "show_all": "showAll",
+    "budget_tokens": "budgetTokens",
+}
 
 
 def plain(value: Any) -> Any:
@@ -52,49 +65,25 @@ def params_object(params: Any) -> Mapping[str, Any]:
     return raw
 
 
-def _filters(raw: Any) -> SearchFilters:
-    if raw is None:
-        return SearchFilters()
-    if not isinstance(raw, Mapping):
-        raise bad_request("filters must be an object")
-    unknown = set(raw) - set(_FILTER_KEYS)
-    if unknown:
-        raise bad_request(f"unknown filters: {', '.join(sorted(unknown))}")
-    if any(v is not None and not isinstance(v, str) for v in raw.values()):
-        raise bad_request("every filter is a string")
-    filters = SearchFilters(**{_FILTER_KEYS[k]: v for k, v in raw.items() if v is not None})
-    problem = check_filters(filters, ("filters.kind", "filters.dateFrom", "filters.dateTo"))
-    if problem:
-        raise bad_request(problem)
-    return filters
+def validated(model: type[M], raw: Mapping[str, Any]) -> M:
+    """``raw`` params as the typed request ``model``. Raises InvalidParams naming the field and the reason."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        raise bad_request(problem(exc, PARAM_NAMES)) from exc
 
 
 def _k(raw: Any, default: int) -> int:
-    problem = check_k(raw)
-    if problem:
-        raise bad_request(problem)
+    problem_k = check_k(raw)
+    if problem_k:
+        raise bad_request(problem_k)
     return default if raw is None else int(raw)
 
 
-@dataclass(frozen=True)
-class Merged:
-    """Hits of every folder, best first, each with its note's URI."""
-
-    hits: list[tuple[Hit, str]]
-    indexed_at: str | None
-    degraded: bool
-    stale: bool = False
-    """Hits of notes deleted or excluded since the last sync were left out."""
-
-
-def search_all(
-    ls: BotbinLanguageServer, query: str, k: int, filters: SearchFilters | None, best_per_note: bool = False
-) -> Merged:
-    """Search every folder and merge by score. Blocking: run in a worker thread."""
-    results = ls.ask_folders(lambda folder: folder.service.search(query, k, None, filters, best_per_note))
-    hits, degraded, indexed_at = merge(results, k)
-    stale = any(result.stale for result, _ in results)
-    return Merged([(hit, folder.uri_of(hit.path)) for hit, folder in hits], indexed_at, degraded, stale)
+def search_all(ls: BotbinLanguageServer, request: SearchRequest) -> Merged[Folder]:
+    """Search every folder and merge by score (``request.k``: per folder and merged). Blocking: run in a worker
+    thread."""
+    return merged(ls.ask_folders(lambda folder: folder.service.search(request)), request.k or 10)
 
 
 def _folder_status(folder: Folder) -> wire_status.FolderStatus:
@@ -139,9 +128,11 @@ def status(ls: BotbinLanguageServer) -> wire_status.StatusResult:
     )
 
 
-def _related(hits: list[tuple[Hit, str]], indexing: bool, degraded: bool) -> dict[str, Any]:
-    hits_out = [convert.lsp_hit(hit, uri) for hit, uri in hits]
-    return dump(wire.RelatedResult(hits=hits_out, indexing=indexing, degraded=degraded))
+def _related(result: Merged[Folder] | None, indexing: bool) -> dict[str, Any]:
+    if result is None:
+        return dump(wire.RelatedResult(hits=[], indexing=indexing, degraded=False))
+    hits_out = [convert.lsp_hit(hit, folder.uri_of(hit.path)) for hit, folder in result.hits]
+    return dump(wire.RelatedResult(hits=hits_out, indexing=indexing, degraded=result.degraded, hidden=result.hidden))
 
 
 def register(server: BotbinLanguageServer) -> None:
@@ -152,29 +143,25 @@ def register(server: BotbinLanguageServer) -> None:
         if not params.query.strip() or not ls.folders.folders:
             return []
         k = next(iter(ls.folders.folders.values())).service.settings.top_k
-        result = await asyncio.get_running_loop().run_in_executor(None, search_all, ls, params.query, k, None)
-        return [symbol(hit, uri) for hit, uri in result.hits]
+        request = SearchRequest(query=params.query, k=k)
+        result = await asyncio.get_running_loop().run_in_executor(None, search_all, ls, request)
+        return [symbol(hit, folder.uri_of(hit.path)) for hit, folder in result.hits]
 
     @server.feature(protocol.SEARCH)
     async def botbin_search(ls: BotbinLanguageServer, params: Any) -> dict[str, Any]:
-        raw = params_object(params)
-        query = raw.get("query")
-        if not isinstance(query, str) or not query.strip():
-            raise bad_request("query must be a non-empty string")
-        default_k = next(iter(ls.folders.folders.values())).service.settings.top_k if ls.folders.folders else 10
-        k, filters, best_per_note = _k(raw.get("k"), default_k), _filters(raw.get("filters")), raw.get("bestPerNote")
-        if best_per_note is not None and not isinstance(best_per_note, bool):
-            raise bad_request("bestPerNote must be true or false")
-        result = await asyncio.get_running_loop().run_in_executor(
-            None, search_all, ls, query, k, filters, bool(best_per_note)
-        )
+        request = validated(SearchRequest, params_object(params))
+        if request.k is None:  # the first folder's top_k: the merged list's length too
+            default_k = next(iter(ls.folders.folders.values())).service.settings.top_k if ls.folders.folders else 10
+            request = request.model_copy(update={"k": default_k})
+        result = await asyncio.get_running_loop().run_in_executor(None, search_all, ls, request)
         return dump(
             wire.SearchResult(
-                hits=[convert.lsp_hit(h, uri) for h, uri in result.hits],
+                hits=[convert.lsp_hit(h, folder.uri_of(h.path)) for h, folder in result.hits],
                 indexed_at=result.indexed_at,
                 indexing=ls.folders.indexing,
                 degraded=result.degraded,
                 stale=result.stale,
+                hidden=result.hidden,
             )
         )
 
@@ -200,14 +187,14 @@ def register(server: BotbinLanguageServer) -> None:
                 source, found[1] if found else uri, line, found[0].service.settings if found else None
             )
             if paragraph is None:
-                return _related([], ls.folders.indexing, False)
+                return _related(None, ls.folders.indexing)
             text, lines = paragraph.block.text, (paragraph.block.start_line, paragraph.block.end_line)
         if not isinstance(text, str) or not text.strip():
-            return _related([], ls.folders.indexing, False)
-        hits, degraded = await asyncio.get_running_loop().run_in_executor(
+            return _related(None, ls.folders.indexing)
+        result = await asyncio.get_running_loop().run_in_executor(
             None, related_hits, ls, uri, text, lines, k, source if lines is not None else None
         )
-        return _related(hits, ls.folders.indexing, degraded)
+        return _related(result, ls.folders.indexing)
 
     @server.feature(protocol.STATUS)
     async def botbin_status(ls: BotbinLanguageServer, _params: Any) -> dict[str, Any]:
