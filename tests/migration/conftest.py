@@ -46,9 +46,13 @@ def topic_notes(copies: int = 4) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def second_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """all-MiniLM-L6-v2 cut to its first 3 transformer layers, saved as a sentence-transformers folder."""
+    return make_second_model(tmp_path_factory.mktemp("models") / "minilm-l3")
+
+
+def make_second_model(folder: Path) -> Path:
+    """all-MiniLM-L6-v2 cut to its first 3 transformer layers, saved in ``folder`` (``second_model``)."""
     from sentence_transformers import SentenceTransformer
 
-    folder = tmp_path_factory.mktemp("models") / "minilm-l3"
     model = SentenceTransformer(str(bundled_model_path()), device="cpu", local_files_only=True)
     transformer: Any = model[0].auto_model  # a BertModel
     transformer.encoder.layer = transformer.encoder.layer[:3]
