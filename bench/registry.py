@@ -69,6 +69,13 @@ BENCHMARKS: tuple[Benchmark, ...] = (
         quick=(),
     ),
     Benchmark(
+        name="migration",
+        script="bench_migration.py",
+        usage="[--notes 60] [--gap-ms 20]",
+        what="model migration on the help vault: wall time vs a plain re-embed, search p95 during vs idle, "
+        "switch back, kill -9 (~2 min; --notes 0: all 173 notes)",
+    ),
+    Benchmark(
         name="embed",
         script="bench_embed.py",
         usage="",

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from botbin.embedding import bundled_model_path
+from botbin.embedding import BUNDLED_MODEL_ID, bundled_model_path
 from botbin.search.pipeline import RELEVANCE_MIN_BM25_SHARE
 from botbin.sync.lock import workspace_lock
 from conftest import REPO, run_checker
@@ -174,25 +174,44 @@ def test_locked_workspace_gives_exit_3(ws: Path) -> None:
     assert out.returncode == 3 and b"another botbin process" in out.stderr
 
 
-def test_missing_model_degrades_search_to_keywords(ws: Path) -> None:
+def test_a_wrong_model_setting_keeps_the_index_answering_with_its_own_model(ws: Path) -> None:
+    """A ``model`` that names no folder is reported and never used: the index keeps its model (no keyword-only
+    fallback, nothing re-embedded), and a sync says so with exit 4."""
     out = botbin("search", "webhook retries", "--json", "--model", str(ws / "no-model"), cwd=ws)
+    assert out.returncode == 0 and json.loads(out.stdout)["degraded"] is False
+    assert b"setting 'model' not used" in out.stderr and b"no-model" in out.stderr
+    synced = botbin("sync", "--full", "--json", "--model", str(ws / "no-model"), cwd=ws)
+    assert synced.returncode == 4 and json.loads(synced.stdout)["chunksEmbedded"] == 0
+    assert json.loads(botbin("status", "--json", cwd=ws).stdout)["model"] == BUNDLED_MODEL_ID
+
+
+def test_missing_index_model_degrades_search_to_keywords(tmp_path: Path) -> None:
+    """The model folder the index was built with is gone: search falls back to keywords and says why."""
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "a.md").write_text("# Webhooks\n\nWebhook retries back off exponentially.\n")
+    shutil.copytree(bundled_model_path(), tmp_path / "mini")
+    assert botbin("sync", "--model", str(tmp_path / "mini"), cwd=root).returncode == 0
+    shutil.rmtree(tmp_path / "mini")
+    out = botbin("search", "webhook retries", "--json", "--model", str(tmp_path / "mini"), cwd=root)
     assert out.returncode == 0 and json.loads(out.stdout)["degraded"] is True
     assert b"keyword search only" in out.stderr
-    assert botbin("sync", "--full", "--model", str(ws / "no-model"), cwd=ws).returncode == 4
 
 
-def test_model_folder_change_reembeds_with_no_hub_cache(ws: Path, tmp_path: Path) -> None:
-    """--model DIR takes any sentence-transformers folder; a model change re-embeds every chunk; an empty
-    Hugging Face cache and HF_HUB_OFFLINE=0 change nothing (the model never comes from the network)."""
+def test_model_folder_change_migrates_with_no_hub_cache(ws: Path, tmp_path: Path) -> None:
+    """--model DIR takes any sentence-transformers folder; a model change migrates the index (every chunk embedded
+    once, beside the live index), and switching back embeds nothing; an empty Hugging Face cache and
+    HF_HUB_OFFLINE=0 change nothing (the model never comes from the network)."""
     shutil.copytree(bundled_model_path(), tmp_path / "mini")
     env = {"HF_HOME": str(tmp_path / "empty-hf-home"), "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0"}
     status = json.loads(botbin("status", "--json", cwd=ws).stdout)
     moved = botbin("sync", "--json", "--model", str(tmp_path / "mini"), cwd=ws, env=env)
     assert moved.returncode == 0, moved.stderr.decode()
-    report = json.loads(moved.stdout)
-    assert len(report["modified"]) == status["files"] and report["chunksEmbedded"] == status["chunks"]
-    back = json.loads(botbin("sync", "--json", cwd=ws, env=env).stdout)
-    assert len(back["modified"]) == status["files"]
+    migration = json.loads(moved.stdout)["migration"]
+    assert migration["switched"] and migration["chunksEmbedded"] == status["chunks"]
+    assert migration["notes"] == status["files"]
+    back = json.loads(botbin("sync", "--json", cwd=ws, env=env).stdout)["migration"]
+    assert back["switched"] and back["chunksEmbedded"] == 0 and back["notes"] == status["files"]
     assert not list((tmp_path / "empty-hf-home").rglob("*.safetensors"))
 
 

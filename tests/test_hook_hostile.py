@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from botbin.embedding import SentenceTransformerEmbedder
 from conftest import write_notes
 from test_hook import Hooks
 
@@ -143,14 +144,17 @@ def test_a_prompt_of_megabytes_still_gets_its_memories(hooks: Hooks) -> None:
     assert (done.returncode, done.stderr) == (0, "") and "Tuesdays" in done.stdout
 
 
-def test_a_locked_store_keeps_the_turns_and_says_they_are_not_indexed(tmp_path: Path) -> None:
+def test_a_locked_store_keeps_the_turns_and_says_they_are_not_indexed(
+    tmp_path: Path, real_embedder: SentenceTransformerEmbedder
+) -> None:
+    """The store is built with the bundled model, one the hook's own process can load (the index keeps the model it
+    was built with): what stops the sync is the missing passphrase."""
     from botbin.service import MemoryService
-    from conftest import FakeEmbedder
 
     locked = Hooks(tmp_path)
     kdf = "encryption = true\nkdf_time_cost = 1\nkdf_memory_kib = 8192\nkdf_parallelism = 1\n"
     write_notes(locked.workspace, {"botbin.toml": kdf})
-    MemoryService(locked.workspace, {}, embedder=FakeEmbedder(), env={}, passphrase=lambda: "hunter2 horse").sync()
+    MemoryService(locked.workspace, {}, embedder=real_embedder, env={}, passphrase=lambda: "hunter2 horse").sync()
     transcript = tmp_path / "t.jsonl"
     transcript.write_text(line("locked-1", TURN))
     try:

@@ -101,7 +101,13 @@ EXPERIMENTAL_KEYS: Final = frozenset(ExperimentalSettings.model_fields)
 #: ``instruction_globs`` of the default settings.
 DEFAULT_INSTRUCTION_GLOBS: tuple[str, ...] = _DEFAULTS.instruction_globs
 #: What an optional text setting holds, for the warning when it holds something else.
-_EXPECTED = {"model": "a folder path", "namespace": "a name", "distill_endpoint": "a URL", "postgres_url": "a URL"}
+_EXPECTED = {
+    "model": "a folder path",
+    "rerank_model": "a folder path",
+    "namespace": "a name",
+    "distill_endpoint": "a URL",
+    "postgres_url": "a URL",
+}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 

@@ -165,6 +165,21 @@ class SearchSettings(Section):
     """At most this many hits of one note in a search's results, so one long note cannot fill the top k;
     0 lifts the cap (index/ranking.py MAX_HITS_PER_NOTE). Daily notes are exempt: each entry is its own memory
     (index/daily.py)."""
+    rerank_model: str | None = Field(
+        default=None,
+        description="a sentence-transformers CrossEncoder folder that re-orders the best `rerank_top_n` hits of "
+        "each search (none ships with botbin; see below)",
+        json_schema_extra=shown("none (no re-ranking)"),
+    )
+    """A sentence-transformers CrossEncoder folder (relative to the workspace, or absolute) that re-scores the best
+    ``rerank_top_n`` hits of each search (search/rerank.py); None, the default, keeps the fused order."""
+    rerank_top_n: int = Field(default=20, gt=0, le=MAX_K, description="hits the cross-encoder re-scores per search")
+    """Hits the cross-encoder re-scores per search (the fused best ones)."""
+    rerank_budget_ms: int = Field(
+        default=300, gt=0, description="milliseconds re-ranking may take per search; past them the fused order stands"
+    )
+    """Milliseconds re-scoring may take per search; past them it gives up with a warning and the fused order
+    stands (the model itself loads once per process, outside this budget)."""
 
 
 class IndexingSettings(Section):
@@ -172,10 +187,13 @@ class IndexingSettings(Section):
 
     model: str | None = Field(
         default=None,
-        description="any sentence-transformers folder; a change re-embeds",
+        description="any sentence-transformers folder (or one with its ONNX export in `onnx/model.onnx`); a "
+        "change migrates the index in the background while the current one answers",
         json_schema_extra=shown("bundled all-MiniLM-L6-v2"),
     )
-    """A sentence-transformers folder; None means the bundled all-MiniLM-L6-v2."""
+    """A sentence-transformers folder (relative to the workspace, or absolute; or one that ships its ONNX export as
+    ``onnx/model.onnx``); None means the bundled all-MiniLM-L6-v2. A change migrates the index in the background
+    while the current one answers (workspace/migration.py); a folder that is no model is reported and not used."""
     target_tokens: int = Field(default=256, gt=0, description="most model tokens in one chunk, heading prefix included")
     """Most model tokens in one chunk, heading prefix and [CLS]/[SEP] included (MiniLM reads 256)."""
     overlap_tokens: int = Field(

@@ -127,9 +127,10 @@ def check_ranges(values: dict[str, Any], fields: Mapping[str, FieldInfo]) -> dic
     for key in WORKSPACE_PATH_KEYS:  # checked last: its reason is the one to show
         if (reason := windows_path_reason(values[key])) is not None:
             bad[key] = reason
-    model = values["model"]
-    if model is not None and os.sep == "/" and (reason := windows_path_reason(model, relative=False)) is not None:
-        bad["model"] = reason
+    for key in ("model", "rerank_model"):
+        folder = values[key]
+        if folder is not None and os.sep == "/" and (reason := windows_path_reason(folder, relative=False)) is not None:
+            bad[key] = reason
     return bad
 
 

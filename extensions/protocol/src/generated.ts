@@ -323,6 +323,8 @@ export interface FolderStatus {
   conflicts: Conflict[];
   /** Whether the store is encrypted at rest. */
   encryption: EncryptionState;
+  /** The model migration due or under way, null when none. */
+  migration: MigrationStatus | null;
   /** The folder's URI. */
   uri: string;
   /** Why the folder's last sync or read failed, null after a good one. */
@@ -615,6 +617,30 @@ export interface MemoryHit {
   namespace: string | null;
   /** The chunk's full text. */
   text: string;
+}
+
+/** A model migration that is due: the `model` setting names another model than the index was built with. */
+export interface MigrationStatus {
+  /** Where it stands. */
+  phase: "embedding" | "switching" | "paused" | "failed" | "refused";
+  /** The model the index moves to (for `refused`: the setting as written). */
+  toModel: string;
+  /** The model the index was built with; it answers searches until the switch. */
+  fromModel: string;
+  /** Notes the new model's index holds so far. */
+  notesDone: number;
+  /** Notes of the current index. */
+  notesTotal: number;
+  /** Chunks embedded by the run under way (or the last one). */
+  chunksEmbedded: number;
+  /** Chunks that run counted to embed. */
+  chunksToEmbed: number;
+  /** Why it failed, is refused or waits; empty otherwise. */
+  message: string;
+  /** When it first started (ISO 8601 UTC), null before. */
+  startedAt: string | null;
+  /** When its progress was last recorded (ISO 8601 UTC), null before. */
+  updatedAt: string | null;
 }
 
 /** MCP `observe_turn` result. */
@@ -1390,4 +1416,6 @@ export interface WorkspaceStatus {
   conflicts: Conflict[];
   /** Whether the store is encrypted at rest. */
   encryption: EncryptionState;
+  /** The model migration due or under way, null when none. */
+  migration: MigrationStatus | null;
 }

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from botbin.cli.answers import answer_context, answer_search, context_request, search_request
 from botbin.cli.common import (
+    EXIT_MODEL,
     EXIT_OK,
     EXIT_PARTIAL,
     EXIT_USAGE,
@@ -28,27 +29,53 @@ from botbin.cli.output import (
     directives_json,
     print_directives,
     print_info,
+    print_migration,
     print_status,
     print_sync,
     run_batch,
 )
+from botbin.errors import LockedError, ModelError
 from botbin.facade import note_of_aifbin, read_aifbin
 from botbin.service import MemoryService
 from botbin.wire.requests import SyncRequest
 
 if TYPE_CHECKING:
     from botbin.sync.report import SyncReport
+    from botbin.workspace.migration import MigrationReport
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
     memory = service(args)
     report = memory.sync(SyncRequest(full=args.full, prune=args.prune), progress_bar(0))
-    if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False))
-    else:
+    if not args.json:
         print_sync(report)
+    moved, short = migrate(memory, args.json)  # the index moves to the setting's model, when another built it
+    if args.json:
+        print(json.dumps({**report.to_dict(), "migration": moved.to_dict() if moved else None}, ensure_ascii=False))
     print_published(report)
-    return EXIT_PARTIAL if report.failed or report.publish_error else EXIT_OK
+    if moved is not None and moved.publish is not None:
+        print_published(moved.publish)  # the new model's vectors
+    if short and moved is None:
+        return EXIT_MODEL  # the setting names no model: the index stays on its own
+    return EXIT_PARTIAL if report.failed or report.publish_error or short else EXIT_OK
+
+
+def migrate(memory: MemoryService, quiet: bool) -> tuple[MigrationReport | None, bool]:
+    """Run a due model migration in the foreground (a bar on a terminal; ``quiet``: no summary) and the report
+    (None when none ran), and whether it fell short for a reason to fix: the index left on the old model, or the
+    switch not published."""
+    try:
+        moved = memory.ws.migrate(progress_bar(0))
+    except ModelError:  # the settings warning names it (MemoryService.warnings)
+        return None, True
+    except LockedError as exc:
+        print(f"botbin: the model migration waits: {exc} (`botbin status` shows its progress)", file=sys.stderr)
+        return None, False
+    if moved is None:
+        return None, False
+    if not quiet:
+        print_migration(moved)
+    return moved, not moved.switched or bool(moved.publish and moved.publish.publish_error)
 
 
 def cmd_encrypt(args: argparse.Namespace) -> int:
@@ -143,6 +170,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
 def cmd_watch(args: argparse.Namespace) -> int:
     memory = service(args)
     print(f"botbin: watching {memory.root} (Ctrl+C to stop)", file=sys.stderr)
+    memory.ws.migrate_in_background()  # a due model migration goes on behind the syncs (`botbin status`)
 
     def report(synced: SyncReport) -> None:
         print_sync(synced)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from botbin.index.hits import Hit
     from botbin.service import MemoryService
     from botbin.sync.engine import SyncReport
+    from botbin.workspace.migration import MigrationReport
     from botbin.workspace.status import Status
 
 
@@ -44,6 +45,19 @@ def print_sync(report: SyncReport) -> None:
         f"synced: {len(report.added)} added, {len(report.modified)} modified, {len(report.deleted)} deleted"
         f"{extra}, {report.unchanged} unchanged; {report.chunks_embedded} chunks embedded, "
         f"{report.chunks_reused} reused ({report.elapsed_ms / 1000:.1f} s)"
+    )
+
+
+def print_migration(moved: MigrationReport) -> None:
+    """What a model migration did: a summary on stdout when it switched, why not on stderr otherwise."""
+    for warning in moved.warnings:
+        print(f"botbin: warning: {warning}", file=sys.stderr)
+    if not moved.switched:
+        print(f"botbin: the index stays on {moved.from_model}: {moved.message}", file=sys.stderr)
+        return
+    print(
+        f"migrated: {moved.notes} notes to {moved.to_model}; {moved.chunks_embedded} chunks embedded, "
+        f"{moved.chunks_reused} reused ({moved.elapsed_ms / 1000:.1f} s)"
     )
 
 
@@ -99,6 +113,8 @@ def print_status(status: Status, already_shown: tuple[str, ...] = ()) -> None:
     print(f"indexed:     {status.files} notes, {status.chunks} chunks (tracked on disk: {status.tracked})")
     print(f"last sync:   {status.last_sync or 'never'}")
     print(f"encryption:  {status.encryption}")
+    if status.migration is not None:
+        print(f"migration:   {status.migration.describe()}")
     team = status.team
     if team is not None:
         what = (

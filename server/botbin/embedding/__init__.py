@@ -15,6 +15,7 @@ from botbin.embedding.model import (
     bundled_model_path,
     model_info,
     resolve_model,
+    spec_for_id,
 )
 from botbin.embedding.torch_backend import SentenceTransformerEmbedder
 
@@ -31,4 +32,5 @@ __all__ = [
     "model_info",
     "resolve_model",
     "shared_embedder",
+    "spec_for_id",
 ]

@@ -16,8 +16,8 @@ import numpy.typing as npt
 
 from botbin.embedding.export_child import last_json, start_export
 from botbin.embedding.model import BATCH_SIZE, ModelSpec, SpecEmbedder
-from botbin.embedding.onnx_backend import OnnxEmbedder
-from botbin.embedding.onnx_export import ExportOutcome, export_and_verify, find_export, find_failure
+from botbin.embedding.onnx_backend import OnnxEmbedder, unsupported_reason
+from botbin.embedding.onnx_export import ExportOutcome, export_and_verify, find_export, find_failure, folder_export
 from botbin.embedding.torch_backend import SentenceTransformerEmbedder
 from botbin.errors import ModelError
 
@@ -38,11 +38,16 @@ class AutoEmbedder(SpecEmbedder):
     process, in a child process (export_child.py; torch and ONNX Runtime never share a process). This process
     keeps embedding with torch; the next process finds the export. ``ensure_export`` exports in this process
     instead (benchmarks). A failed export is recorded and not retried until torch or onnxruntime changes;
-    torch then serves."""
+    torch then serves. A folder that ships its own ONNX export (``onnx/model.onnx``, onnx_export.FOLDER_EXPORTS) is
+    run from it when botbin has made none."""
 
-    def __init__(self, spec: ModelSpec, batch_size: int = BATCH_SIZE, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, spec: ModelSpec, batch_size: int = BATCH_SIZE, env: Mapping[str, str] | None = None, threads: int = 0
+    ) -> None:
+        """``threads``: ONNX Runtime's intra-op threads (0: one per core; OnnxEmbedder)."""
         self.spec = spec
         self.batch_size = batch_size
+        self.threads = threads
         self._env = os.environ if env is None else env
         self.torch = SentenceTransformerEmbedder(spec, batch_size)
         """The torch embedder: serves until an export exists, and makes the export (its weights load lazily)."""
@@ -66,21 +71,39 @@ class AutoEmbedder(SpecEmbedder):
         with self._lock:
             if not self._looked and self._env.get(BACKEND_ENV) != "torch":
                 self._looked = True
-                path = find_export(self.spec, self._env)
+                path = find_export(self.spec, self._env) or folder_export(self.spec)
                 if path is not None:
                     self._onnx = self._open(path)
             return self._onnx
 
     def _open(self, path: os.PathLike[str]) -> OnnxEmbedder | None:
-        embedder = OnnxEmbedder(self.spec, Path(path), self.batch_size)
+        embedder = OnnxEmbedder(self.spec, Path(path), self.batch_size, threads=self.threads)
         try:
             embedder.load()
         except ModelError as exc:
             log.warning("%s; embedding with torch (the export is redone by the next torch embed)", exc)
-            record = embedder.onnx_path.with_suffix(".json")
-            record.unlink(missing_ok=True)
+            if embedder.onnx_path != folder_export(self.spec):  # botbin's record, never a file of the folder's
+                embedder.onnx_path.with_suffix(".json").unlink(missing_ok=True)
             return None
         return embedder
+
+    def export_first(self, timeout_s: float) -> bool:
+        """Make the one-time ONNX export now, in a child process, when there is none yet, wait for it (at most
+        ``timeout_s`` seconds) and embed with it from then on: for a bulk job (a model migration) that would
+        otherwise embed every chunk with torch in this process. True when ONNX Runtime embeds. Never raises for
+        an export problem (torch then embeds)."""
+        if self.onnx() is not None:
+            return True
+        if self._env.get(BACKEND_ENV) == "torch" or unsupported_reason(self.spec) is not None:
+            return False
+        self.schedule_export()
+        try:
+            self.wait_export(timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        with self._lock:
+            self._looked = False  # the child's export, once verified
+        return self.onnx() is not None
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """float32 (len(texts), dim), L2-normalized. Raises ModelError."""

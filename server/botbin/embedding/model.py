@@ -58,7 +58,28 @@ def resolve_model(model: str | None, workspace: Path | None = None) -> ModelSpec
         path = workspace / path
     if not (path / "tokenizer.json").is_file():
         raise ModelError("not a sentence-transformers folder (no tokenizer.json)", path)
-    return ModelSpec(f"local:{path.resolve()}", path.resolve())
+    return ModelSpec(f"{LOCAL_PREFIX}{path.resolve()}", path.resolve())
+
+
+#: The prefix of a model id made from a folder (``local:/abs/path``); the bundled model has BUNDLED_MODEL_ID.
+LOCAL_PREFIX = "local:"
+
+
+def spec_for_id(model_id: str) -> ModelSpec:
+    """The model folder an index built with ``model_id`` (a state file's or an AIF-BIN file's ``model.name``)
+    was embedded with: the bundled model, or the folder a ``local:`` id names.
+
+    Raises ModelError when that folder is gone or no sentence-transformers folder, or the id names no folder
+    (a test embedder's).
+    """
+    if model_id == BUNDLED_MODEL_ID:
+        return ModelSpec(BUNDLED_MODEL_ID, bundled_model_path())
+    if not model_id.startswith(LOCAL_PREFIX):
+        raise ModelError(f"the index was built with {model_id!r}, a model botbin cannot load from a folder")
+    path = Path(model_id[len(LOCAL_PREFIX) :])
+    if not (path / "tokenizer.json").is_file():
+        raise ModelError("the model folder the index was built with is gone (no tokenizer.json)", path)
+    return ModelSpec(model_id, path)
 
 
 class WordPieceCounter:
@@ -129,24 +150,67 @@ class Embedder(Protocol):
 
 
 def model_info(spec: ModelSpec) -> tuple[int, int]:
-    """(dim, max_tokens) of ``spec`` read from its config files, without loading the weights.
+    """(dim, max_tokens) of ``spec`` read from its config files, without loading the weights, in the layouts of
+    sentence-transformers before 6 and since (it moved both numbers): the output size is a Dense module's
+    ``out_features``, else the pooling's ``word_embedding_dimension`` (``embedding_dimension`` since 6), else the
+    transformer's ``hidden_size``; the input limit is ``max_seq_length`` of sentence_bert_config.json (before 6),
+    else ``model_max_length`` of tokenizer_config.json, at most (and without either, just) the transformer's
+    ``max_position_embeddings``.
 
-    Falls back to all-MiniLM-L6-v2's 384 and 256 where a file is missing.
+    Falls back to all-MiniLM-L6-v2's 384 and 256 where no file says.
     """
+    folder = spec.path
+    config = _json(folder / "config.json")
+    dim = _positive(config.get("hidden_size"))
+    for module in module_chain(folder):
+        kind, sub = module
+        settings = _json(folder / sub / "config.json")
+        if kind == "Pooling":
+            dim = _positive(settings.get("word_embedding_dimension", settings.get("embedding_dimension"))) or dim
+        elif kind == "Dense":
+            dim = _positive(settings.get("out_features")) or dim
+    tokens = _positive(_json(folder / "sentence_bert_config.json").get("max_seq_length"))
+    tokens = tokens or _positive(_json(folder / "tokenizer_config.json").get("model_max_length"))
+    limit = _positive(config.get("max_position_embeddings"))
+    tokens = min(tokens, limit) if tokens and limit else tokens or limit
+    return dim or BUNDLED_DIM, tokens or BUNDLED_MAX_TOKENS
+
+
+def module_chain(folder: Path) -> list[tuple[str, str]]:
+    """(kind, folder) of each module in ``modules.json``: the class name (``Transformer``, ``Pooling``,
+    ``Normalize``, ``Dense``...) whatever the package path sentence-transformers wrote it under (it moved in
+    version 6), and its sub-folder; [] without a readable modules.json."""
+    raw = _read_json(folder / "modules.json")
+    if not isinstance(raw, list):
+        return []
+    chain = []
+    for module in raw:
+        kind = module.get("type") if isinstance(module, dict) else None
+        sub = module.get("path", "") if isinstance(module, dict) else ""
+        if isinstance(kind, str) and isinstance(sub, str) and kind.startswith("sentence_transformers."):
+            chain.append((kind.rsplit(".", 1)[-1], sub))
+        else:
+            chain.append(("", ""))
+    return chain
+
+
+def _read_json(path: Path) -> object:
     import json
 
-    dim, max_tokens = BUNDLED_DIM, BUNDLED_MAX_TOKENS
     try:
-        st = json.loads((spec.path / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        max_tokens = int(st.get("max_seq_length", max_tokens))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        pass
-    try:
-        cfg = json.loads((spec.path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
-        dim = int(cfg.get("word_embedding_dimension", dim))
-    except (OSError, ValueError):
-        pass
-    return dim, max_tokens
+        return None
+
+
+def _json(path: Path) -> dict[str, object]:
+    data = _read_json(path)
+    return data if isinstance(data, dict) else {}
+
+
+def _positive(value: object) -> int | None:
+    """``value`` when it is a whole number from 1 to 1,000,000 (a tokenizer's "no limit" is 10**30), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 1_000_000 else None
 
 
 class SpecEmbedder:

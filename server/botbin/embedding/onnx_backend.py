@@ -12,28 +12,33 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from botbin.embedding.model import BATCH_SIZE, ModelSpec, SpecEmbedder
+from botbin.embedding.model import BATCH_SIZE, ModelSpec, SpecEmbedder, module_chain
 from botbin.errors import ModelError
 
-SUPPORTED_MODULES = (
-    "sentence_transformers.models.Transformer",
-    "sentence_transformers.models.Pooling",
-    "sentence_transformers.models.Normalize",
-)
-"""The module chain this embedder reproduces (all-MiniLM-L6-v2's): transformer, mean pooling, normalize."""
+SUPPORTED_MODULES = ("Transformer", "Pooling", "Normalize")
+"""The module chain this embedder reproduces (all-MiniLM-L6-v2's): transformer, mean pooling, normalize (the
+classes of sentence-transformers, under the package path of any version: embedding.model.module_chain)."""
 
 
 def unsupported_reason(spec: ModelSpec) -> str | None:
     """Why the model folder's pipeline cannot run here (None when it can): only a transformer with mean
     pooling (optionally normalized) is reproduced; a Dense layer or CLS pooling is left to torch."""
+    chain = module_chain(spec.path)
+    kinds = [kind for kind, _ in chain]
+    if (
+        not kinds
+        or kinds[0] != "Transformer"
+        or "Pooling" not in kinds
+        or any(k not in SUPPORTED_MODULES for k in kinds)
+    ):
+        return f"module chain {kinds} is not transformer + pooling (+ normalize)"
+    pooling_dir = chain[kinds.index("Pooling")][1]
     try:
-        modules = json.loads((spec.path / "modules.json").read_text(encoding="utf-8"))
-        pooling = json.loads((spec.path / "1_Pooling" / "config.json").read_text(encoding="utf-8"))
+        pooling = json.loads((spec.path / pooling_dir / "config.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        return f"cannot read modules.json or 1_Pooling/config.json ({exc})"
-    types = [str(m.get("type", "")) for m in modules if isinstance(m, dict)] if isinstance(modules, list) else []
-    if not types or types[0] != SUPPORTED_MODULES[0] or any(t not in SUPPORTED_MODULES for t in types):
-        return f"module chain {types} is not transformer + pooling (+ normalize)"
+        return f"cannot read the pooling config ({exc})"
+    if not isinstance(pooling, dict):
+        return "the pooling config is not a JSON object"
     modes = {k for k, v in pooling.items() if k.startswith("pooling_mode") and v is True}
     mode = pooling.get("pooling_mode")
     if modes - {"pooling_mode_mean_tokens"} or (mode is not None and mode != "mean") or (not modes and mode is None):
@@ -56,13 +61,18 @@ class OnnxEmbedder(SpecEmbedder):
     """The model through ONNX Runtime (CPU, fp32): same vectors as ``SentenceTransformerEmbedder`` (cosine >=
     0.9999, checked once at export), loaded with ``onnxruntime`` and ``tokenizers`` only."""
 
-    def __init__(self, spec: ModelSpec, onnx_path: Path, batch_size: int = BATCH_SIZE, spin: bool = True) -> None:
+    def __init__(
+        self, spec: ModelSpec, onnx_path: Path, batch_size: int = BATCH_SIZE, spin: bool = True, threads: int = 0
+    ) -> None:
         """``onnx_path``: the exported transformer (inputs input_ids, attention_mask[, token_type_ids];
-        output last_hidden_state). ``spin``: let ONNX Runtime's idle worker threads spin (its default)."""
+        output last_hidden_state). ``spin``: let ONNX Runtime's idle worker threads spin (its default).
+        ``threads``: intra-op threads (0: ONNX Runtime's default, one per core); a background job (a model
+        migration) takes fewer, so that searches keep a core."""
         self.spec = spec
         self.onnx_path = onnx_path
         self.batch_size = batch_size
         self.spin = spin
+        self.threads = threads
         self._lock = threading.Lock()
 
     @cached_property
@@ -74,6 +84,8 @@ class OnnxEmbedder(SpecEmbedder):
             options.log_severity_level = 3  # its warnings about unused initializers are noise here
             if not self.spin:
                 options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            if self.threads > 0:
+                options.intra_op_num_threads = self.threads
             return ort.InferenceSession(str(self.onnx_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:
             raise ModelError(f"cannot load the ONNX model ({exc})", self.onnx_path) from exc

@@ -122,6 +122,22 @@ def find_export(spec: ModelSpec, env: Mapping[str, str] | None = None) -> Path |
     return None
 
 
+FOLDER_EXPORTS = ("onnx/model.onnx", "model.onnx")
+"""Where a model folder ships its own ONNX export (sentence-transformers' ``backend="onnx"`` layout, and a Hugging
+Face repository's), relative to the folder."""
+
+
+def folder_export(spec: ModelSpec) -> Path | None:
+    """The ONNX export the model folder ships itself (``FOLDER_EXPORTS``), when its module chain is one the ONNX
+    embedder reproduces (transformer, mean pooling, normalize); None otherwise. Used as it is: a folder may hold
+    no torch weights to verify it against."""
+    for name in FOLDER_EXPORTS:
+        path = spec.path / name
+        if path.is_file():
+            return path if unsupported_reason(spec) is None else None
+    return None
+
+
 def find_failure(spec: ModelSpec, env: Mapping[str, str] | None = None) -> str | None:
     """The reason of an earlier failed export of ``spec`` with today's torch and onnxruntime, if any (an
     upgrade of either retries)."""

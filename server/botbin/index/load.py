@@ -101,7 +101,7 @@ def _load(
                 index.put_entry(note)
                 hits += 1
             else:
-                note = index.upsert(_read(key, keyring, guard, source))
+                note = index.upsert(_read_owned(key, keyring, guard, source, owner))
             if stamp is not None:
                 loaded.append((key, stamp, note))
         except (OSError, AifBinFormatError, ValueError) as exc:
@@ -126,6 +126,36 @@ class Owner:
     """The output folder: a file must stay in it (symbolic links resolved)."""
     sources: Sequence[str]
     """The note each file is the output of, in the order of the files."""
+    model: str = ""
+    """The model the state file says the files were embedded with ("": not checked): a file of another model is
+    one a model migration's switch has just put in place (sync/tree_switch.py), and is read from ``elsewhere``."""
+    elsewhere: Path | None = None
+    """Where this model's files are kept while a switch replaces the live ones (the model's tree under the output
+    folder, sync/model_trees.py): the file at the same place below it is read instead."""
+
+
+def _read_owned(
+    key: str, keyring: Keyring | None, guard: Confined | None, source: str | None, owner: Owner | None
+) -> AifBinDocument:
+    """``_read``, and when the file is of another model than ``owner.model`` (a switch is under way), the same
+    note's file in ``owner.elsewhere``. Raises OSError or AifBinFormatError naming the file."""
+    doc = _read(key, keyring, guard, source)
+    if owner is None or not owner.model or _model_of(doc) == owner.model:
+        return doc
+    where = f"its metadata names the model {_model_of(doc)[:200]!r}, not the index's {owner.model[:200]!r}"
+    if owner.elsewhere is None:
+        raise AifBinFormatError(where, key)
+    kept = os.path.join(owner.elsewhere, os.path.relpath(key, owner.folder))
+    doc = _read(kept, keyring, guard, source)
+    if _model_of(doc) != owner.model:
+        raise AifBinFormatError(where, key)
+    return doc
+
+
+def _model_of(doc: AifBinDocument) -> str:
+    model = doc.metadata.get("model")
+    name = model.get("name") if isinstance(model, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def _read(key: str, keyring: Keyring | None, guard: Confined | None, source: str | None) -> AifBinDocument:

@@ -9,6 +9,9 @@ Stages, in order:
    archived memos, at most ``max_hits_per_note`` per note (daily notes exempt: each entry is its own memory,
    index/daily.py); it fetches more than asked so that later stages can re-order.
 2. **memo decay**: ``score * (1 - w + w * decay)`` for memos that have faded (memory/lifecycle.py).
+2b. **re-ranking** (off unless ``rerank_model`` names a cross-encoder, search/rerank.py): the best
+   ``rerank_top_n`` are re-ordered by the cross-encoder's score of the query with each, within
+   ``rerank_budget_ms`` (past it, the fused order stands and a warning says so).
 3. **agent recency and scope** (agent recall only, ``Searcher.recall``), relevance first: hits under a
    relevance floor are dropped; a convex mix of the score with the note's recency and scope (search/recency.py)
    orders the rest, but never lifts a hit above one that is more than a margin more relevant (a tie-break,
@@ -40,6 +43,7 @@ from botbin.errors import ModelError
 from botbin.index.hits import IndexQuery
 from botbin.search.explain import ScorePart, Weights, score_parts
 from botbin.search.recency import SCOPE_PREFERENCE, RecencyPolicy, age_hours, final_score, recency, scope_of
+from botbin.search.rerank import Reranker
 from botbin.sync.freshness import Freshness, freshness
 from botbin.sync.scan import check_root
 from botbin.sync.state import state_stamp
@@ -126,14 +130,22 @@ class Searcher:
         """The team-database namespace of ``ws`` (its hits are on this disk); None for the embedded index."""
         self._synced: tuple[object, frozenset[str]] | None = None
         """(state file stamp, the notes it lists): read again only when the state file changed."""
+        self.reranker = Reranker(ws)
+        """Stage 2b, off unless ``rerank_model`` is set."""
 
     def search(
-        self, request: SearchRequest, query_vector: npt.NDArray[np.float32] | None = None, reinforce: bool = True
+        self,
+        request: SearchRequest,
+        query_vector: npt.NDArray[np.float32] | None = None,
+        reinforce: bool = True,
+        rerank: bool = True,
     ) -> SearchResult:
-        """Stages 1, 2 and 4 to 6 for ``request``. Falls back to BM25 alone if the model cannot load.
+        """Stages 1, 2, 2b and 4 to 6 for ``request``. Falls back to BM25 alone if the model cannot load.
 
         ``query_vector``: float32 (dim,) normalized, to use instead of embedding the query. ``reinforce``: count a
-        retrieval for each hit returned (False for callers that show only some of them).
+        retrieval for each hit returned (False for callers that show only some of them). ``rerank``: run the
+        re-ranking stage when it is configured (``related`` does not: its query is a whole paragraph, asked on every
+        hover).
         Raises WorkspaceError if the workspace folder is missing or unreadable.
         """
         check_root(self.ws.root)
@@ -152,7 +164,9 @@ class Searcher:
         if not remote and len(index):
             self.lifecycle.hide_archived(self.ws.index.get()[0])
         s = self.ws.settings
-        ask = self._candidates(request, vector, k + min(k, 10))  # room for decay to lift a hit from just below the cut
+        rerank = rerank and self.reranker.enabled
+        fetch = k + min(k, 10)  # room for decay to lift a hit from just below the cut
+        ask = self._candidates(request, vector, max(fetch, self.reranker.top_n) if rerank else fetch)
         seen = None
         # notes on this disk: the team database's namespace also holds other workspaces' notes
         mine = self._synced_paths() if remote else None
@@ -173,7 +187,11 @@ class Searcher:
             # notes deleted or excluded since the last sync took places: leave out every such note, then once more
             seen = fresh if remote else self._stale_notes(fresh)
             ask = replace(ask, skip_paths=seen.dropped)
-        hits = kept[:k] if remote else self.lifecycle.rank(kept)[:k]
+        ranked = kept if remote else self.lifecycle.rank(kept)
+        if rerank:
+            ranked, problem = self.reranker.rerank(request.query, ranked)
+            warnings.extend([problem] if problem else [])
+        hits = ranked[:k]
         shown = hits if request.show_all else [h for h in hits if relevant(h, degraded)]
         note = fresh.warning()
         if note is not None:
@@ -194,12 +212,14 @@ class Searcher:
     def warm(self) -> None:
         """Load the index and run one search on it that needs no model (a unit query vector, nothing counted as
         retrieved): what the first search of a process builds (the assembled matrix, the lexical index, the
-        lifecycle's view) is built now instead of in the first request. Raises BotbinError."""
+        lifecycle's view) is built now instead of in the first request; the re-ranking stage's cross-encoder loads
+        meanwhile on its own thread. Raises BotbinError."""
+        self.reranker.warm_in_background()
         index, _ = self.ws.index.get()
         if len(index) and index.dim and self.ws.settings.backend != "postgres":  # the team database: not ours
             unit = np.zeros(index.dim, dtype=np.float32)
             unit[0] = 1.0
-            self.search(SearchRequest(query="warm up", k=1, show_all=True), query_vector=unit, reinforce=False)
+            self.search(SearchRequest(query="warm up", k=1, show_all=True), unit, reinforce=False, rerank=False)
             log.info("%s: index warmed (the first search's one-time builds done)", self.ws.root)
 
     def _candidates(self, request: SearchRequest, vector: npt.NDArray[np.float32] | None, fetch: int) -> IndexQuery:
@@ -253,7 +273,7 @@ class Searcher:
                 vector = index.chunk_vector(r.path, r.lines, r.source_md5)
         paragraph = SearchRequest(query=" ".join(r.text.split()[:200]), show_all=True)
         query = paragraph.model_copy(update={"k": r.k * 4})  # room for the paragraph itself and its note
-        result = self.search(query, query_vector=vector, reinforce=False)
+        result = self.search(query, query_vector=vector, reinforce=False, rerank=False)
 
         def is_self(hit: Hit) -> bool:
             lines = r.lines

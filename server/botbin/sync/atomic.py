@@ -101,15 +101,16 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def remove_stale_temps(folder: Path) -> int:
+def remove_stale_temps(folder: Path, keep_dirs: tuple[str, ...] = ()) -> int:
     """Delete temp files a killed writer left under ``folder``; return how many were removed. A temp file named
     ``<prefix><name>.<pid>.<thread>`` (a writer outside the sync's lock: the load cache) is left alone while
-    process ``pid`` lives: it may be writing it right now."""
+    process ``pid`` lives: it may be writing it right now. ``keep_dirs``: folders of ``folder`` (by name) whose
+    files belong to another writer (a model migration's trees, sync/model_trees.py)."""
     removed = 0
     if not folder.is_dir():
         return 0
     for tmp in folder.rglob(f"{TEMP_PREFIX}*"):
-        if _writer_alive(tmp.name):
+        if _writer_alive(tmp.name) or tmp.relative_to(folder).parts[0] in keep_dirs:
             continue
         with contextlib.suppress(OSError):
             tmp.unlink()

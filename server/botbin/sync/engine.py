@@ -18,6 +18,7 @@ from botbin.sync.candidates import output_intact as output_intact  # re-exported
 from botbin.sync.documents import utc_now
 from botbin.sync.encryption import convert_outputs, finish_decryption, writer_keys
 from botbin.sync.lock import workspace_lock
+from botbin.sync.model_trees import MODELS_DIR
 from botbin.sync.names import BAD_NAME_REASON
 from botbin.sync.progress import ProgressFn as ProgressFn  # re-exported
 from botbin.sync.removal import plan_removal, remove_outputs, sweep_orphans
@@ -104,7 +105,7 @@ def sync_workspace(
         # Scanned under the lock: a scan taken before waiting would undo what the lock's holder synced.
         scan = scan_workspace(ctx.root, ctx.settings) if only is None else scan_notes(ctx.root, ctx.settings, only)
         if only is None:  # a walk of the whole store; a killed writer marks the store interrupted: no ``only``
-            remove_stale_temps(ctx.output_dir)
+            remove_stale_temps(ctx.output_dir, keep_dirs=(MODELS_DIR,))  # a migration's trees are its own
         if interrupted:  # outputs may be newer than the state file says: trust none that disagrees
             distrust_mismatched_outputs(ctx.root, ctx.output_dir, state)
         keys = writer_keys(ctx.output_dir, ctx.settings, ctx.passphrase, encryption)

@@ -12,6 +12,7 @@ from botbin.config import Settings
 from botbin.sync.atomic import remove_empty_dirs
 from botbin.sync.cache import vectors_of
 from botbin.sync.confine import Confined, is_output, remove_output
+from botbin.sync.model_trees import in_model_trees
 from botbin.sync.output_paths import note_of
 from botbin.sync.spare import Vectors, add_spare
 from botbin.sync.state import SyncState
@@ -115,6 +116,8 @@ def sweep_orphans(
     owned = {entry.output for entry in state.files.values()}
     orphans = []
     for path in out_dir.rglob("*.aif-bin"):
+        if in_model_trees(out_dir, path):  # another model's tree: its own sync keeps it (sync/model_trees.py)
+            continue
         rel = path.relative_to(root).as_posix()
         source = note_of(rel[len(output_dir.strip("/")) + 1 :])
         if rel not in owned and not covers(source) and guard.real_path(path) is not None and is_output(path):

@@ -84,6 +84,7 @@ def status_fields(report: Status) -> dict[str, object]:
         "warnings": list(report.warnings),
         "conflicts": [conflict(c) for c in report.conflicts],
         "encryption": report.encryption,
+        "migration": status.MigrationStatus.model_validate(report.migration.to_dict()) if report.migration else None,
     }
 
 

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from botbin.wire.errors import ErrorKind
@@ -48,6 +50,37 @@ class Conflict(WireModel):
     """The rule that says do not."""
 
 
+#: ``embedding``: the new model's index is being built while the current one answers; ``switching``: the live index
+#: is being replaced; ``paused``: no process is at it (the next sync or server start resumes it); ``failed``: the last
+#: run stopped (``message``); ``refused``: the ``model`` setting names no usable model (the current index answers).
+MigrationPhase = Literal["embedding", "switching", "paused", "failed", "refused"]
+
+
+class MigrationStatus(WireModel):
+    """A model migration that is due: the ``model`` setting names another model than the index was built with."""
+
+    phase: MigrationPhase
+    """Where it stands."""
+    to_model: str
+    """The model the index moves to (for ``refused``: the setting as written)."""
+    from_model: str
+    """The model the index was built with; it answers searches until the switch."""
+    notes_done: int
+    """Notes the new model's index holds so far."""
+    notes_total: int
+    """Notes of the current index."""
+    chunks_embedded: int
+    """Chunks embedded by the run under way (or the last one)."""
+    chunks_to_embed: int
+    """Chunks that run counted to embed."""
+    message: str
+    """Why it failed, is refused or waits; empty otherwise."""
+    started_at: str | None
+    """When it first started (ISO 8601 UTC), null before."""
+    updated_at: str | None
+    """When its progress was last recorded (ISO 8601 UTC), null before."""
+
+
 class WorkspaceStatus(WireModel):
     """What ``botbin status`` reports of one workspace (the MCP tool ``memory_status``)."""
 
@@ -75,6 +108,8 @@ class WorkspaceStatus(WireModel):
     """Pairs of indexed rules that contradict each other."""
     encryption: EncryptionState
     """Whether the store is encrypted at rest."""
+    migration: MigrationStatus | None = None
+    """The model migration due or under way, null when none."""
 
 
 class FolderStatus(WorkspaceStatus):

@@ -1,9 +1,9 @@
 """The Workspace: everything the domain packages (memory, search, agent) receive about one folder of notes.
 
 A frozen bundle built once by the composition root (``botbin.service``): the settings and the paths derived
-from them, the store's keys, the index handle (index, lock, reload, damaged notes), the model, the team database
-and the one post-sync pipeline (``Syncer``: every sync, then the publish). Domain code takes a Workspace, never
-the service, so nothing below the service reaches back up into it.
+from them, the store's keys, the index handle (index, lock, reload, damaged notes), the model, the team database,
+the one post-sync pipeline (``Syncer``: every sync, then the publish) and the model migration (``migration``).
+Domain code takes a Workspace, never the service, so nothing below the service reaches back up into it.
 """
 
 from __future__ import annotations
@@ -17,18 +17,20 @@ from typing import TYPE_CHECKING, Any
 
 from botbin.config import Settings, load_settings
 from botbin.embedding import Embedder
+from botbin.errors import ModelError
 from botbin.sync.encryption import PassphraseFn, StoreKeys, open_keys
 from botbin.sync.scan import TrackedMatcher, outside_target
 from botbin.sync.state import STATE_FILE, SyncState, load_state
 from botbin.wire.requests import SyncRequest
 from botbin.workspace.handle import IndexHandle
-from botbin.workspace.models import Models
+from botbin.workspace.models import Models, built_with
 from botbin.workspace.remote import TeamDatabase
 from botbin.workspace.syncing import Syncer
 
 if TYPE_CHECKING:
     from botbin.index.postgres.index import PostgresIndex
     from botbin.sync.engine import ProgressFn, SyncReport
+    from botbin.workspace.migration import Migration, MigrationReport
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,25 @@ class Workspace:
         Raises PassphraseError if it is missing or wrong."""
         return open_keys(self.output_dir, self.passphrase)
 
+    @cached_property
+    def migration(self) -> Migration:
+        """The move of the index to the model the settings name, when it was built with another
+        (workspace/migration.py)."""
+        from botbin.workspace.migration import Migration
+
+        return Migration(self)
+
+    def migrate(self, progress: ProgressFn | None = None) -> MigrationReport | None:
+        """``botbin sync``: move the index to the model the settings name now, then publish (workspace/migration.py);
+        None when none is due. Raises ModelError (a setting that names no model: the index answers on), LockedError
+        (another process migrates)."""
+        return self.migration.run(progress)
+
+    def migrate_in_background(self) -> None:
+        """A long-lived process (a server once its index is warm, ``botbin watch``): a due model migration runs on a
+        daemon thread, from now on and after each sync (workspace/migration.py)."""
+        self.migration.serve()
+
     def sync(
         self, request: SyncRequest | None = None, progress: ProgressFn | None = None, keep_documents: bool = False
     ) -> SyncReport:
@@ -133,15 +154,19 @@ def open_workspace(
     secret: PassphraseFn = passphrase or (lambda: environ.get("BOTBIN_PASSPHRASE") or None)
     loaded = load_settings(root, overrides, env, overrides_source)
     settings = loaded.settings
-    models = Models(settings.model, root, settings.batch_size, embedder)
     output_dir = root / settings.output_dir
+    models = Models(settings.model, root, settings.batch_size, embedder, lambda: built_with(output_dir, settings))
 
-    def model_facts() -> tuple[int, str]:
+    def model_facts(built: str) -> tuple[int, str]:
+        models.follow(built)
         return models.meta.dim, models.meta.name
 
     def keyring() -> Any:
         keys = open_keys(output_dir, secret)
         return keys.keyring if keys else None
+
+    def migration() -> Migration:  # the workspace's (``ws``, made below), on first use
+        return ws.migration
 
     handle = IndexHandle(
         root,
@@ -151,7 +176,19 @@ def open_workspace(
         keyring,
         load_cache=settings.load_cache and not settings.encryption,  # a store to be encrypted: none, ever
         one_shot=one_shot,
+        warmed=lambda: migration().serve(),  # a server: a due model migration goes on once the index answers
     )
     team = TeamDatabase(root, settings, lambda: load_state(output_dir / STATE_FILE, settings.output_dir))
-    syncer = Syncer(root, settings, models, secret, handle, team)
-    return Workspace(root, settings, loaded.warnings, secret, models, handle, team, syncer)
+    syncer = Syncer(root, settings, models, secret, handle, team, migration)
+    ws = Workspace(root, settings, (*loaded.warnings, *_model_problem(models)), secret, models, handle, team, syncer)
+    return ws
+
+
+def _model_problem(models: Models) -> tuple[str, ...]:
+    """The warning for a ``model`` setting that names no model folder (one stat): the index keeps the model it
+    was built with (a model migration waits for a setting it can use)."""
+    try:
+        _ = models.wanted
+    except ModelError as exc:
+        return (f"setting 'model' not used: {exc}; the index keeps the model it was built with",)
+    return ()

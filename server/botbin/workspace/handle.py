@@ -34,7 +34,9 @@ ANN_SAVE_INTERVAL_S = 60.0
 
 #: What a load needs: the state file's outputs, the model's (dim, name), the store's keyring.
 StateFn = Callable[[], "tuple[SyncState, list[str]]"]
-ModelFn = Callable[[], "tuple[int, str]"]
+#: model(built_with) -> (dim, name) of the model that searches the index the state file describes (its ``model``,
+#: "" for an empty one): the workspace's models follow it (workspace/models.py ``Models.follow``).
+ModelFn = Callable[[str], "tuple[int, str]"]
 KeyringFn = Callable[[], "Keyring | None"]
 
 
@@ -50,10 +52,13 @@ class IndexHandle:
         keyring: KeyringFn,
         load_cache: bool = True,
         one_shot: bool = False,
+        warmed: Callable[[], object] | None = None,
     ) -> None:
-        """``state`` reads the state file; ``model`` gives (dim, name) and may raise ModelError; ``keyring``
-        opens an encrypted store (None for a plaintext one) and may raise PassphraseError. ``load_cache``: read
-        and keep LOAD_CACHE_FILE (plaintext stores only). ``one_shot``: see the attribute."""
+        """``state`` reads the state file; ``model`` gives (dim, name) of the model that reads a state's index
+        and may raise ModelError; ``keyring`` opens an encrypted store (None for a plaintext one) and may raise
+        PassphraseError. ``load_cache``: read and keep LOAD_CACHE_FILE (plaintext stores only). ``one_shot``: see
+        the attribute. ``warmed``: run once the warm-up's index job ended (``warm_in_background``: a long-lived
+        process; the workspace starts a due model migration there)."""
         self._use_cache = load_cache
         self._root, self._state_path = root, state_path
         self._read_state, self._model, self._keyring = state, model, keyring
@@ -74,6 +79,7 @@ class IndexHandle:
         is then never loaded or built in the background (AnnConfig.background)."""
         self._warming: threading.Event | None = None
         """Set when the warm-up (``warm_in_background``) has ended; None when none was started."""
+        self._warmed = warmed
 
     @property
     def indexed_at(self) -> str | None:
@@ -97,7 +103,7 @@ class IndexHandle:
         """Warm up now, each part on its own daemon thread: ``index`` (load the index and build what the first search
         would: Searcher.warm) and ``model`` (load it). A server calls this before its slow imports, so that its first
         answer finds both ready. A BotbinError is logged (the request that needs the part reports it again).
-        Returns the threads (tests join them)."""
+        Then the handle's ``warmed`` runs on the index thread. Returns the threads (tests join them)."""
         done = self._warming = threading.Event()
 
         def index_job() -> None:
@@ -105,6 +111,8 @@ class IndexHandle:
                 index()
             finally:
                 done.set()
+                if self._warmed is not None:  # once the index answers (or failed to load: it says why)
+                    self._warmed()
 
         jobs = [("index", index_job)] + ([("model", model)] if model is not None else [])
         threads = [
@@ -211,11 +219,25 @@ class IndexHandle:
         """Stat stamp of the state file and its journal, None without a state file: a no-op check reads nothing."""
         return state_stamp(self._state_path)
 
-    def _load(self) -> tuple[MemoryIndex, list[str]]:
-        from botbin.index.ann_live import AnnConfig
-        from botbin.index.load import Owner, load_index  # bm25s and scipy load on the first search, not a sync
-        from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig
+    def adopt(self, state: SyncState, dim: int, name: str, commit: Callable[[], None]) -> list[str]:
+        """A model migration put ``state``'s outputs (model ``name``, ``dim``) in the live places: build its index
+        now, while the loaded one keeps answering, then under the lock run ``commit`` (it writes the state file and
+        switches the models) and put the new index in place, so that no search meets one model's index with the
+        other's query vector. Without a loaded index, only ``commit`` runs. Returns the build's warnings."""
+        built: tuple[MemoryIndex, list[str], set[str]] | None = None
+        if self._index is not None:
+            built = self._build(state, dim, name)
+        with self.lock:
+            commit()
+            self._state_seen = self._stamp()
+            self._indexed_at = state.last_sync
+            if built is None:
+                self._index = None
+                return []
+            self._index, warnings, self._damaged = built
+            return warnings
 
+    def _load(self) -> tuple[MemoryIndex, list[str]]:
         if self._index is not None:
             return self._index, []
         self._state_seen = self._stamp()  # before the read: a later change is still noticed
@@ -223,11 +245,24 @@ class IndexHandle:
         dim: int | None = None
         name = ""
         try:
-            dim, name = self._model()
+            dim, name = self._model(state.model if state.files else "")
             if state.files and state.model and state.model != name:
                 warnings.append(f"the index was built with {state.model}, not {name}; run `botbin sync`")
         except ModelError as exc:
             warnings.append(str(exc))
+        self._index, more, damaged = self._build(state, dim, name)
+        self._damaged.update(damaged)
+        self._indexed_at = state.last_sync
+        return self._index, warnings + more
+
+    def _build(self, state: SyncState, dim: int | None, name: str) -> tuple[MemoryIndex, list[str], set[str]]:
+        """The index of ``state``'s outputs read with model ``name`` (``dim``), its warnings and the notes whose
+        output could not be read."""
+        from botbin.index.ann_live import AnnConfig
+        from botbin.index.load import Owner, load_index  # bm25s and scipy load on the first search, not a sync
+        from botbin.index.load_cache import LOAD_CACHE_FILE, CacheConfig
+        from botbin.sync.model_trees import MODELS_DIR, tree_name
+
         root = os.fspath(self._root)
         files = [os.path.join(root, e.output) for e in state.files.values()]  # strings: 10k Paths cost 0.1-0.2 s
         damaged: list[Path] = []
@@ -239,13 +274,15 @@ class IndexHandle:
         cache = CacheConfig(self._state_path.with_name(LOAD_CACHE_FILE), name) if plain else None
         if sealed:  # one left from before the store was encrypted holds its chunks in the clear
             self._drop_plain_caches()
-        owner = Owner(self._state_path.parent, list(state.files))  # files read back are untrusted: checked
-        self._index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache, owner)
+        # files read back are untrusted: checked; mid-switch, a file of another model is read from the model's tree
+        kept = self._state_path.parent / MODELS_DIR / tree_name(state.model) if state.model else None
+        owner = Owner(self._state_path.parent, list(state.files), state.model, kept)
+        index, load_warnings = load_index(files, dim, damaged, keyring, ann, cache, owner)
+        failed: set[str] = set()
         if damaged:  # 20k Path joins cost 0.6 s at 10k notes: only when a file failed
             by_output = {os.path.join(root, e.output): rel for rel, e in state.files.items()}
-            self._damaged.update(by_output[os.fspath(p)] for p in damaged)
-        self._indexed_at = state.last_sync
-        return self._index, warnings + load_warnings
+            failed.update(by_output[os.fspath(p)] for p in damaged)
+        return index, load_warnings, failed
 
 
 def _logged(what: str, job: Callable[[], object]) -> None:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from botbin.directives.conflicts import Conflict
     from botbin.workspace import Workspace
+    from botbin.workspace.migration_status import MigrationStatus
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class Status:
     """'on' (chunk blocks encrypted), 'off', or 'converting' (an encrypt/decrypt the next sync finishes)."""
     team: TeamStatus | None = None
     """The team database (backend = "postgres"), else None."""
+    migration: MigrationStatus | None = None
+    """The model migration that is due or under way (the ``model`` setting names another model than the index
+    was built with), else None."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +62,7 @@ class Status:
             "conflicts": [c.to_dict() for c in self.conflicts],
             "encryption": self.encryption,
             "team": self.team.to_dict() if self.team else None,
+            "migration": self.migration.to_dict() if self.migration else None,
         }
 
 
@@ -72,6 +77,7 @@ def status(ws: Workspace, conflicts: Callable[[], list[Conflict]]) -> Status:
     found = find_stale(ws.root, ws.settings, state)
     warnings += found.warnings
     try:
+        ws.models.follow(state.model if state.files else "")  # the model that answers: the index's
         model = ws.models.meta.name
     except ModelError as exc:
         model, warnings = "unavailable", [*warnings, str(exc)]
@@ -96,4 +102,5 @@ def status(ws: Workspace, conflicts: Callable[[], list[Conflict]]) -> Status:
         tuple(found_conflicts),
         encryption,
         team_status(ws.team, state),
+        ws.migration.status(),
     )

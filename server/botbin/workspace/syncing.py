@@ -2,13 +2,16 @@
 index is patched as each note is written, then (backend "postgres") the changed notes are published to the team
 database. Every sync of the process goes through it, whichever door it came in by (a command, a save in an editor,
 ``botbin watch``, an agent's remembered fact, distilled turns, consolidated roots), and the report says what each
-step did."""
+step did. A model switch a kill left half done is finished first, and in a long-lived process a due model migration
+starts after the sync (workspace/migration.py)."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Protocol
 
 from botbin.config import Settings
 from botbin.errors import storage_error
@@ -16,8 +19,18 @@ from botbin.sync.encryption import PassphraseFn
 from botbin.sync.engine import ProgressFn, SyncContext, SyncReport, sync_workspace
 from botbin.wire.requests import SyncRequest
 from botbin.workspace.handle import IndexHandle
-from botbin.workspace.models import Models
+from botbin.workspace.models import Models, built_with
 from botbin.workspace.remote import TeamDatabase
+
+
+class ModelMigration(Protocol):
+    """What a sync asks of the workspace's model migration (workspace/migration.py ``Migration``)."""
+
+    def recover(self) -> None:
+        """Finish a switch a kill left half done (the caller holds the workspace lock)."""
+
+    def after_sync(self) -> None:
+        """A sync ended: in a long-lived process, start a due migration in the background."""
 
 
 class Syncer:
@@ -32,9 +45,11 @@ class Syncer:
         passphrase: PassphraseFn,
         index: IndexHandle,
         team: TeamDatabase,
+        migration: Callable[[], ModelMigration],
     ) -> None:
+        """``migration``: the workspace's model migration (workspace/migration.py), made on first use."""
         self._root, self._settings, self._models, self._passphrase = root, settings, models, passphrase
-        self._index, self._team = index, team
+        self._index, self._team, self._migration = index, team, migration
         self.lock = threading.Lock()
         """Serializes this process's syncs of the workspace."""
 
@@ -69,19 +84,32 @@ class Syncer:
         ctx = SyncContext(
             self._root, self._settings, models.meta, lambda: models.counter, lambda: models.embedder, self._passphrase
         )
-        with self.lock, self._index.syncing():
-            # another process's sync is noticed once the lock is ours: it may have synced while we waited
-            report = sync_workspace(
-                ctx,
-                progress,
-                request.full,
-                keep_documents=keep_documents,
-                written=self._index.patch,
-                force_paths=self._index.damaged,
-                encryption=request.encryption,
-                locked=self._index.reload_if_synced_elsewhere,
-                prune=request.prune,
-                only=request.only,
-            )
-            self._index.synced(report)
+        migration = self._migration()
+
+        def locked() -> None:
+            """Once the lock is ours: finish a model switch a kill interrupted, and notice another process's sync
+            (it may have synced, or switched the model, while we waited); the notes are synced with the model the
+            index is built with (the setting's only once a migration has switched to it)."""
+            migration.recover()
+            self._index.reload_if_synced_elsewhere()
+            models.follow(built_with(self._root / self._settings.output_dir, self._settings))
+            ctx.model = models.meta
+
+        try:
+            with self.lock, self._index.syncing():
+                report = sync_workspace(
+                    ctx,
+                    progress,
+                    request.full,
+                    keep_documents=keep_documents,
+                    written=self._index.patch,
+                    force_paths=self._index.damaged,
+                    encryption=request.encryption,
+                    locked=locked,
+                    prune=request.prune,
+                    only=request.only,
+                )
+                self._index.synced(report)
+        finally:
+            migration.after_sync()  # a server moves the index to the setting's model in the background
         return report
