@@ -1,5 +1,5 @@
 /** Facts about a `botbin/status` answer that every front end shows the same way. */
-import type { StatusResult } from "@botbin/protocol";
+import type { MigrationStatus, StatusResult } from "@botbin/protocol";
 import { needsPassphrase, wrongPassphrase } from "./passphrase";
 import type { IndexingProgress } from "./progress";
 import type { ServerState } from "./supervisor";
@@ -56,8 +56,29 @@ export function statusProblems(
     } else if (folder.lastError && folder.lastError !== folder.modelError) {
       problems.push(`sync failed: ${folder.lastError}`);
     }
+    const migration = folder.migration;
+    if (migration?.phase === "failed" || migration?.phase === "refused") {
+      problems.push(migrationText(migration));
+    }
   }
   return problems;
+}
+
+/** One line on a folder's model migration: how far the new model's index is, or why it stopped. */
+export function migrationText(m: MigrationStatus): string {
+  const notes = `${m.notesDone}/${plural(m.notesTotal, "note")}`;
+  switch (m.phase) {
+    case "embedding":
+      return `moving to model ${m.toModel}: ${notes} re-embedded (${m.fromModel} answers until the switch)`;
+    case "switching":
+      return `switching to model ${m.toModel}`;
+    case "paused":
+      return `moving to model ${m.toModel}: paused at ${notes} (the next sync resumes it)`;
+    case "failed":
+      return `the move to model ${m.toModel} stopped: ${m.message} (${m.fromModel} answers)`;
+    case "refused":
+      return `the model setting ${m.toModel} is not used: ${m.message} (${m.fromModel} answers)`;
+  }
 }
 
 export function plural(count: number, noun: string): string {

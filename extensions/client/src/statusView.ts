@@ -2,10 +2,11 @@
  * What the status bar item says: one pure function of the server's state, indexing progress and status for every
  * front end, which only chooses its look (VS Code's codicons, Obsidian's words).
  */
-import type { StatusResult } from "@botbin/protocol";
+import type { MigrationStatus, StatusResult } from "@botbin/protocol";
 import type { IndexingProgress } from "./progress";
 import {
   duringProgress,
+  migrationText,
   plural,
   seconds,
   type Severity,
@@ -98,5 +99,10 @@ function statusFacts(status: StatusResult, checkedAt: string | null, now: number
     `${plural(status.files, "note")}, ${plural(status.chunks, "chunk")} indexed`,
     `last sync: ${relativeTime(later(status.lastSync, checkedAt), now)}`,
     `model: ${status.model ?? "none"}`,
+    ...status.folders
+      .map((f) => f.migration)
+      // an older server sends no migration: none
+      .filter((m): m is MigrationStatus => m != null && m.phase !== "failed" && m.phase !== "refused")
+      .map(migrationText),
   ];
 }

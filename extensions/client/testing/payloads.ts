@@ -60,6 +60,7 @@ export function statusResult(over: Partial<StatusResult> = {}): StatusResult {
         warnings: [],
         conflicts: [],
         encryption: "off",
+        migration: null,
         lastError: null,
         lastErrorKind: null,
         modelError: null,

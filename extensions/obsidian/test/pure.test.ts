@@ -1,5 +1,6 @@
 // The plugin's pure logic, without Obsidian: settings, vault event forwarding, hit text, status bar text.
 import { strict as assert } from "node:assert";
+import type { MigrationStatus } from "@botbin/protocol";
 import { test } from "node:test";
 import { FakeClock } from "@botbin/client/testing/fakeClock";
 import { hit, statusResult } from "@botbin/client/testing/payloads";
@@ -173,6 +174,44 @@ test("hits read as heading path, note:line · score and a one-line snippet; open
   });
   assert.equal(hitText(hit({ headingPath: [] })).title, "MEMORY");
   assert.deepEqual(hitRange(hit()), { from: { line: 32, ch: 0 }, to: { line: 35, ch: 0 } });
+});
+
+test("status bar: a model migration's progress in the tooltip, a stopped one as a problem", () => {
+  const progress = { active: false };
+  const moving: MigrationStatus = {
+    phase: "embedding",
+    toModel: "/models/bge-small",
+    fromModel: "sentence-transformers/all-MiniLM-L6-v2",
+    notesDone: 40,
+    notesTotal: 173,
+    chunksEmbedded: 400,
+    chunksToEmbed: 1735,
+    message: "",
+    startedAt: "2026-12-03T10:00:00Z",
+    updatedAt: "2026-12-03T10:01:00Z",
+  };
+  const withMigration = (migration: MigrationStatus | null) => {
+    const status = statusResult();
+    return statusResult({ folders: status.folders.map((f) => ({ ...f, migration })) });
+  };
+  const embedding = statusView({ server: { kind: "running" }, progress, status: withMigration(moving) });
+  assert.deepEqual([embedding.text, embedding.severity], ["botbin: 46 chunks", "ok"]);
+  assert.match(
+    embedding.tooltip,
+    /moving to model \/models\/bge-small: 40\/173 notes re-embedded \(sentence-transformers/,
+  );
+  const paused = statusView({
+    server: { kind: "running" },
+    progress,
+    status: withMigration({ ...moving, phase: "paused" }),
+  });
+  assert.match(paused.tooltip, /paused at 40\/173 notes \(the next sync resumes it\)/);
+  const refused = withMigration({ ...moving, phase: "refused", toModel: "/nope", message: "no model in /nope" });
+  const warned = statusView({ server: { kind: "running" }, progress, status: refused });
+  assert.equal(warned.severity, "warning");
+  assert.match(warned.tooltip, /⚠ the model setting \/nope is not used: no model in \/nope/);
+  const none = statusView({ server: { kind: "running" }, progress, status: withMigration(null) });
+  assert.doesNotMatch(none.tooltip, /model \//);
 });
 
 test("status bar: server states, indexing progress, chunks, degraded and stale", () => {
