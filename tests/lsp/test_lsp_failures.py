@@ -4,6 +4,8 @@ an unavailable model, a damaged AIF-BIN file, handler errors, several workspace 
 from __future__ import annotations
 
 import asyncio
+import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from botbin.aifbin import decode
+from botbin.embedding import bundled_model_path
+from botbin.service import MemoryService
 from lsp.conftest import progress_ended, request, serve, wait_until
 
 pytestmark = pytest.mark.model
@@ -66,9 +70,17 @@ async def test_conflicting_rules_are_published_as_diagnostics(workspace: Path) -
         )
 
 
-async def test_unavailable_model_degrades_to_keyword_search(workspace: Path) -> None:
-    (workspace / "botbin.toml").write_text('model = "no-such-model-folder"\n', encoding="utf-8")
-    async with serve([workspace], wait=False) as client:
+async def test_unavailable_model_degrades_to_keyword_search(tmp_path: Path) -> None:
+    """The model folder the index was built with is gone (a wrong ``model`` setting is only refused, and the index
+    keeps its model: tests/migration): searches fall back to keywords, and one message says why."""
+    root, model = tmp_path / "ws", tmp_path / "mini"
+    (root / "memory").mkdir(parents=True)
+    (root / "memory" / "decisions.md").write_text("# Decisions\n\nWe chose Postgres over SQLite.\n", encoding="utf-8")
+    (root / "botbin.toml").write_text(f"model = {json.dumps(str(model))}\n", encoding="utf-8")
+    shutil.copytree(bundled_model_path(), model)
+    MemoryService(root).sync()
+    shutil.rmtree(model)
+    async with serve([root], wait=False) as client:
         await wait_until(lambda: [m for m in client.messages if "model" in m.message.lower()], what="a model message")
         result = await request(client, "botbin/search", {"query": "Postgres"})
         assert result["degraded"] is True and result["hits"]

@@ -190,5 +190,9 @@ def _model_problem(models: Models) -> tuple[str, ...]:
     try:
         _ = models.wanted
     except ModelError as exc:
-        return (f"setting 'model' not used: {exc}; the index keeps the model it was built with",)
+        try:
+            serving = models.spec.model_id
+        except ModelError:  # the index's own model is gone too: "the embedding model is unavailable" says why, once
+            return ()
+        return (f"setting 'model' not used: {exc}; the index keeps the model it was built with ({serving})",)
     return ()
