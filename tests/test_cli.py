@@ -222,15 +222,24 @@ def test_bad_search_input_is_a_usage_error_not_a_traceback(ws: Path, tmp_path: P
         ["search", "x", "--alpha", "nan"],
         ["search", "x", "-k", "0"],
         ["search", "x", "--since", "yesterday"],
+        ["search", "x", "--since", "2026-02-30"],
         ["search", "--batch", str(tmp_path / "none.jsonl")],
+        ["context", "x", "--budget", "0"],
+        ["context", "x", "--budget", "99999999999"],
     ):
         out = botbin(*args, cwd=ws)
         assert out.returncode == 2 and b"Traceback" not in out.stderr, (args, out.stderr)
+    budget = botbin("context", "x", "--budget", "0", cwd=ws).stderr.decode()
+    assert budget.startswith("botbin context: --budget must be a whole number of tokens from 1 to 10,000,000, not 0")
     batch = tmp_path / "bad.jsonl"
     batch.write_text('{"q": "x", "k": "abc"}\n{"q": "x", "k": 1.5}\n{"q": "x", "alpha": "z"}\nnot json\n')
     out = botbin("search", "--batch", str(batch), cwd=ws)
     assert out.returncode == 0 and out.stdout.decode().splitlines() == ["[]"] * 4
     assert out.stderr.count(b"bad query line") == 4 and b"Traceback" not in out.stderr
+    batch.write_text('{"q": "database", "kind": "hard", "expect": "MEMORY.md"}\n')  # a flag's key, and the caller's
+    flagged = botbin("search", "--batch", str(batch), cwd=ws).stderr.decode()
+    assert f"{batch}:1: 'kind' is not read from a batch line (give it as --kind for every line)" in flagged
+    assert "expect" not in flagged
     missing = botbin("search", "x", "--workspace", str(tmp_path / "missing"))
     assert missing.returncode == 3 and b"does not exist" in missing.stderr
     unwritable = botbin(

@@ -77,7 +77,7 @@ def test_context_text_prints_the_context_and_a_token_summary(ws: Path) -> None:
             "3",
             re.compile(r"botbin: error: the hard rules \(1\) need \d+ tokens, over the budget of 3; raise the budget"),
         ),
-        ("0", re.compile(r"botbin: error: budget_tokens must be positive, got 0")),
+        ("0", re.compile(r"botbin context: --budget must be a whole number of tokens from 1 to 10,000,000, not 0")),
     ],
     ids=["rules-over-budget", "zero"],
 )

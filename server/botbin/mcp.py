@@ -19,10 +19,10 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, WithJsonSchema
 
 from botbin import __version__
 from botbin.errors import BotbinError
@@ -36,7 +36,15 @@ from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import error_data
 from botbin.wire.model import WireModel, dump
-from botbin.wire.requests import DEFAULT_BUDGET_TOKENS, ISO_DAY_PATTERN, MAX_K, ContextRequest, SearchRequest, problem
+from botbin.wire.requests import (
+    DEFAULT_BUDGET_TOKENS,
+    ISO_DAY_PATTERN,
+    MAX_BUDGET_TOKENS,
+    MAX_K,
+    ContextRequest,
+    SearchRequest,
+    problem,
+)
 
 if TYPE_CHECKING:
     from botbin.memory.conversation.observer import TurnObserver
@@ -63,7 +71,12 @@ INDEXING_WARNING = (
 
 # Tool parameters: their JSON schema (descriptions, bounds, enums) is what an agent reads to call a tool.
 Query = Annotated[str, Field(description="What to look for, in natural language.")]
-K = Annotated[int, Field(description="How many passages to return.", ge=1, le=MAX_K)]
+# The bounded ones pass the raw value through (``Any``, their schema given whole): the typed request checks it
+# (``_valid``), so an agent's ``k: "5"`` or ``k: true`` gets the message every surface gives, not a coercion.
+K = Annotated[
+    Any,
+    WithJsonSchema({"type": "integer", "minimum": 1, "maximum": MAX_K, "description": "How many passages to return."}),
+]
 PathGlob = Annotated[
     str | None,
     Field(description='Only notes whose path matches this glob, e.g. "memory/2026-11-*" ("**" spans folders).'),
@@ -72,28 +85,39 @@ Tag = Annotated[
     str | None, Field(description="Only notes with this tag (frontmatter tags; a parent tag matches its children).")
 ]
 Kind = Annotated[
-    Literal["hard", "soft", "lore"] | None,
-    Field(description="Only 'hard' rules, 'soft' rules (guidance) or 'lore' (everything else)."),
+    Any,
+    WithJsonSchema(
+        {
+            "anyOf": [{"enum": ["hard", "soft", "lore"], "type": "string"}, {"type": "null"}],
+            "description": "Only 'hard' rules, 'soft' rules (guidance) or 'lore' (everything else).",
+        }
+    ),
 ]
-DateFrom = Annotated[
-    str | None,
-    Field(description="Only notes dated on or after this day: YYYY, YYYY-MM or YYYY-MM-DD.", pattern=ISO_DAY_PATTERN),
-]
-DateTo = Annotated[
-    str | None,
-    Field(description="Only notes dated on or before this day: YYYY, YYYY-MM or YYYY-MM-DD.", pattern=ISO_DAY_PATTERN),
-]
+
+
+def _day(description: str) -> WithJsonSchema:
+    """The schema of a date parameter (``DateFrom``, ``DateTo``)."""
+    day = {"anyOf": [{"type": "string", "pattern": ISO_DAY_PATTERN}, {"type": "null"}], "description": description}
+    return WithJsonSchema(day)
+
+
+DateFrom = Annotated[Any, _day("Only notes dated on or after this day: YYYY, YYYY-MM or YYYY-MM-DD.")]
+DateTo = Annotated[Any, _day("Only notes dated on or before this day: YYYY, YYYY-MM or YYYY-MM-DD.")]
 RememberText = Annotated[
     str, Field(description="The fact, decision or preference to keep, in plain words (markdown allowed).")
 ]
 Tags = Annotated[list[str] | None, Field(description='Optional single-word tags, e.g. ["decision", "billing"].')]
 Task = Annotated[str, Field(description="The task or question at hand.")]
 Budget = Annotated[
-    int,
-    Field(
-        description="The most tokens the block may use (WordPiece tokens of "
-        "all-MiniLM-L6-v2; about 1.3 per English word).",
-        ge=1,
+    Any,
+    WithJsonSchema(
+        {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_BUDGET_TOKENS,
+            "description": "The most tokens the block may use (WordPiece tokens of all-MiniLM-L6-v2; about 1.3 per "
+            "English word).",
+        }
     ),
 ]
 Role = Annotated[str, Field(description='Who speaks: "user", "assistant", or a name.')]

@@ -109,8 +109,19 @@ async def test_tool_schemas_tell_a_model_how_to_call_them(workspace: Path) -> No
         assert {"enum": ["hard", "soft", "lore"], "type": "string"} in search["kind"]["anyOf"]
         bad_date = await session.call_tool("search_memory", {"query": "database", "date_from": "last week"})
         assert bad_date.is_error and "date_from" in str(bad_date.content[0])
-        bad_k = await session.call_tool("search_memory", {"query": "database", "k": 0})
-        assert bad_k.is_error
+        assert search["k"]["default"] == 5 and tools["get_context"]["budget_tokens"]["minimum"] == 1
+        # the typed request's rule and message on this surface too: no coercion of "5" or true, no pydantic dump
+        for k in (0, 1001, True, "5", 2.5):
+            bad_k = await session.call_tool("search_memory", {"query": "database", "k": k})
+            assert bad_k.is_error and _text(bad_k) == f"k must be a whole number from 1 to 1000, not {k!r}"
+        for budget in (0, "100", 10**30):
+            bad = await session.call_tool("get_context", {"query": "database", "budget_tokens": budget})
+            assert bad.is_error and _text(bad).startswith("budget_tokens must be a whole number of tokens from 1 to ")
+        no_day = await session.call_tool("search_memory", {"query": "database", "date_from": "2026-02-30"})
+        assert no_day.is_error and _text(no_day) == "date_from names a day the calendar lacks: '2026-02-30'"
+        bad_kind = await session.call_tool("search_memory", {"query": "database", "kind": "rules"})
+        assert bad_kind.is_error and _text(bad_kind) == "kind must be 'hard', 'soft' or 'lore', not 'rules'"
+        assert _data(await session.call_tool("search_memory", {"query": "database"}))["hits"]
 
 
 async def test_the_first_context_of_a_never_synced_workspace_has_every_rule(tmp_path: Path) -> None:

@@ -40,9 +40,12 @@ def search_request(args: argparse.Namespace) -> SearchRequest | str:
         return problem(exc, FLAG_NAMES)
 
 
-def context_request(args: argparse.Namespace) -> ContextRequest:
-    """The request of ``botbin context``'s flags (its budget is checked where the context is built)."""
-    return ContextRequest.model_validate(context_fields(args))
+def context_request(args: argparse.Namespace) -> ContextRequest | str:
+    """The request of ``botbin context``'s flags, or why they are unusable (a message naming the flag)."""
+    try:
+        return ContextRequest.model_validate(context_fields(args))
+    except ValidationError as exc:
+        return problem(exc, FLAG_NAMES)
 
 
 def answer_search(memory: MemoryService, request: SearchRequest, as_json: bool, out: TextIO, err: TextIO) -> int:

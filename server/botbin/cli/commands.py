@@ -181,6 +181,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 def cmd_context(args: argparse.Namespace) -> int:
     request = context_request(args)
+    if isinstance(request, str):
+        print(f"botbin context: {request}", file=sys.stderr)
+        return EXIT_USAGE
     memory = service(args, one_shot=True)  # answers and exits: no HNSW load it would never use
     return answer_context(memory, request, args.json, sys.stdout, sys.stderr)
 

@@ -254,6 +254,38 @@ def run_batch(service: MemoryService, path: Path, fields: Mapping[str, Any]) -> 
             print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
             print("[]", flush=True)
             continue
-        hits = service.search(request).hits
-        print(json.dumps([h.to_dict() for h in hits], ensure_ascii=False), flush=True)
+        for key in _unread_keys(line):
+            flag = f" (give it as {BATCH_FLAGS[key]} for every line)" if key in BATCH_FLAGS else ""
+            print(f"botbin: {path}:{number}: {key!r} is not read from a batch line{flag}", file=sys.stderr)
+        result = service.search(request)
+        for warning in result.warnings:
+            print(f"botbin: {path}:{number}: warning: {warning}", file=sys.stderr)
+        if not result.hits and result.hidden:
+            print(f"botbin: {path}:{number}: only weak hits ({result.hidden}; --all shows them)", file=sys.stderr)
+        print(json.dumps([h.to_dict() for h in result.hits], ensure_ascii=False), flush=True)
     return 0
+
+
+#: What a search flag would be called on a batch line, and the flag that sets it for the whole batch.
+BATCH_FLAGS = {
+    "kind": "--kind",
+    "path_glob": "--path",
+    "path": "--path",
+    "tag": "--tag",
+    "since": "--since",
+    "until": "--until",
+    "date_from": "--since",
+    "date_to": "--until",
+    "per_note": "--per-note",
+    "best_per_note": "--best-per-note",
+    "all": "--all",
+    "show_all": "--all",
+    "filters": "the filter flags",
+}
+
+
+def _unread_keys(line: str) -> list[str]:
+    """The keys of a batch line that name a search flag but are not read from a line (only ``q``, ``k`` and
+    ``alpha`` are; a line's own keys such as ``expect`` are the caller's and pass silently)."""
+    item = json.loads(line)
+    return [key for key in item if key in BATCH_FLAGS] if isinstance(item, dict) else []

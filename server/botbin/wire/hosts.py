@@ -14,6 +14,7 @@ from pydantic import Field
 
 from botbin.wire.errors import ErrorData
 from botbin.wire.model import WireModel
+from botbin.wire.requests import MAX_BUDGET_TOKENS
 
 HOST_PROTOCOL: Final = 1
 """Version of the host ops: a server of another version answers ``ok: false`` with kind ``bad_request``."""
@@ -233,7 +234,7 @@ class AssembleParams(WireModel):
 
     messages: list[HostMessage] = Field(default_factory=list)
     """The conversation so far (the last user message is the query unless ``prompt`` is given)."""
-    budget_tokens: int = Field(ge=1)
+    budget_tokens: int = Field(ge=1, le=MAX_BUDGET_TOKENS)
     """The most tokens the addition may use."""
     prompt: str | None = None
     """The query (default: the last user message)."""

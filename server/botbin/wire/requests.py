@@ -10,6 +10,7 @@ the argument as that surface calls it (a flag, a JSON key).
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -25,6 +26,8 @@ from botbin.wire.model import ChunkKind, WireModel
 KINDS: tuple[ChunkKind, ...] = ("hard", "soft", "lore")
 DEFAULT_BUDGET_TOKENS: Final = 2000
 """A context's token budget when a request names none (every surface: CLI, LSP, MCP, the studio)."""
+MAX_BUDGET_TOKENS: Final = 10_000_000
+"""The largest token budget a context request may ask (a JSON number a JavaScript client holds exactly)."""
 #: A day as YYYY, YYYY-MM or YYYY-MM-DD (regular expression, for schemas too).
 ISO_DAY_PATTERN = r"^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?)?$"
 _ISO_DAY = re.compile(ISO_DAY_PATTERN)
@@ -52,6 +55,23 @@ def check_alpha(alpha: object) -> str | None:
 def _check_day(name: str, value: object) -> str | None:
     if value is not None and (not isinstance(value, str) or not _ISO_DAY.match(value)):
         return f"{name} takes a date as YYYY, YYYY-MM or YYYY-MM-DD, not {value!r}"
+    if isinstance(value, str) and not _real_day(value):
+        return f"{name} names a day the calendar lacks: {value!r}"
+    return None
+
+
+def _real_day(value: str) -> bool:
+    """False for a day the calendar lacks (``2026-02-30``); a year or a month alone is always real."""
+    try:
+        return len(value) < 10 or datetime.date.fromisoformat(value) is not None
+    except ValueError:
+        return False
+
+
+def check_budget(budget: object) -> str | None:
+    """``budget_tokens`` must be a whole number from 1 to MAX_BUDGET_TOKENS (never a bool or a string)."""
+    if not isinstance(budget, int) or isinstance(budget, bool) or not 1 <= budget <= MAX_BUDGET_TOKENS:
+        return f"budget_tokens must be a whole number of tokens from 1 to {MAX_BUDGET_TOKENS:,}, not {budget!r}"
     return None
 
 
@@ -217,8 +237,14 @@ class ContextRequest(WireModel):
     """The task or question at hand."""
     budget_tokens: StrictInt = DEFAULT_BUDGET_TOKENS
     """The most tokens the context may use (WordPiece tokens of all-MiniLM-L6-v2), positive."""
-    max_chars: StrictInt | None = None
+    max_chars: StrictInt | None = Field(default=None, ge=1)
     """Also at most this many characters (for a host that counts characters)."""
+
+    @field_validator("budget_tokens", mode="before")
+    @classmethod
+    def _budget(cls, value: object) -> object:
+        _raise(check_budget(value))
+        return value
 
 
 def problem(exc: ValidationError, names: Mapping[str, str] | None = None) -> str:
