@@ -5,6 +5,7 @@ prune, restore, consolidate) do what the CLI's commands do."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from urllib.parse import quote
@@ -60,6 +61,16 @@ def test_search_refuses_bad_params_with_a_reason(studio: Running) -> None:
         status, _, data = studio.request("POST", F + "/search", body)
         assert status == 400, body
         assert says in data.decode(), (body, data)
+    # worded as the LSP and the CLI word them (wire/requests.py problem), camelCase keys named as sent
+    for body, message in (
+        ({"query": "  "}, "the query is empty"),
+        ({"query": "x", "k": 0}, "k must be a whole number from 1 to 1000, not 0"),
+        (
+            {"query": "x", "filters": {"dateFrom": "last week"}},
+            "filters.dateFrom takes a date as YYYY, YYYY-MM or YYYY-MM-DD, not 'last week'",
+        ),
+    ):
+        assert json.loads(studio.request("POST", F + "/search", body)[2])["message"] == message
     status, _, data = studio.request("POST", F + "/search", headers={"Content-Type": "application/json"})
     assert status == 400 and b"query" in data
     assert studio.request("POST", "/api/folders/7/search", {"query": "x"})[0] == 404

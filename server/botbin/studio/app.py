@@ -25,7 +25,7 @@ from botbin.studio.security import ASGIApp, Guard, guarded
 from botbin.wire.agent import ContextParams
 from botbin.wire.errors import ErrorData, error_data, kind_of
 from botbin.wire.model import WireModel
-from botbin.wire.requests import SearchRequest
+from botbin.wire.requests import JSON_NAMES, SearchRequest, problem
 from botbin.wire.studio import ConsolidateParams, RestoreParams, StudioFolder, StudioInfo
 
 log = logging.getLogger(__name__)
@@ -76,7 +76,8 @@ def _bad(message: str, status: int = 400) -> Response:
 
 
 def _validation(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+    """The body's first mistake, worded as every surface words it (wire/requests.py ``problem``)."""
+    return problem(exc, JSON_NAMES)
 
 
 class _Empty(WireModel):

@@ -247,6 +247,18 @@ class ContextRequest(WireModel):
         return value
 
 
+#: How the JSON surfaces (LSP params, Recall Studio's bodies) name each field in a message: their camelCase keys.
+JSON_NAMES = {
+    "kind": "filters.kind",
+    "date_from": "filters.dateFrom",
+    "date_to": "filters.dateTo",
+    "best_per_note": "bestPerNote",
+    "per_note": "perNote",
+    "show_all": "showAll",
+    "budget_tokens": "budgetTokens",
+}
+
+
 def problem(exc: ValidationError, names: Mapping[str, str] | None = None) -> str:
     """The first mistake of ``exc`` as one line: the argument (dotted field path, each part renamed by ``names``:
     a surface's own spelling, e.g. ``{"date_to": "--until"}``), and the reason; "(and N more)" when there are

@@ -27,7 +27,7 @@ from botbin.wire import search as wire
 from botbin.wire import status as wire_status
 from botbin.wire.errors import kind_of
 from botbin.wire.model import WireModel, dump
-from botbin.wire.requests import SearchRequest, check_k, problem
+from botbin.wire.requests import JSON_NAMES, SearchRequest, check_k, problem
 
 if TYPE_CHECKING:
     from botbin.lsp.folders import Folder
@@ -35,16 +35,6 @@ if TYPE_CHECKING:
     from botbin.search.pipeline import Merged
 
 M = TypeVar("M", bound=WireModel)
-#: How the LSP params name each field in a message (their JSON keys).
-PARAM_NAMES = {
-    "kind": "filters.kind",
-    "date_from": "filters.dateFrom",
-    "date_to": "filters.dateTo",
-    "best_per_note": "bestPerNote",
-    "per_note": "perNote",
-    "show_all": "showAll",
-    "budget_tokens": "budgetTokens",
-}
 
 
 def plain(value: Any) -> Any:
@@ -70,7 +60,7 @@ def validated(model: type[M], raw: Mapping[str, Any]) -> M:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        raise bad_request(problem(exc, PARAM_NAMES)) from exc
+        raise bad_request(problem(exc, JSON_NAMES)) from exc
 
 
 def _k(raw: Any, default: int) -> int:
