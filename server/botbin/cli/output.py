@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from pydantic import ValidationError
 
+from botbin.cli.flags import FLAG_NAMES
 from botbin.wire.requests import SearchRequest, problem
 
 if TYPE_CHECKING:
@@ -213,9 +214,10 @@ def print_info(doc: AifBinDocument, path: Path, as_json: bool) -> None:
         )
 
 
-def _batch_request(line: str, fields: Mapping[str, Any]) -> SearchRequest:
+def _batch_request(line: str, fields: Mapping[str, Any]) -> tuple[SearchRequest, list[str]]:
     """The search of one batch line ``{"q": ..., "k"?: int, "alpha"?: number}`` with the command's flags
-    ``fields`` (a line's ``k`` and ``alpha`` win). Raises ValueError with the reason."""
+    ``fields`` (a line's ``k`` and ``alpha`` win), and the line's keys that name a flag a line does not set (its
+    own keys such as ``expect`` are the caller's and pass silently). Raises ValueError with the reason."""
     try:
         item = json.loads(line)
     except ValueError as exc:
@@ -225,9 +227,10 @@ def _batch_request(line: str, fields: Mapping[str, Any]) -> SearchRequest:
         raise ValueError('expected {"q": "a non-empty query", "k"?: int, "alpha"?: number}')
     asked = {key: item[key] for key in ("k", "alpha") if item.get(key) is not None}
     try:
-        return SearchRequest.model_validate({**fields, "query": query, **asked})
+        request = SearchRequest.model_validate({**fields, "query": query, **asked})
     except ValidationError as exc:
         raise ValueError(problem(exc)) from None
+    return request, [key for key in item if key in BATCH_FLAGS]
 
 
 def run_batch(service: MemoryService, path: Path, fields: Mapping[str, Any]) -> int:
@@ -249,14 +252,14 @@ def run_batch(service: MemoryService, path: Path, fields: Mapping[str, Any]) -> 
         if not line.strip():
             continue
         try:
-            request = _batch_request(line, fields)
+            request, unread = _batch_request(line, fields)
         except ValueError as exc:
             print(f"botbin: {path}:{number}: bad query line ({exc}); answered with []", file=sys.stderr)
             print("[]", flush=True)
             continue
-        for key in _unread_keys(line):
-            flag = f" (give it as {BATCH_FLAGS[key]} for every line)" if key in BATCH_FLAGS else ""
-            print(f"botbin: {path}:{number}: {key!r} is not read from a batch line{flag}", file=sys.stderr)
+        for key in unread:
+            print(f"botbin: {path}:{number}: {key!r} is not read from a batch line (give it as {BATCH_FLAGS[key]} "
+                  "for every line)", file=sys.stderr)  # fmt: skip
         result = service.search(request)
         for warning in result.warnings:
             print(f"botbin: {path}:{number}: warning: {warning}", file=sys.stderr)
@@ -266,26 +269,17 @@ def run_batch(service: MemoryService, path: Path, fields: Mapping[str, Any]) -> 
     return 0
 
 
-#: What a search flag would be called on a batch line, and the flag that sets it for the whole batch.
+#: A batch line's key that names a search flag (the field, or the flag's word), and the flag that sets it for the
+#: whole batch: every flag of cli/flags.py's FLAG_NAMES but the ones a line may set, and a few spellings more.
 BATCH_FLAGS = {
-    "kind": "--kind",
-    "path_glob": "--path",
-    "path": "--path",
-    "tag": "--tag",
-    "since": "--since",
-    "until": "--until",
-    "date_from": "--since",
-    "date_to": "--until",
-    "per_note": "--per-note",
+    **{field: flag for field, flag in FLAG_NAMES.items() if field not in ("k", "alpha", "budget_tokens")},
+    **{
+        flag.lstrip("-").replace("-", "_"): flag
+        for flag in FLAG_NAMES.values()
+        if flag not in ("-k", "--alpha", "--budget")
+    },
     "best_per_note": "--best-per-note",
     "all": "--all",
     "show_all": "--all",
     "filters": "the filter flags",
 }
-
-
-def _unread_keys(line: str) -> list[str]:
-    """The keys of a batch line that name a search flag but are not read from a line (only ``q``, ``k`` and
-    ``alpha`` are; a line's own keys such as ``expect`` are the caller's and pass silently)."""
-    item = json.loads(line)
-    return [key for key in item if key in BATCH_FLAGS] if isinstance(item, dict) else []

@@ -199,7 +199,8 @@ class Searcher:
         if reinforce and not remote:
             self.lifecycle.reinforce(shown)
         indexed_at = self.ws.index.indexed_at
-        parts = tuple(score_parts(h, self._weights(request), degraded) for h in shown) if request.explain else ()
+        weights = self._weights(request) if request.explain else None
+        parts = tuple(score_parts(h, weights, degraded) for h in shown) if weights is not None else ()
         hidden = len(hits) - len(shown)
         return SearchResult(shown, degraded, tuple(warnings), indexed_at, fresh.stale, hidden, busy, parts)
 
